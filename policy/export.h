@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Exports: for each consumer whose knob cannot express the full decision
+ * (one threshold between two strategies), the value that loses least
+ * against the measured curves, and that loss (regret).
+ *
+ * Regret of a rule on one op: the weighted mean over measured sizes of
+ * 1 - v(rule's strategy) / v(best measured strategy at that size), so 0
+ * is as good as the per-size best.  Sizes are weighted evenly on the
+ * log-size axis (each size by half the log-distance to its neighbours),
+ * or by a size distribution (struct export_weights).
+ */
+#ifndef PMEM_POLICY_EXPORT_H
+#define PMEM_POLICY_EXPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "policy.h"
+
+/* A size distribution: weight[i] for sizes near size_bytes[i]. */
+struct export_weights {
+	size_t n;
+	uint64_t *size_bytes;	/* ascending */
+	double *weight;		/* >= 0 */
+};
+
+/*
+ * Regret on op of: strategy low below threshold_bytes, high at and above
+ * it.  Sizes where the rule's strategy was not measured do not count.
+ * Returns NAN when no size counts.
+ */
+double export_rule_regret(const struct policy_op *op, const char *low, const char *high,
+			  uint64_t threshold_bytes, const struct export_weights *w);
+
+/*
+ * The threshold (0, a measured size, or POLICY_SIZE_OPEN) minimising the
+ * mean regret of the rule over ops[0..nops).  Ties go to the smaller
+ * threshold.  Returns 0, or -ENOENT when no op has both curves.
+ */
+int export_best_threshold(const struct policy_op *const *ops, size_t nops, const char *low,
+			  const char *high, const struct export_weights *w,
+			  uint64_t *threshold_bytes, double *regret);
+
+/* Fill p->exports (libpmem, kernel, glibc) from p's targets. */
+int export_compute(struct policy *p, const struct export_weights *w);
+/* One line per export, for humans. */
+void export_print(FILE *f, const struct policy *p);
+
+/* Read "SIZE WEIGHT" lines (SIZE accepts K/M/G suffixes). err gets one line. */
+int export_weights_load(const char *path, struct export_weights *w, char *err, size_t errlen);
+void export_weights_free(struct export_weights *w);
+
+#endif

@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Fleet operations on policies: merge many hosts' results into one
+ * bundle, and say what changed between two policies in their decisions
+ * and exports rather than in their noise.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crossover.h"
+#include "fleet.h"
+#include "policy_internal.h"
+#include "stats.h"
+
+/* ---- merge ---- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median of v[0..n) (sorts v); NAN for n == 0. */
+static double median_of(double *v, size_t n)
+{
+	struct sample_summary s;
+
+	return n && !stats_summarize(v, n, &s) ? s.median : NAN;
+}
+
+/*
+ * One op aggregated over the hosts' ops: the union of their sizes and
+ * strategies; each cell is the median over the hosts that measured it
+ * (of medians, spreads and interval bounds alike), and the hosts' range
+ * of medians is kept beside it.
+ */
+static int merge_op(struct policy_op *dst, struct policy_op *const *src, size_t nsrc)
+{
+	struct policy_target tmp = { 0 };
+	uint64_t *sizes = NULL;
+	size_t nsizes = 0, cap = 0;
+	double *med = NULL, *p10 = NULL, *p90 = NULL, *lo = NULL, *hi = NULL;
+	struct policy_op *m;
+	int rc = -ENOMEM;
+
+	for (size_t s = 0; s < nsrc; s++)
+		cap += src[s]->nsizes;
+	sizes = malloc((cap ? cap : 1) * sizeof(*sizes));
+	med = malloc((nsrc ? nsrc : 1) * sizeof(double) * 5);
+	if (!sizes || !med)
+		goto out;
+	p10 = med + nsrc;
+	p90 = p10 + nsrc;
+	lo = p90 + nsrc;
+	hi = lo + nsrc;
+	for (size_t s = 0; s < nsrc; s++)
+		for (size_t i = 0; i < src[s]->nsizes; i++)
+			sizes[nsizes++] = src[s]->sizes_bytes[i];
+	qsort(sizes, nsizes, sizeof(*sizes), cmp_u64);
+	cap = nsizes;
+	nsizes = 0;
+	for (size_t i = 0; i < cap; i++)
+		if (!nsizes || sizes[nsizes - 1] != sizes[i])
+			sizes[nsizes++] = sizes[i];
+
+	m = policy_target_add_op(&tmp, dst->op, dst->pattern, dst->threads, sizes, nsizes);
+	if (!m)
+		goto out;
+	for (size_t s = 0; s < nsrc; s++)
+		for (size_t c = 0; c < src[s]->ncurves; c++) {
+			const struct policy_curve *sc = &src[s]->curves[c];
+			struct policy_curve *mc = policy_op_find_curve(m, sc->strategy);
+
+			if (!mc) {
+				mc = policy_op_add_curve(m, sc->strategy);
+				if (!mc)
+					goto out;
+				mc->hosts_min_mib_s = malloc((nsizes ? nsizes : 1) * sizeof(double));
+				mc->hosts_max_mib_s = malloc((nsizes ? nsizes : 1) * sizeof(double));
+				if (!mc->hosts_min_mib_s || !mc->hosts_max_mib_s)
+					goto out;
+			}
+			mc->reference_only |= sc->reference_only;
+		}
+	for (size_t c = 0; c < m->ncurves; c++) {
+		struct policy_curve *mc = &m->curves[c];
+
+		for (size_t i = 0; i < nsizes; i++) {
+			double mn = INFINITY, mx = -INFINITY;
+			unsigned samples = 0;
+			size_t k = 0;
+
+			for (size_t s = 0; s < nsrc; s++) {
+				const struct policy_curve *sc =
+					policy_op_find_curve(src[s], mc->strategy);
+				int idx = sc ? policy_op_size_index(src[s], sizes[i]) : -1;
+
+				if (idx < 0 || !sc->samples[idx] || isnan(sc->median_mib_s[idx]))
+					continue;
+				med[k] = sc->median_mib_s[idx];
+				p10[k] = sc->p10_mib_s[idx];
+				p90[k] = sc->p90_mib_s[idx];
+				lo[k] = sc->ci_lo_mib_s[idx];
+				hi[k] = sc->ci_hi_mib_s[idx];
+				mn = fmin(mn, med[k]);
+				mx = fmax(mx, med[k]);
+				samples += sc->samples[idx];
+				k++;
+			}
+			if (!k) {
+				mc->hosts_min_mib_s[i] = mc->hosts_max_mib_s[i] = NAN;
+				continue;
+			}
+			mc->median_mib_s[i] = median_of(med, k);
+			mc->p10_mib_s[i] = median_of(p10, k);
+			mc->p90_mib_s[i] = median_of(p90, k);
+			/* the typical host's interval, widened to hold the median */
+			mc->ci_lo_mib_s[i] = fmin(median_of(lo, k), mc->median_mib_s[i]);
+			mc->ci_hi_mib_s[i] = fmax(median_of(hi, k), mc->median_mib_s[i]);
+			mc->samples[i] = samples;
+			mc->hosts_min_mib_s[i] = mn;
+			mc->hosts_max_mib_s[i] = mx;
+		}
+	}
+	for (size_t s = 0; s < nsrc; s++)
+		med[s] = src[s]->ceiling_mib_s;
+	m->ceiling_mib_s = median_of(med, nsrc);
+	rc = crossover_decide(m);
+	if (rc)
+		goto out;
+	policy_op_release(dst);
+	*dst = *m;
+	tmp.nops = 0;
+out:
+	for (size_t o = 0; o < tmp.nops; o++)
+		policy_op_release(&tmp.ops[o]);
+	free(tmp.ops);
+	free(sizes);
+	free(med);
+	return rc;
+}
+
+static const char *created_of(const struct policy *p, bool last)
+{
+	if (p->merged.hosts)
+		return last ? p->merged.created_last : p->merged.created_first;
+	return p->generator.created;
+}
+
+/* Aggregate entries of one fingerprint into a copy of the newest. */
+static struct policy *merge_group(struct policy *const *g, size_t n,
+				  const struct export_weights *w)
+{
+	size_t newest = 0;
+	struct policy *out;
+	struct policy_op **ops;
+
+	for (size_t i = 1; i < n; i++)
+		if (strcmp(created_of(g[i], true), created_of(g[newest], true)) > 0)
+			newest = i;
+	out = policy_dup(g[newest]);
+	ops = calloc(n, sizeof(*ops));
+	if (!out || !ops)
+		goto fail;
+	out->merged.hosts = 0;
+	snprintf(out->merged.created_first, sizeof(out->merged.created_first), "%s",
+		 created_of(g[0], false));
+	snprintf(out->merged.created_last, sizeof(out->merged.created_last), "%s",
+		 created_of(g[0], true));
+	for (size_t i = 0; i < n; i++) {
+		out->merged.hosts += g[i]->merged.hosts ? g[i]->merged.hosts : 1;
+		if (strcmp(created_of(g[i], false), out->merged.created_first) < 0)
+			snprintf(out->merged.created_first, sizeof(out->merged.created_first),
+				 "%s", created_of(g[i], false));
+		if (strcmp(created_of(g[i], true), out->merged.created_last) > 0)
+			snprintf(out->merged.created_last, sizeof(out->merged.created_last), "%s",
+				 created_of(g[i], true));
+	}
+	/* the newest entry's targets and ops; each from every host that has it */
+	for (size_t t = 0; t < out->ntargets; t++) {
+		struct policy_target *ot = &out->targets[t];
+		double ceil[n];
+		size_t nceil = 0;
+
+		for (size_t o = 0; o < ot->nops; o++) {
+			struct policy_op *oo = &ot->ops[o];
+			size_t k = 0;
+
+			for (size_t i = 0; i < n; i++) {
+				struct policy_target *it = policy_find_target(g[i], ot->name);
+				struct policy_op *io = it ? policy_find_op(it, oo->op, oo->pattern,
+									   oo->threads) : NULL;
+
+				if (io)
+					ops[k++] = io;
+			}
+			if (merge_op(oo, ops, k))
+				goto fail;
+		}
+		for (size_t i = 0; i < n; i++) {
+			struct policy_target *it = policy_find_target(g[i], ot->name);
+
+			if (it && !isnan(it->ceiling_mib_s))
+				ceil[nceil++] = it->ceiling_mib_s;
+		}
+		ot->ceiling_mib_s = median_of(ceil, nceil);
+	}
+	if (export_compute(out, w))
+		goto fail;
+	free(ops);
+	return out;
+fail:
+	free(ops);
+	policy_free(out);
+	return NULL;
+}
+
+int policy_merge(struct policy_bundle *const *in, size_t nin, const struct export_weights *w,
+		 struct policy_bundle **outp, char *err, size_t errlen)
+{
+	struct policy_bundle *out = policy_bundle_new();
+	struct policy **group = NULL;
+	size_t total = 0;
+	bool *taken = NULL;
+	struct policy **all = NULL;
+	int rc = -ENOMEM;
+
+	for (size_t i = 0; i < nin; i++)
+		total += in[i]->n;
+	all = calloc(total ? total : 1, sizeof(*all));
+	group = calloc(total ? total : 1, sizeof(*group));
+	taken = calloc(total ? total : 1, sizeof(*taken));
+	if (!out || !all || !group || !taken) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	total = 0;
+	for (size_t i = 0; i < nin; i++)
+		for (size_t e = 0; e < in[i]->n; e++)
+			all[total++] = in[i]->entries[e];
+	/* first appearance decides the order of the bundle's entries */
+	for (size_t i = 0; i < total; i++) {
+		struct policy *m;
+		size_t n = 0;
+
+		if (taken[i])
+			continue;
+		for (size_t j = i; j < total; j++)
+			if (!taken[j] && !strcmp(all[j]->platform.fingerprint,
+						 all[i]->platform.fingerprint)) {
+				group[n++] = all[j];
+				taken[j] = true;
+			}
+		m = n == 1 ? policy_dup(group[0]) : merge_group(group, n, w);
+		if (!m) {
+			snprintf(err, errlen, "cannot merge the entries of %s",
+				 all[i]->platform.fingerprint);
+			rc = -EINVAL;
+			goto fail;
+		}
+		rc = policy_bundle_add(out, m);
+		if (rc) {
+			policy_free(m);
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
+	}
+	free(all);
+	free(group);
+	free(taken);
+	*outp = out;
+	return 0;
+fail:
+	free(all);
+	free(group);
+	free(taken);
+	policy_bundle_free(out);
+	return rc;
+}
+
+/* ---- diff ---- */
+
+/* Two sizes within one sqrt(2) grid step: the same decision, seen through noise. */
+static bool same_size(uint64_t a, uint64_t b)
+{
+	if (a == b)
+		return true;
+	if (!a || !b || a == POLICY_SIZE_OPEN || b == POLICY_SIZE_OPEN)
+		return false;
+	return fabs(log2((double)a / (double)b)) <= 0.5 + 1e-9;
+}
+
+struct differ {
+	FILE *f;
+	unsigned n;
+};
+
+static void say(struct differ *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct differ *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	d->n++;
+	if (!d->f)
+		return;
+	va_start(ap, fmt);
+	vfprintf(d->f, fmt, ap);
+	va_end(ap);
+	fputc('\n', d->f);
+}
+
+static void fmt_size(uint64_t v, char *buf, size_t len)
+{
+	if (v == POLICY_SIZE_OPEN)
+		snprintf(buf, len, "never");
+	else
+		snprintf(buf, len, "%" PRIu64, v);
+}
+
+static void diff_op(struct differ *d, const char *where, const struct policy_op *a,
+		    const struct policy_op *b)
+{
+	bool same = a->nranges == b->nranges &&
+		    (!a->nranges || !strcmp(a->ranges[0].strategy, b->ranges[0].strategy));
+
+	for (size_t i = 0; same && i < a->ncrossovers && i < b->ncrossovers; i++)
+		same = !strcmp(a->crossovers[i].below, b->crossovers[i].below) &&
+		       !strcmp(a->crossovers[i].above, b->crossovers[i].above) &&
+		       same_size(a->crossovers[i].size_bytes, b->crossovers[i].size_bytes);
+	if (same)
+		return;
+	for (int side = 0; side < 2; side++) {
+		const struct policy_op *o = side ? b : a;
+		char line[1024];
+		size_t len = 0;
+
+		for (size_t i = 0; i < o->nranges && len < sizeof(line) - 1; i++) {
+			char to[32];
+
+			fmt_size(o->ranges[i].to_bytes, to, sizeof(to));
+			len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s [%" PRIu64
+						", %s)", i ? ", " : "", o->ranges[i].strategy,
+						o->ranges[i].from_bytes,
+						o->ranges[i].to_bytes == POLICY_SIZE_OPEN ? "inf" : to);
+		}
+		if (!o->nranges)
+			snprintf(line, sizeof(line), "no decision");
+		if (!side)
+			say(d, "%s: decisions changed", where);
+		if (d->f)
+			fprintf(d->f, "  %c %s\n", side ? '+' : '-', line);
+	}
+}
+
+static const char *kv_get(const struct policy_export *e, const char *key)
+{
+	for (size_t i = 0; i < e->nkv; i++)
+		if (!strcmp(e->kv[i].key, key))
+			return e->kv[i].value;
+	return NULL;
+}
+
+/* Numeric knob values within one grid step are the same decision. */
+static bool same_value(const char *a, const char *b)
+{
+	char *ea, *eb;
+	unsigned long long x, y;
+
+	if (!strcmp(a, b))
+		return true;
+	errno = 0;
+	x = strtoull(a, &ea, 0);
+	y = strtoull(b, &eb, 0);
+	if (errno || *ea || *eb || !x || !y)
+		return false;
+	return same_size(x, y);
+}
+
+static void diff_kv(struct differ *d, const char *name, const struct policy_export *a,
+		    const struct policy_export *b)
+{
+	if (a->present != b->present) {
+		say(d, "exports.%s: %s", name, a->present ? "removed" : "added");
+		return;
+	}
+	for (int side = 0; side < 2; side++) {
+		const struct policy_export *x = side ? b : a, *y = side ? a : b;
+
+		for (size_t i = 0; i < x->nkv; i++) {
+			const char *other = kv_get(y, x->kv[i].key);
+
+			if (!other)
+				say(d, "exports.%s.%s: %s %s", name, x->kv[i].key,
+				    side ? "added" : "removed", x->kv[i].value);
+			else if (!side && !same_value(x->kv[i].value, other))
+				say(d, "exports.%s.%s: %s -> %s", name, x->kv[i].key,
+				    x->kv[i].value, other);
+		}
+	}
+}
+
+static void diff_policy(struct differ *d, const struct policy *a, const struct policy *b)
+{
+	char where[512];
+
+	for (size_t t = 0; t < a->ntargets; t++) {
+		const struct policy_target *ta = &a->targets[t];
+		const struct policy_target *tb = policy_find_target(b, ta->name);
+
+		if (!tb) {
+			say(d, "targets.%s: removed", ta->name);
+			continue;
+		}
+		for (size_t o = 0; o < ta->nops; o++) {
+			const struct policy_op *oa = &ta->ops[o];
+			const struct policy_op *ob = policy_find_op(tb, oa->op, oa->pattern,
+								    oa->threads);
+
+			snprintf(where, sizeof(where), "targets.%s %s/%s/%ut", ta->name, oa->op,
+				 oa->pattern, oa->threads);
+			if (!ob)
+				say(d, "%s: removed", where);
+			else
+				diff_op(d, where, oa, ob);
+		}
+		for (size_t o = 0; o < tb->nops; o++) {
+			const struct policy_op *ob = &tb->ops[o];
+
+			if (!policy_find_op(ta, ob->op, ob->pattern, ob->threads))
+				say(d, "targets.%s %s/%s/%ut: added", tb->name, ob->op, ob->pattern,
+				    ob->threads);
+		}
+	}
+	for (size_t t = 0; t < b->ntargets; t++)
+		if (!policy_find_target(a, b->targets[t].name))
+			say(d, "targets.%s: added", b->targets[t].name);
+	diff_kv(d, "libpmem", &a->exports.libpmem, &b->exports.libpmem);
+	diff_kv(d, "glibc", &a->exports.glibc, &b->exports.glibc);
+	if (a->exports.kernel.present != b->exports.kernel.present) {
+		say(d, "exports.kernel: %s", a->exports.kernel.present ? "removed" : "added");
+	} else if (a->exports.kernel.present &&
+		   !same_size(a->exports.kernel.threshold_bytes, b->exports.kernel.threshold_bytes)) {
+		char x[32], y[32];
+
+		fmt_size(a->exports.kernel.threshold_bytes, x, sizeof(x));
+		fmt_size(b->exports.kernel.threshold_bytes, y, sizeof(y));
+		say(d, "exports.kernel.flushcache_nt_max_bytes: %s -> %s", x, y);
+	}
+}
+
+int policy_bundle_diff(const struct policy_bundle *a, const struct policy_bundle *b, FILE *f)
+{
+	struct differ d = { .f = f };
+
+	for (size_t i = 0; i < a->n; i++) {
+		const struct policy *pa = a->entries[i];
+		const struct policy *pb = policy_bundle_find(b, pa->platform.fingerprint);
+
+		/* two single policies of different platforms: compare them all the same */
+		if (!pb && a->n == 1 && b->n == 1) {
+			say(&d, "platform.fingerprint: %s -> %s", pa->platform.fingerprint,
+			    b->entries[0]->platform.fingerprint);
+			pb = b->entries[0];
+		}
+		if (!pb)
+			say(&d, "platform %s: removed", pa->platform.fingerprint);
+		else
+			diff_policy(&d, pa, pb);
+	}
+	for (size_t i = 0; i < b->n; i++)
+		if (!policy_bundle_find(a, b->entries[i]->platform.fingerprint) &&
+		    !(a->n == 1 && b->n == 1))
+			say(&d, "platform %s: added", b->entries[i]->platform.fingerprint);
+	return (int)d.n;
+}

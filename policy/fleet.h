@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Fleet operations: merge hosts' policies, diff two policies. */
+#ifndef PMEM_POLICY_FLEET_H
+#define PMEM_POLICY_FLEET_H
+
+#include <stdio.h>
+
+#include "export.h"
+#include "policy.h"
+
+/*
+ * Merge the entries of every input into one bundle.  Entries with one
+ * fingerprint are aggregated robustly: for each target and op of the
+ * newest entry, the union of sizes and strategies, each cell the median
+ * over the hosts that measured it, the hosts' min and max kept beside;
+ * decisions and exports are then recomputed.  Other fingerprints become
+ * separate entries, in order of first appearance.  Inputs are not
+ * changed; *out is the caller's.
+ */
+int policy_merge(struct policy_bundle *const *in, size_t nin, const struct export_weights *w,
+		 struct policy_bundle **out, char *err, size_t errlen);
+
+/*
+ * What changed from a to b in decisions (ranges and crossovers) and
+ * exports, one line each to f (NULL: count only).  A crossover or a
+ * threshold that moved by at most one sqrt(2) grid step with the same
+ * strategies is noise, not a change.  Returns the number of changes.
+ */
+int policy_bundle_diff(const struct policy_bundle *a, const struct policy_bundle *b, FILE *f);
+
+#endif

@@ -1,0 +1,1152 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The policy's JSON form.  Writing: json-c objects built in a fixed key
+ * order with fixed number formats, so that two probes of one platform
+ * differ only where the measurements do.  Reading: every value is
+ * checked for type and range, and the first bad one is reported by its
+ * JSON path; unknown keys are ignored (forward compatibility), an
+ * unknown schema major version is refused.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "policy.h"
+#include "policy_internal.h"
+#include "policy_limits.h"
+
+/* ---- writing ---- */
+
+static struct json_object *jnum(double v, const char *fmt)
+{
+	char buf[64];
+
+	if (isnan(v))
+		return NULL;	/* json-c adds NULL as JSON null */
+	snprintf(buf, sizeof(buf), fmt, v);
+	return json_object_new_double_s(v, buf);
+}
+
+static struct json_object *jsize(uint64_t v)
+{
+	return v == POLICY_SIZE_OPEN ? NULL : json_object_new_int64((int64_t)v);
+}
+
+static void add(struct json_object *o, const char *key, struct json_object *v)
+{
+	json_object_object_add(o, key, v);
+}
+
+static struct json_object *double_array(const double *a, size_t n, const char *fmt)
+{
+	struct json_object *arr = json_object_new_array_ext((int)n);
+
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(arr, jnum(a[i], fmt));
+	return arr;
+}
+
+static struct json_object *curve_to_json(const struct policy_curve *c, size_t n)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *samples = json_object_new_array_ext((int)n);
+
+	if (c->reference_only)
+		add(o, "reference_only", json_object_new_boolean(1));
+	add(o, "median_mib_s", double_array(c->median_mib_s, n, "%.1f"));
+	add(o, "p10_mib_s", double_array(c->p10_mib_s, n, "%.1f"));
+	add(o, "p90_mib_s", double_array(c->p90_mib_s, n, "%.1f"));
+	add(o, "ci95_lo_mib_s", double_array(c->ci_lo_mib_s, n, "%.1f"));
+	add(o, "ci95_hi_mib_s", double_array(c->ci_hi_mib_s, n, "%.1f"));
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(samples, json_object_new_int64(c->samples[i]));
+	add(o, "samples", samples);
+	if (c->hosts_min_mib_s) {
+		add(o, "hosts_min_mib_s", double_array(c->hosts_min_mib_s, n, "%.1f"));
+		add(o, "hosts_max_mib_s", double_array(c->hosts_max_mib_s, n, "%.1f"));
+	}
+	return o;
+}
+
+static struct json_object *op_to_json(const struct policy_op *op)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *sizes = json_object_new_array_ext((int)op->nsizes);
+	struct json_object *curves = json_object_new_object();
+	struct json_object *ranges = json_object_new_array();
+	struct json_object *xos = json_object_new_array();
+
+	add(o, "op", json_object_new_string(op->op));
+	add(o, "pattern", json_object_new_string(op->pattern));
+	add(o, "threads", json_object_new_int(op->threads));
+	add(o, "ceiling_mib_s", jnum(op->ceiling_mib_s, "%.1f"));
+	for (size_t i = 0; i < op->nsizes; i++)
+		json_object_array_add(sizes, json_object_new_int64((int64_t)op->sizes_bytes[i]));
+	add(o, "sizes_bytes", sizes);
+	for (size_t i = 0; i < op->ncurves; i++)
+		add(curves, op->curves[i].strategy, curve_to_json(&op->curves[i], op->nsizes));
+	add(o, "curves", curves);
+	for (size_t i = 0; i < op->nranges; i++) {
+		const struct policy_range *r = &op->ranges[i];
+		struct json_object *jr = json_object_new_object();
+
+		add(jr, "from_bytes", json_object_new_int64((int64_t)r->from_bytes));
+		add(jr, "to_bytes", jsize(r->to_bytes));
+		add(jr, "strategy", json_object_new_string(r->strategy));
+		add(jr, "tie", json_object_new_boolean(r->tie));
+		json_object_array_add(ranges, jr);
+	}
+	add(o, "ranges", ranges);
+	for (size_t i = 0; i < op->ncrossovers; i++) {
+		const struct policy_crossover *x = &op->crossovers[i];
+		struct json_object *jx = json_object_new_object();
+
+		add(jx, "size_bytes", json_object_new_int64((int64_t)x->size_bytes));
+		add(jx, "below", json_object_new_string(x->below));
+		add(jx, "above", json_object_new_string(x->above));
+		add(jx, "confidence", jnum(x->confidence, "%.3f"));
+		json_object_array_add(xos, jx);
+	}
+	add(o, "crossovers", xos);
+	return o;
+}
+
+static struct json_object *target_to_json(const struct policy_target *t)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *dimms = json_object_new_array();
+	struct json_object *ops = json_object_new_array();
+
+	add(o, "name", json_object_new_string(t->name));
+	add(o, "kind", json_object_new_string(t->kind));
+	add(o, "device", json_object_new_string(t->device));
+	add(o, "mapping", json_object_new_string(t->mapping));
+	add(o, "persistence_domain", json_object_new_string(t->persistence_domain));
+	add(o, "numa_node", json_object_new_int(t->numa_node));
+	add(o, "interleave_ways", json_object_new_int((int)t->interleave_ways));
+	for (size_t i = 0; i < t->ndimms; i++) {
+		struct json_object *d = json_object_new_object();
+
+		add(d, "name", json_object_new_string(t->dimms[i].name));
+		add(d, "vendor", json_object_new_string(t->dimms[i].vendor));
+		add(d, "device", json_object_new_string(t->dimms[i].device));
+		add(d, "firmware", json_object_new_string(t->dimms[i].firmware));
+		json_object_array_add(dimms, d);
+	}
+	add(o, "dimms", dimms);
+	add(o, "area_bytes", json_object_new_int64((int64_t)t->area_bytes));
+	add(o, "ceiling_mib_s", jnum(t->ceiling_mib_s, "%.1f"));
+	for (size_t i = 0; i < t->nops; i++)
+		json_object_array_add(ops, op_to_json(&t->ops[i]));
+	add(o, "ops", ops);
+	return o;
+}
+
+static struct json_object *kv_to_json(const struct policy_export *e)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (size_t i = 0; i < e->nkv; i++)
+		add(o, e->kv[i].key, json_object_new_string(e->kv[i].value));
+	return o;
+}
+
+static struct json_object *exports_to_json(const struct policy_exports *x)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (x->libpmem.present) {
+		struct json_object *e = json_object_new_object();
+
+		add(e, "target", json_object_new_string(x->libpmem.target));
+		add(e, "env", kv_to_json(&x->libpmem));
+		add(e, "regret", jnum(x->libpmem.regret, "%.4f"));
+		add(o, "libpmem", e);
+	}
+	if (x->glibc.present) {
+		struct json_object *e = json_object_new_object();
+
+		add(e, "target", json_object_new_string(x->glibc.target));
+		add(e, "tunables", kv_to_json(&x->glibc));
+		add(e, "regret", jnum(x->glibc.regret, "%.4f"));
+		add(o, "glibc", e);
+	}
+	if (x->kernel.present) {
+		struct json_object *e = json_object_new_object();
+
+		add(e, "target", json_object_new_string(x->kernel.target));
+		add(e, "flushcache_nt_max_bytes", jsize(x->kernel.threshold_bytes));
+		add(e, "regret", jnum(x->kernel.regret, "%.4f"));
+		add(o, "kernel", e);
+	}
+	return o;
+}
+
+struct json_object *policy_to_json(const struct policy *p)
+{
+	struct json_object *root = json_object_new_object();
+	struct json_object *gen = json_object_new_object();
+	struct json_object *plat = json_object_new_object();
+	struct json_object *cpu = json_object_new_object();
+	struct json_object *feat = json_object_new_array();
+	struct json_object *targets = json_object_new_array();
+	const struct policy_cpu *c = &p->platform.cpu;
+
+	add(root, "schema", json_object_new_string(p->schema));
+	add(gen, "name", json_object_new_string(p->generator.name));
+	add(gen, "version", json_object_new_string(p->generator.version));
+	add(gen, "created", json_object_new_string(p->generator.created));
+	add(gen, "mode", json_object_new_string(p->generator.mode));
+	add(gen, "duration_s", jnum(p->generator.duration_s, "%.2f"));
+	add(root, "generator", gen);
+	if (p->merged.hosts) {
+		struct json_object *m = json_object_new_object();
+
+		add(m, "hosts", json_object_new_int((int)p->merged.hosts));
+		add(m, "created_first", json_object_new_string(p->merged.created_first));
+		add(m, "created_last", json_object_new_string(p->merged.created_last));
+		add(root, "merged", m);
+	}
+
+	add(plat, "fingerprint", json_object_new_string(p->platform.fingerprint));
+	add(cpu, "vendor", json_object_new_string(c->vendor));
+	add(cpu, "family", json_object_new_int((int)c->family));
+	add(cpu, "model", json_object_new_int((int)c->model));
+	add(cpu, "stepping", json_object_new_int((int)c->stepping));
+	add(cpu, "microcode", json_object_new_string(c->microcode));
+	for (size_t i = 0; i < c->nfeatures; i++)
+		json_object_array_add(feat, json_object_new_string(c->features[i]));
+	add(cpu, "features", feat);
+	add(cpu, "llc_bytes", json_object_new_int64((int64_t)c->llc_bytes));
+	add(plat, "cpu", cpu);
+	add(plat, "kernel", json_object_new_string(p->platform.kernel));
+	add(root, "platform", plat);
+
+	for (size_t i = 0; i < p->ntargets; i++)
+		json_object_array_add(targets, target_to_json(&p->targets[i]));
+	add(root, "targets", targets);
+	add(root, "exports", exports_to_json(&p->exports));
+	return root;
+}
+
+char *policy_to_string(const struct policy *p)
+{
+	struct json_object *root = policy_to_json(p);
+	const char *s;
+	char *out;
+
+	if (!root)
+		return NULL;
+	s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+					   JSON_C_TO_STRING_SPACED |
+					   JSON_C_TO_STRING_NOSLASHESCAPE);
+	out = s ? malloc(strlen(s) + 2) : NULL;
+	if (out)
+		sprintf(out, "%s\n", s);
+	json_object_put(root);
+	return out;
+}
+
+/* ---- reading ---- */
+
+struct rd {
+	char path[512];		/* JSON path of the value being read */
+	char *err;
+	size_t errlen;
+	int failed;
+};
+
+static int fail(struct rd *rd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct rd *rd, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	if (rd->failed)
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(rd->err, rd->errlen, "%s: %s", rd->path[0] ? rd->path : "(top level)", msg);
+	rd->failed = 1;
+	return -EINVAL;
+}
+
+/* Push a path component; returns the length to pop back to. */
+static size_t push_key(struct rd *rd, const char *key)
+{
+	size_t len = strlen(rd->path);
+
+	snprintf(rd->path + len, sizeof(rd->path) - len, "%s%s", len ? "." : "", key);
+	return len;
+}
+
+static size_t push_index(struct rd *rd, size_t i)
+{
+	size_t len = strlen(rd->path);
+
+	snprintf(rd->path + len, sizeof(rd->path) - len, "[%zu]", i);
+	return len;
+}
+
+static void pop(struct rd *rd, size_t len)
+{
+	rd->path[len] = '\0';
+}
+
+static const char *type_name(struct json_object *v)
+{
+	return v ? json_type_to_name(json_object_get_type(v)) : "null";
+}
+
+/* What the value was, for messages: its JSON text, shortened. */
+static const char *shown(struct json_object *v, char *buf, size_t len)
+{
+	const char *s = v ? json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN) : "null";
+
+	snprintf(buf, len, "%.40s%s", s, strlen(s) > 40 ? "..." : "");
+	return buf;
+}
+
+static struct json_object *member(struct json_object *obj, const char *key)
+{
+	struct json_object *v = NULL;
+
+	json_object_object_get_ex(obj, key, &v);
+	return v;
+}
+
+/* A required member of a type; reports at path.key. */
+static struct json_object *need(struct rd *rd, struct json_object *obj, const char *key,
+				enum json_type type, int nullable)
+{
+	struct json_object *v;
+	size_t mark;
+	int present;
+
+	if (rd->failed)
+		return NULL;
+	present = json_object_object_get_ex(obj, key, &v);
+	mark = push_key(rd, key);
+	if (!present)
+		fail(rd, "missing");
+	else if (!v && !nullable)
+		fail(rd, "expected %s, got null", json_type_to_name(type));
+	else if (v && !json_object_is_type(v, type) &&
+		 !(type == json_type_double && json_object_is_type(v, json_type_int)))
+		fail(rd, "expected %s, got %s", json_type_to_name(type), type_name(v));
+	pop(rd, mark);
+	return rd->failed ? NULL : v;
+}
+
+static void read_str(struct rd *rd, struct json_object *obj, const char *key, char *dst,
+		     size_t dstlen, int required)
+{
+	struct json_object *v;
+	size_t mark;
+
+	if (rd->failed)
+		return;
+	if (!required && !json_object_object_get_ex(obj, key, NULL))
+		return;
+	v = need(rd, obj, key, json_type_string, 0);
+	if (!v)
+		return;
+	mark = push_key(rd, key);
+	if ((size_t)json_object_get_string_len(v) >= dstlen)
+		fail(rd, "string longer than %zu bytes", dstlen - 1);
+	else if (strlen(json_object_get_string(v)) != (size_t)json_object_get_string_len(v))
+		fail(rd, "string contains a NUL byte");
+	else
+		snprintf(dst, dstlen, "%s", json_object_get_string(v));
+	pop(rd, mark);
+}
+
+/* An integer in [lo, hi] from v; path already pushed. */
+static int int_value(struct rd *rd, struct json_object *v, int64_t lo, int64_t hi, int64_t *out,
+		     const char *what)
+{
+	char buf[64];
+	int64_t x;
+
+	if (!v || !json_object_is_type(v, json_type_int))
+		return fail(rd, "expected %s, got %s", what, shown(v, buf, sizeof(buf)));
+	errno = 0;
+	x = json_object_get_int64(v);
+	/* json-c saturates out-of-range integers; catch that too */
+	if (errno || x < lo || x > hi)
+		return fail(rd, "expected %s, got %s", what, shown(v, buf, sizeof(buf)));
+	*out = x;
+	return 0;
+}
+
+static int64_t read_int(struct rd *rd, struct json_object *obj, const char *key, int64_t lo,
+			int64_t hi, const char *what, int required, int64_t dflt)
+{
+	struct json_object *v;
+	int64_t x = dflt;
+	size_t mark;
+
+	if (rd->failed || (!required && !json_object_object_get_ex(obj, key, NULL)))
+		return dflt;
+	mark = push_key(rd, key);
+	if (!json_object_object_get_ex(obj, key, &v))
+		fail(rd, "missing");
+	else
+		int_value(rd, v, lo, hi, &x, what);
+	pop(rd, mark);
+	return x;
+}
+
+/* A number in [lo, hi] or null (NAN) from v; path already pushed. */
+static int double_value(struct rd *rd, struct json_object *v, double lo, double hi, double *out,
+			int nullable)
+{
+	char buf[64];
+	double x;
+
+	if (!v && nullable) {
+		*out = NAN;
+		return 0;
+	}
+	if (!v || !(json_object_is_type(v, json_type_double) ||
+		    json_object_is_type(v, json_type_int)))
+		return fail(rd, "expected a number in [%g, %g], got %s", lo, hi,
+			    shown(v, buf, sizeof(buf)));
+	x = json_object_get_double(v);
+	if (!isfinite(x) || x < lo || x > hi)
+		return fail(rd, "expected a number in [%g, %g], got %s", lo, hi,
+			    shown(v, buf, sizeof(buf)));
+	*out = x;
+	return 0;
+}
+
+static double read_double(struct rd *rd, struct json_object *obj, const char *key, double lo,
+			  double hi, int nullable, int required)
+{
+	struct json_object *v;
+	double x = NAN;
+	size_t mark;
+
+	if (rd->failed || (!required && !json_object_object_get_ex(obj, key, NULL)))
+		return NAN;
+	mark = push_key(rd, key);
+	if (!json_object_object_get_ex(obj, key, &v))
+		fail(rd, "missing");
+	else
+		double_value(rd, v, lo, hi, &x, nullable);
+	pop(rd, mark);
+	return x;
+}
+
+static struct json_object *need_array(struct rd *rd, struct json_object *obj, const char *key,
+				      size_t max, int required)
+{
+	struct json_object *v;
+	size_t mark;
+
+	if (rd->failed || (!required && !json_object_object_get_ex(obj, key, NULL)))
+		return NULL;
+	v = need(rd, obj, key, json_type_array, 0);
+	if (!v)
+		return NULL;
+	if (json_object_array_length(v) > max) {
+		mark = push_key(rd, key);
+		fail(rd, "array of %zu elements, at most %zu allowed",
+		     json_object_array_length(v), max);
+		pop(rd, mark);
+		return NULL;
+	}
+	return v;
+}
+
+static int read_name(struct rd *rd, struct json_object *obj, const char *key, char *dst,
+		     size_t len)
+{
+	read_str(rd, obj, key, dst, len, 1);
+	if (!rd->failed && !dst[0]) {
+		size_t mark = push_key(rd, key);
+
+		fail(rd, "must not be empty");
+		pop(rd, mark);
+	}
+	return rd->failed ? -EINVAL : 0;
+}
+
+static void read_double_array(struct rd *rd, struct json_object *obj, const char *key,
+			      double *dst, size_t n)
+{
+	struct json_object *arr = need_array(rd, obj, key, POLICY_MAX_SIZES, 1);
+	size_t mark;
+
+	if (!arr)
+		return;
+	mark = push_key(rd, key);
+	if (json_object_array_length(arr) != n)
+		fail(rd, "has %zu elements, sizes_bytes has %zu", json_object_array_length(arr), n);
+	for (size_t i = 0; i < n && !rd->failed; i++) {
+		size_t m2 = push_index(rd, i);
+
+		double_value(rd, json_object_array_get_idx(arr, i), 0, POLICY_MAX_MIB_S, &dst[i], 1);
+		pop(rd, m2);
+	}
+	pop(rd, mark);
+}
+
+static void read_curve(struct rd *rd, struct json_object *jc, struct policy_curve *c, size_t n)
+{
+	struct json_object *arr, *ro;
+
+	if (!json_object_is_type(jc, json_type_object)) {
+		fail(rd, "expected object, got %s", type_name(jc));
+		return;
+	}
+	ro = member(jc, "reference_only");
+	if (ro && !json_object_is_type(ro, json_type_boolean)) {
+		size_t mark = push_key(rd, "reference_only");
+
+		fail(rd, "expected boolean, got %s", type_name(ro));
+		pop(rd, mark);
+		return;
+	}
+	c->reference_only = ro && json_object_get_boolean(ro);
+	read_double_array(rd, jc, "median_mib_s", c->median_mib_s, n);
+	/* the spread arrays may be absent (hand-written or minimal policies) */
+	if (member(jc, "p10_mib_s"))
+		read_double_array(rd, jc, "p10_mib_s", c->p10_mib_s, n);
+	if (member(jc, "p90_mib_s"))
+		read_double_array(rd, jc, "p90_mib_s", c->p90_mib_s, n);
+	if (member(jc, "ci95_lo_mib_s"))
+		read_double_array(rd, jc, "ci95_lo_mib_s", c->ci_lo_mib_s, n);
+	if (member(jc, "ci95_hi_mib_s"))
+		read_double_array(rd, jc, "ci95_hi_mib_s", c->ci_hi_mib_s, n);
+	if (member(jc, "hosts_min_mib_s") || member(jc, "hosts_max_mib_s")) {
+		c->hosts_min_mib_s = malloc((n ? n : 1) * sizeof(double));
+		c->hosts_max_mib_s = malloc((n ? n : 1) * sizeof(double));
+		if (!c->hosts_min_mib_s || !c->hosts_max_mib_s) {
+			fail(rd, "out of memory");
+			return;
+		}
+		read_double_array(rd, jc, "hosts_min_mib_s", c->hosts_min_mib_s, n);
+		read_double_array(rd, jc, "hosts_max_mib_s", c->hosts_max_mib_s, n);
+	}
+	arr = need_array(rd, jc, "samples", POLICY_MAX_SIZES, 0);
+	if (arr) {
+		size_t mark = push_key(rd, "samples");
+
+		if (json_object_array_length(arr) != n)
+			fail(rd, "has %zu elements, sizes_bytes has %zu",
+			     json_object_array_length(arr), n);
+		for (size_t i = 0; i < n && !rd->failed; i++) {
+			size_t m2 = push_index(rd, i);
+			int64_t x;
+
+			if (!int_value(rd, json_object_array_get_idx(arr, i), 0,
+				       POLICY_MAX_SAMPLES, &x, "a sample count"))
+				c->samples[i] = (unsigned)x;
+			pop(rd, m2);
+		}
+		pop(rd, mark);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			c->samples[i] = isnan(c->median_mib_s[i]) ? 0 : 1;
+	}
+	/* a cell's interval must contain its median */
+	for (size_t i = 0; i < n && !rd->failed; i++) {
+		if (isnan(c->median_mib_s[i]))
+			continue;
+		if (isnan(c->ci_lo_mib_s[i]))
+			c->ci_lo_mib_s[i] = c->median_mib_s[i];
+		if (isnan(c->ci_hi_mib_s[i]))
+			c->ci_hi_mib_s[i] = c->median_mib_s[i];
+		if (c->ci_lo_mib_s[i] > c->median_mib_s[i] ||
+		    c->ci_hi_mib_s[i] < c->median_mib_s[i]) {
+			size_t mark = push_key(rd, "ci95_lo_mib_s");
+
+			push_index(rd, i);
+			fail(rd, "interval [%g, %g] does not contain the median %g",
+			     c->ci_lo_mib_s[i], c->ci_hi_mib_s[i], c->median_mib_s[i]);
+			pop(rd, mark);
+		}
+	}
+}
+
+static int valid_strategy_name(const char *s)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+			return 0;
+	return 1;
+}
+
+static void read_ranges(struct rd *rd, struct json_object *jo, struct policy_op *op)
+{
+	struct json_object *arr = need_array(rd, jo, "ranges", POLICY_MAX_SIZES, 1);
+	size_t n, mark;
+
+	if (!arr)
+		return;
+	n = json_object_array_length(arr);
+	op->ranges = calloc(n ? n : 1, sizeof(*op->ranges));
+	if (!op->ranges) {
+		fail(rd, "out of memory");
+		return;
+	}
+	op->nranges = n;
+	mark = push_key(rd, "ranges");
+	for (size_t i = 0; i < n && !rd->failed; i++) {
+		struct json_object *jr = json_object_array_get_idx(arr, i);
+		struct policy_range *r = &op->ranges[i];
+		size_t m2 = push_index(rd, i);
+		struct json_object *to;
+
+		if (!json_object_is_type(jr, json_type_object)) {
+			fail(rd, "expected object, got %s", type_name(jr));
+			break;
+		}
+		r->from_bytes = (uint64_t)read_int(rd, jr, "from_bytes", 0, POLICY_MAX_SIZE_BYTES,
+						   "a size in bytes", 1, 0);
+		to = need(rd, jr, "to_bytes", json_type_int, 1);
+		if (!rd->failed) {
+			r->to_bytes = to ? (uint64_t)read_int(rd, jr, "to_bytes", 1,
+							      POLICY_MAX_SIZE_BYTES,
+							      "a size in bytes or null", 1, 0)
+					 : POLICY_SIZE_OPEN;
+		}
+		read_name(rd, jr, "strategy", r->strategy, sizeof(r->strategy));
+		if (!rd->failed && member(jr, "tie"))
+			r->tie = json_object_get_boolean(member(jr, "tie"));
+		if (!rd->failed && r->to_bytes <= r->from_bytes)
+			fail(rd, "to_bytes %" PRIu64 " is not above from_bytes %" PRIu64,
+			     r->to_bytes, r->from_bytes);
+		if (!rd->failed && i && op->ranges[i - 1].to_bytes != r->from_bytes)
+			fail(rd, "from_bytes %" PRIu64 " does not continue the previous range",
+			     r->from_bytes);
+		if (!rd->failed && i == 0 && r->from_bytes != 0)
+			fail(rd, "the first range must start at 0");
+		if (!rd->failed && i + 1 == n && r->to_bytes != POLICY_SIZE_OPEN)
+			fail(rd, "the last range must end at null (no bound)");
+		pop(rd, m2);
+	}
+	pop(rd, mark);
+}
+
+static void read_crossovers(struct rd *rd, struct json_object *jo, struct policy_op *op)
+{
+	struct json_object *arr = need_array(rd, jo, "crossovers", POLICY_MAX_SIZES, 1);
+	size_t n, mark;
+
+	if (!arr)
+		return;
+	n = json_object_array_length(arr);
+	op->crossovers = calloc(n ? n : 1, sizeof(*op->crossovers));
+	if (!op->crossovers) {
+		fail(rd, "out of memory");
+		return;
+	}
+	op->ncrossovers = n;
+	mark = push_key(rd, "crossovers");
+	for (size_t i = 0; i < n && !rd->failed; i++) {
+		struct json_object *jx = json_object_array_get_idx(arr, i);
+		struct policy_crossover *x = &op->crossovers[i];
+		size_t m2 = push_index(rd, i);
+
+		if (!json_object_is_type(jx, json_type_object)) {
+			fail(rd, "expected object, got %s", type_name(jx));
+			break;
+		}
+		x->size_bytes = (uint64_t)read_int(rd, jx, "size_bytes", 1, POLICY_MAX_SIZE_BYTES,
+						   "a positive size in bytes", 1, 0);
+		read_name(rd, jx, "below", x->below, sizeof(x->below));
+		read_name(rd, jx, "above", x->above, sizeof(x->above));
+		x->confidence = read_double(rd, jx, "confidence", 0, 1, 1, 1);
+		pop(rd, m2);
+	}
+	pop(rd, mark);
+}
+
+static void read_op(struct rd *rd, struct json_object *jo, struct policy_target *t)
+{
+	char name[POLICY_NAME_MAX] = "", pattern[POLICY_NAME_MAX] = "";
+	struct json_object *jsizes, *jcurves;
+	struct policy_op *op;
+	uint64_t *sizes;
+	int64_t threads;
+	size_t n;
+
+	if (!json_object_is_type(jo, json_type_object)) {
+		fail(rd, "expected object, got %s", type_name(jo));
+		return;
+	}
+	read_name(rd, jo, "op", name, sizeof(name));
+	read_name(rd, jo, "pattern", pattern, sizeof(pattern));
+	threads = read_int(rd, jo, "threads", 1, POLICY_MAX_THREADS, "a thread count", 1, 1);
+	jsizes = need_array(rd, jo, "sizes_bytes", POLICY_MAX_SIZES, 1);
+	if (rd->failed)
+		return;
+	n = json_object_array_length(jsizes);
+	sizes = calloc(n ? n : 1, sizeof(*sizes));
+	if (!sizes) {
+		fail(rd, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < n && !rd->failed; i++) {
+		size_t mark = push_key(rd, "sizes_bytes");
+		int64_t x;
+
+		push_index(rd, i);
+		if (!int_value(rd, json_object_array_get_idx(jsizes, i), 1, POLICY_MAX_SIZE_BYTES,
+			       &x, "a positive integer"))
+			sizes[i] = (uint64_t)x;
+		if (!rd->failed && i && sizes[i] <= sizes[i - 1])
+			fail(rd, "sizes must be ascending and unique, %" PRIu64 " follows %" PRIu64,
+			     sizes[i], sizes[i - 1]);
+		pop(rd, mark);
+	}
+	op = rd->failed ? NULL : policy_target_add_op(t, name, pattern, (unsigned)threads, sizes, n);
+	free(sizes);
+	if (!op) {
+		fail(rd, "out of memory");
+		return;
+	}
+	op->ceiling_mib_s = read_double(rd, jo, "ceiling_mib_s", 0, POLICY_MAX_MIB_S, 1, 0);
+
+	jcurves = need(rd, jo, "curves", json_type_object, 0);
+	if (jcurves && json_object_object_length(jcurves) > POLICY_MAX_CURVES) {
+		size_t mark = push_key(rd, "curves");
+
+		fail(rd, "%d curves, at most %d allowed", json_object_object_length(jcurves),
+		     POLICY_MAX_CURVES);
+		pop(rd, mark);
+	}
+	if (!rd->failed) {
+		json_object_object_foreach(jcurves, key, val) {
+			size_t mark = push_key(rd, "curves");
+			struct policy_curve *c;
+
+			push_key(rd, key);
+			if (strlen(key) >= POLICY_NAME_MAX || !key[0] || !valid_strategy_name(key)) {
+				fail(rd, "not a strategy name (a-z, 0-9, _; at most %d bytes)",
+				     POLICY_NAME_MAX - 1);
+			} else if (policy_op_find_curve(op, key)) {
+				fail(rd, "duplicate strategy");
+			} else {
+				c = policy_op_add_curve(op, key);
+				if (!c)
+					fail(rd, "out of memory");
+				else
+					read_curve(rd, val, c, n);
+			}
+			pop(rd, mark);
+			if (rd->failed)
+				break;
+		}
+	}
+	read_ranges(rd, jo, op);
+	read_crossovers(rd, jo, op);
+}
+
+static void read_target(struct rd *rd, struct json_object *jt, struct policy *p)
+{
+	struct json_object *ops, *dimms;
+	struct policy_target *t;
+	char name[POLICY_NAME_MAX] = "";
+
+	if (!json_object_is_type(jt, json_type_object)) {
+		fail(rd, "expected object, got %s", type_name(jt));
+		return;
+	}
+	if (read_name(rd, jt, "name", name, sizeof(name)))
+		return;
+	if (policy_find_target(p, name)) {
+		size_t mark = push_key(rd, "name");
+
+		fail(rd, "duplicate target name '%s'", name);
+		pop(rd, mark);
+		return;
+	}
+	t = policy_add_target(p, name);
+	if (!t) {
+		fail(rd, "out of memory");
+		return;
+	}
+	read_name(rd, jt, "kind", t->kind, sizeof(t->kind));
+	read_str(rd, jt, "device", t->device, sizeof(t->device), 0);
+	read_str(rd, jt, "mapping", t->mapping, sizeof(t->mapping), 0);
+	read_str(rd, jt, "persistence_domain", t->persistence_domain,
+		 sizeof(t->persistence_domain), 0);
+	t->numa_node = (int)read_int(rd, jt, "numa_node", -1, 4095, "a NUMA node or -1", 0, -1);
+	t->interleave_ways = (unsigned)read_int(rd, jt, "interleave_ways", 0, 1024,
+						"an interleave count", 0, 0);
+	t->area_bytes = (uint64_t)read_int(rd, jt, "area_bytes", 0, POLICY_MAX_SIZE_BYTES,
+					   "a size in bytes", 0, 0);
+	t->ceiling_mib_s = read_double(rd, jt, "ceiling_mib_s", 0, POLICY_MAX_MIB_S, 1, 0);
+	dimms = need_array(rd, jt, "dimms", POLICY_MAX_DIMMS, 0);
+	if (dimms) {
+		size_t n = json_object_array_length(dimms), mark;
+
+		t->dimms = calloc(n ? n : 1, sizeof(*t->dimms));
+		if (!t->dimms) {
+			fail(rd, "out of memory");
+			return;
+		}
+		t->ndimms = n;
+		mark = push_key(rd, "dimms");
+		for (size_t i = 0; i < n && !rd->failed; i++) {
+			struct json_object *jd = json_object_array_get_idx(dimms, i);
+			size_t m2 = push_index(rd, i);
+
+			if (!json_object_is_type(jd, json_type_object)) {
+				fail(rd, "expected object, got %s", type_name(jd));
+			} else {
+				read_str(rd, jd, "name", t->dimms[i].name, POLICY_NAME_MAX, 0);
+				read_str(rd, jd, "vendor", t->dimms[i].vendor, POLICY_NAME_MAX, 0);
+				read_str(rd, jd, "device", t->dimms[i].device, POLICY_NAME_MAX, 0);
+				read_str(rd, jd, "firmware", t->dimms[i].firmware,
+					 POLICY_NAME_MAX, 0);
+			}
+			pop(rd, m2);
+		}
+		pop(rd, mark);
+	}
+	ops = need_array(rd, jt, "ops", POLICY_MAX_OPS, 1);
+	if (!ops)
+		return;
+	for (size_t i = 0; i < json_object_array_length(ops) && !rd->failed; i++) {
+		size_t mark = push_key(rd, "ops");
+
+		push_index(rd, i);
+		read_op(rd, json_object_array_get_idx(ops, i), t);
+		pop(rd, mark);
+	}
+}
+
+static void read_kv(struct rd *rd, struct json_object *je, const char *key,
+		    struct policy_export *e)
+{
+	struct json_object *obj = need(rd, je, key, json_type_object, 0);
+	size_t mark;
+
+	if (!obj)
+		return;
+	mark = push_key(rd, key);
+	json_object_object_foreach(obj, k, v) {
+		size_t m2 = push_key(rd, k);
+
+		if (e->nkv == POLICY_EXPORT_KV_MAX)
+			fail(rd, "more than %d entries", POLICY_EXPORT_KV_MAX);
+		else if (strlen(k) >= POLICY_NAME_MAX || !k[0])
+			fail(rd, "key must be 1 to %d bytes", POLICY_NAME_MAX - 1);
+		else if (!v || !json_object_is_type(v, json_type_string))
+			fail(rd, "expected string, got %s", type_name(v));
+		else if ((size_t)json_object_get_string_len(v) >= POLICY_NAME_MAX)
+			fail(rd, "value longer than %d bytes", POLICY_NAME_MAX - 1);
+		else if (strpbrk(json_object_get_string(v), "\n\r\"'\\$`;:="))
+			/* values reach environment files: no quoting games */
+			fail(rd, "value contains a character not allowed in a knob value");
+		else {
+			snprintf(e->kv[e->nkv].key, POLICY_NAME_MAX, "%s", k);
+			snprintf(e->kv[e->nkv].value, POLICY_NAME_MAX, "%s",
+				 json_object_get_string(v));
+			e->nkv++;
+		}
+		pop(rd, m2);
+		if (rd->failed)
+			break;
+	}
+	pop(rd, mark);
+}
+
+static void read_exports(struct rd *rd, struct json_object *root, struct policy *p)
+{
+	struct json_object *jx, *je;
+	size_t mark;
+
+	/* a policy without exports is valid: no consumer gets a value */
+	if (!json_object_object_get_ex(root, "exports", NULL))
+		return;
+	jx = need(rd, root, "exports", json_type_object, 0);
+	if (!jx)
+		return;
+	mark = push_key(rd, "exports");
+	je = member(jx, "libpmem");
+	if (je) {
+		size_t m2 = push_key(rd, "libpmem");
+
+		p->exports.libpmem.present = true;
+		read_str(rd, je, "target", p->exports.libpmem.target, POLICY_NAME_MAX, 1);
+		read_kv(rd, je, "env", &p->exports.libpmem);
+		p->exports.libpmem.regret = read_double(rd, je, "regret", 0, 1e3, 1, 0);
+		pop(rd, m2);
+	}
+	je = member(jx, "glibc");
+	if (je) {
+		size_t m2 = push_key(rd, "glibc");
+
+		p->exports.glibc.present = true;
+		read_str(rd, je, "target", p->exports.glibc.target, POLICY_NAME_MAX, 1);
+		read_kv(rd, je, "tunables", &p->exports.glibc);
+		p->exports.glibc.regret = read_double(rd, je, "regret", 0, 1e3, 1, 0);
+		pop(rd, m2);
+	}
+	je = member(jx, "kernel");
+	if (je) {
+		size_t m2 = push_key(rd, "kernel");
+		struct json_object *v;
+
+		p->exports.kernel.present = true;
+		read_str(rd, je, "target", p->exports.kernel.target, POLICY_NAME_MAX, 1);
+		v = need(rd, je, "flushcache_nt_max_bytes", json_type_int, 1);
+		if (!rd->failed)
+			p->exports.kernel.threshold_bytes =
+				v ? (uint64_t)read_int(rd, je, "flushcache_nt_max_bytes", 0,
+						       POLICY_MAX_SIZE_BYTES,
+						       "a size in bytes or null", 1, 0)
+				  : POLICY_SIZE_OPEN;
+		p->exports.kernel.regret = read_double(rd, je, "regret", 0, 1e3, 1, 0);
+		pop(rd, m2);
+	}
+	pop(rd, mark);
+}
+
+static void read_platform(struct rd *rd, struct json_object *root, struct policy *p)
+{
+	struct json_object *jp = need(rd, root, "platform", json_type_object, 0), *jc, *feat;
+	struct policy_cpu *c = &p->platform.cpu;
+	size_t mark;
+
+	if (!jp)
+		return;
+	mark = push_key(rd, "platform");
+	read_str(rd, jp, "fingerprint", p->platform.fingerprint,
+		 sizeof(p->platform.fingerprint), 1);
+	read_str(rd, jp, "kernel", p->platform.kernel, sizeof(p->platform.kernel), 0);
+	jc = need(rd, jp, "cpu", json_type_object, 0);
+	if (jc) {
+		size_t m2 = push_key(rd, "cpu");
+
+		read_str(rd, jc, "vendor", c->vendor, sizeof(c->vendor), 1);
+		c->family = (unsigned)read_int(rd, jc, "family", 0, 0xfff, "a CPU family", 1, 0);
+		c->model = (unsigned)read_int(rd, jc, "model", 0, 0xfff, "a CPU model", 1, 0);
+		c->stepping = (unsigned)read_int(rd, jc, "stepping", 0, 0xff, "a stepping", 1, 0);
+		read_str(rd, jc, "microcode", c->microcode, sizeof(c->microcode), 0);
+		c->llc_bytes = (uint64_t)read_int(rd, jc, "llc_bytes", 0, POLICY_MAX_SIZE_BYTES,
+						  "a size in bytes", 0, 0);
+		feat = need_array(rd, jc, "features", POLICY_MAX_FEATURES, 0);
+		for (size_t i = 0; feat && i < json_object_array_length(feat) && !rd->failed; i++) {
+			struct json_object *f = json_object_array_get_idx(feat, i);
+			size_t m3 = push_key(rd, "features");
+
+			push_index(rd, i);
+			if (!f || !json_object_is_type(f, json_type_string) ||
+			    json_object_get_string_len(f) >= POLICY_NAME_MAX ||
+			    !json_object_get_string_len(f))
+				fail(rd, "expected a feature name, got %s", type_name(f));
+			else if (policy_cpu_add_feature(c, json_object_get_string(f)))
+				fail(rd, "out of memory");
+			pop(rd, m3);
+		}
+		pop(rd, m2);
+	}
+	pop(rd, mark);
+}
+
+static void read_merged(struct rd *rd, struct json_object *root, struct policy *p)
+{
+	struct json_object *jm;
+	size_t mark;
+
+	if (!member(root, "merged"))
+		return;
+	jm = need(rd, root, "merged", json_type_object, 0);
+	if (!jm)
+		return;
+	mark = push_key(rd, "merged");
+	p->merged.hosts = (unsigned)read_int(rd, jm, "hosts", 1, 10000000, "a host count", 1, 0);
+	read_str(rd, jm, "created_first", p->merged.created_first,
+		 sizeof(p->merged.created_first), 0);
+	read_str(rd, jm, "created_last", p->merged.created_last,
+		 sizeof(p->merged.created_last), 0);
+	pop(rd, mark);
+}
+
+static void read_generator(struct rd *rd, struct json_object *root, struct policy *p)
+{
+	struct json_object *jg = member(root, "generator");
+	size_t mark;
+
+	if (!jg)
+		return;
+	jg = need(rd, root, "generator", json_type_object, 0);
+	if (!jg)
+		return;
+	mark = push_key(rd, "generator");
+	read_str(rd, jg, "name", p->generator.name, sizeof(p->generator.name), 0);
+	read_str(rd, jg, "version", p->generator.version, sizeof(p->generator.version), 0);
+	read_str(rd, jg, "created", p->generator.created, sizeof(p->generator.created), 0);
+	read_str(rd, jg, "mode", p->generator.mode, sizeof(p->generator.mode), 0);
+	p->generator.duration_s = read_double(rd, jg, "duration_s", 0, 1e7, 1, 0);
+	pop(rd, mark);
+}
+
+/* "pmem-policy/1" or "pmem-policy/1.N": major 1 only. */
+static int schema_major(const char *s)
+{
+	const char *pre = "pmem-policy/";
+	char *end;
+	long major;
+
+	if (strncmp(s, pre, strlen(pre)))
+		return -1;
+	s += strlen(pre);
+	if (*s < '0' || *s > '9')
+		return -1;
+	major = strtol(s, &end, 10);
+	if (*end && *end != '.')
+		return -1;
+	return major > 1000 ? -1 : (int)major;
+}
+
+struct policy *policy_from_json(struct json_object *root, char *err, size_t errlen)
+{
+	return policy_from_json_at(root, "", err, errlen);
+}
+
+struct policy *policy_from_json_at(struct json_object *root, const char *path, char *err,
+				   size_t errlen)
+{
+	struct rd rd = { .err = err, .errlen = errlen };
+	struct json_object *targets;
+	struct policy *p;
+	char schema[32] = "";
+
+	snprintf(rd.path, sizeof(rd.path), "%s", path);
+	if (!json_object_is_type(root, json_type_object)) {
+		fail(&rd, "expected a JSON object, got %s", type_name(root));
+		errno = EINVAL;
+		return NULL;
+	}
+	p = policy_new();
+	if (!p) {
+		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	read_str(&rd, root, "schema", schema, sizeof(schema), 1);
+	if (!rd.failed && schema_major(schema) != POLICY_SCHEMA_MAJOR) {
+		size_t mark = push_key(&rd, "schema");
+
+		fail(&rd, "unsupported schema '%s' (this reader knows %s)", schema, POLICY_SCHEMA);
+		pop(&rd, mark);
+	}
+	if (!rd.failed)
+		snprintf(p->schema, sizeof(p->schema), "%s", schema);
+	read_generator(&rd, root, p);
+	read_merged(&rd, root, p);
+	read_platform(&rd, root, p);
+	targets = need_array(&rd, root, "targets", POLICY_MAX_TARGETS, 1);
+	for (size_t i = 0; targets && i < json_object_array_length(targets) && !rd.failed; i++) {
+		size_t mark = push_key(&rd, "targets");
+
+		push_index(&rd, i);
+		read_target(&rd, json_object_array_get_idx(targets, i), p);
+		pop(&rd, mark);
+	}
+	read_exports(&rd, root, p);
+	if (rd.failed) {
+		policy_free(p);
+		errno = EINVAL;
+		return NULL;
+	}
+	return p;
+}
+
+struct json_object *policy_tokenize(const char *text, size_t len, char *err, size_t errlen)
+{
+	struct json_tokener *tok;
+	struct json_object *root;
+	enum json_tokener_error e;
+	size_t off;
+
+	if (len > POLICY_MAX_FILE_BYTES) {
+		snprintf(err, errlen, "%zu bytes, larger than the %d bytes a policy may have", len,
+			 POLICY_MAX_FILE_BYTES);
+		errno = EFBIG;
+		return NULL;
+	}
+	if (memchr(text, '\0', len)) {
+		snprintf(err, errlen, "contains a NUL byte: not a JSON text");
+		errno = EINVAL;
+		return NULL;
+	}
+	tok = json_tokener_new_ex(POLICY_MAX_DEPTH);
+	if (!tok) {
+		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	root = json_tokener_parse_ex(tok, text, (int)len);
+	e = json_tokener_get_error(tok);
+	off = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	/* trailing white space after the document is fine */
+	while (root && e == json_tokener_success && off < len && strchr(" \t\r\n", text[off]))
+		off++;
+	if (!root || e != json_tokener_success || off < len) {
+		snprintf(err, errlen, "not valid JSON at byte %zu: %s", off,
+			 e == json_tokener_success ? "trailing data"
+			 : e == json_tokener_continue ? "unexpected end of input"
+			 : json_tokener_error_desc(e));
+		json_object_put(root);
+		errno = EINVAL;
+		return NULL;
+	}
+	return root;
+}
+
+struct policy *policy_parse(const char *text, size_t len, char *err, size_t errlen)
+{
+	struct json_object *root = policy_tokenize(text, len, err, errlen);
+	struct policy *p;
+	int e;
+
+	if (!root)
+		return NULL;
+	p = policy_from_json(root, err, errlen);
+	e = errno;
+	json_object_put(root);
+	errno = e;
+	return p;
+}
+
+struct policy *policy_load(const char *path, char *err, size_t errlen)
+{
+	char msg[400];
+	struct policy *p;
+	size_t len;
+	char *buf;
+	int e;
+
+	e = -policy_read_file(path, POLICY_LOAD_INSECURE, &buf, &len, err, errlen);
+	if (e) {
+		errno = e;
+		return NULL;
+	}
+	p = policy_parse(buf, len, msg, sizeof(msg));
+	e = errno;
+	if (!p)
+		snprintf(err, errlen, "%s: %s", path, msg);
+	free(buf);
+	errno = e;
+	return p;
+}

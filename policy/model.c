@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* The policy model: allocation and lookup. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy.h"
+#include "policy_internal.h"
+
+#define copy_name(dst, src) snprintf((dst), sizeof(dst), "%s", (src) ? (src) : "")
+
+struct policy *policy_new(void)
+{
+	struct policy *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	copy_name(p->schema, POLICY_SCHEMA);
+	p->exports.kernel.threshold_bytes = POLICY_SIZE_OPEN;
+	return p;
+}
+
+static void curve_free(struct policy_curve *c)
+{
+	free(c->median_mib_s);
+	free(c->p10_mib_s);
+	free(c->p90_mib_s);
+	free(c->ci_lo_mib_s);
+	free(c->ci_hi_mib_s);
+	free(c->samples);
+	free(c->hosts_min_mib_s);
+	free(c->hosts_max_mib_s);
+}
+
+void policy_op_release(struct policy_op *op)
+{
+	for (size_t i = 0; i < op->ncurves; i++)
+		curve_free(&op->curves[i]);
+	free(op->curves);
+	free(op->sizes_bytes);
+	free(op->ranges);
+	free(op->crossovers);
+}
+
+void policy_free(struct policy *p)
+{
+	if (!p)
+		return;
+	for (size_t t = 0; t < p->ntargets; t++) {
+		struct policy_target *tg = &p->targets[t];
+
+		for (size_t o = 0; o < tg->nops; o++)
+			policy_op_release(&tg->ops[o]);
+		free(tg->ops);
+		free(tg->dimms);
+	}
+	free(p->targets);
+	for (size_t i = 0; i < p->platform.cpu.nfeatures; i++)
+		free(p->platform.cpu.features[i]);
+	free(p->platform.cpu.features);
+	free(p);
+}
+
+/* Grow *arr (of *n elements of size sz) by one zeroed element. */
+static void *grow_one(void *arrp, size_t *n, size_t sz)
+{
+	void **arr = arrp;
+	char *na = realloc(*arr, (*n + 1) * sz);
+
+	if (!na)
+		return NULL;
+	memset(na + *n * sz, 0, sz);
+	*arr = na;
+	return na + (*n)++ * sz;
+}
+
+struct policy_target *policy_add_target(struct policy *p, const char *name)
+{
+	struct policy_target *t = grow_one(&p->targets, &p->ntargets, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	copy_name(t->name, name);
+	t->numa_node = -1;
+	return t;
+}
+
+struct policy_op *policy_target_add_op(struct policy_target *t, const char *op,
+				       const char *pattern, unsigned threads,
+				       const uint64_t *sizes_bytes, size_t nsizes)
+{
+	struct policy_op *o;
+	uint64_t *sizes = NULL;
+
+	if (nsizes) {
+		sizes = malloc(nsizes * sizeof(*sizes));
+		if (!sizes)
+			return NULL;
+		memcpy(sizes, sizes_bytes, nsizes * sizeof(*sizes));
+	}
+	o = grow_one(&t->ops, &t->nops, sizeof(*o));
+	if (!o) {
+		free(sizes);
+		return NULL;
+	}
+	copy_name(o->op, op);
+	copy_name(o->pattern, pattern);
+	o->threads = threads;
+	o->sizes_bytes = sizes;
+	o->nsizes = nsizes;
+	o->ceiling_mib_s = NAN;
+	return o;
+}
+
+static double *nan_array(size_t n)
+{
+	double *a = malloc((n ? n : 1) * sizeof(*a));
+
+	if (a)
+		for (size_t i = 0; i < n; i++)
+			a[i] = NAN;
+	return a;
+}
+
+static int curve_alloc(struct policy_curve *c, size_t n)
+{
+	c->median_mib_s = nan_array(n);
+	c->p10_mib_s = nan_array(n);
+	c->p90_mib_s = nan_array(n);
+	c->ci_lo_mib_s = nan_array(n);
+	c->ci_hi_mib_s = nan_array(n);
+	c->samples = calloc(n ? n : 1, sizeof(*c->samples));
+	if (!c->median_mib_s || !c->p10_mib_s || !c->p90_mib_s || !c->ci_lo_mib_s ||
+	    !c->ci_hi_mib_s || !c->samples) {
+		curve_free(c);
+		memset(c, 0, sizeof(*c));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+struct policy_curve *policy_op_add_curve(struct policy_op *op, const char *strategy)
+{
+	struct policy_curve tmp = { 0 }, *c;
+
+	if (curve_alloc(&tmp, op->nsizes))
+		return NULL;
+	c = grow_one(&op->curves, &op->ncurves, sizeof(*c));
+	if (!c) {
+		curve_free(&tmp);
+		return NULL;
+	}
+	*c = tmp;
+	copy_name(c->strategy, strategy);
+	return c;
+}
+
+struct policy_curve *policy_op_find_curve(const struct policy_op *op, const char *strategy)
+{
+	for (size_t i = 0; i < op->ncurves; i++)
+		if (strcmp(op->curves[i].strategy, strategy) == 0)
+			return &op->curves[i];
+	return NULL;
+}
+
+int policy_op_size_index(const struct policy_op *op, uint64_t size_bytes)
+{
+	for (size_t i = 0; i < op->nsizes; i++)
+		if (op->sizes_bytes[i] == size_bytes)
+			return (int)i;
+	return -ENOENT;
+}
+
+/* Insert one element at index at of an array of n elements of size sz. */
+static int array_insert(void *arrp, size_t n, size_t sz, size_t at, const void *val)
+{
+	void **arr = arrp;
+	char *na = realloc(*arr, (n + 1) * sz);
+
+	if (!na)
+		return -ENOMEM;
+	memmove(na + (at + 1) * sz, na + at * sz, (n - at) * sz);
+	memcpy(na + at * sz, val, sz);
+	*arr = na;
+	return 0;
+}
+
+int policy_op_insert_size(struct policy_op *op, uint64_t size_bytes)
+{
+	const double nan = NAN;
+	const unsigned zero = 0;
+	size_t at = 0;
+	int idx = policy_op_size_index(op, size_bytes);
+
+	if (idx >= 0)
+		return idx;
+	while (at < op->nsizes && op->sizes_bytes[at] < size_bytes)
+		at++;
+	/*
+	 * Grow every array first and only then bump nsizes, so that a
+	 * failure part-way leaves arrays longer than nsizes, never shorter.
+	 */
+	for (size_t i = 0; i < op->ncurves; i++) {
+		struct policy_curve *c = &op->curves[i];
+
+		if (array_insert(&c->median_mib_s, op->nsizes, sizeof(double), at, &nan) ||
+		    array_insert(&c->p10_mib_s, op->nsizes, sizeof(double), at, &nan) ||
+		    array_insert(&c->p90_mib_s, op->nsizes, sizeof(double), at, &nan) ||
+		    array_insert(&c->ci_lo_mib_s, op->nsizes, sizeof(double), at, &nan) ||
+		    array_insert(&c->ci_hi_mib_s, op->nsizes, sizeof(double), at, &nan) ||
+		    array_insert(&c->samples, op->nsizes, sizeof(unsigned), at, &zero))
+			return -ENOMEM;
+		if (c->hosts_min_mib_s &&
+		    (array_insert(&c->hosts_min_mib_s, op->nsizes, sizeof(double), at, &nan) ||
+		     array_insert(&c->hosts_max_mib_s, op->nsizes, sizeof(double), at, &nan)))
+			return -ENOMEM;
+	}
+	if (array_insert(&op->sizes_bytes, op->nsizes, sizeof(uint64_t), at, &size_bytes))
+		return -ENOMEM;
+	op->nsizes++;
+	return (int)at;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int policy_cpu_add_feature(struct policy_cpu *cpu, const char *feature)
+{
+	char **slot, *dup;
+
+	for (size_t i = 0; i < cpu->nfeatures; i++)
+		if (strcmp(cpu->features[i], feature) == 0)
+			return 0;
+	dup = strdup(feature);
+	if (!dup)
+		return -ENOMEM;
+	slot = grow_one(&cpu->features, &cpu->nfeatures, sizeof(*slot));
+	if (!slot) {
+		free(dup);
+		return -ENOMEM;
+	}
+	*slot = dup;
+	qsort(cpu->features, cpu->nfeatures, sizeof(*cpu->features), cmp_str);
+	return 0;
+}
+
+struct policy_op *policy_find_op(const struct policy_target *t, const char *op,
+				 const char *pattern, unsigned threads)
+{
+	for (size_t i = 0; i < t->nops; i++) {
+		struct policy_op *o = &t->ops[i];
+
+		if (strcmp(o->op, op) == 0 && strcmp(o->pattern, pattern) == 0 &&
+		    (threads == 0 || o->threads == threads))
+			return o;
+	}
+	return NULL;
+}
+
+struct policy_target *policy_find_target(const struct policy *p, const char *name)
+{
+	for (size_t i = 0; i < p->ntargets; i++)
+		if (strcmp(p->targets[i].name, name) == 0)
+			return &p->targets[i];
+	return NULL;
+}

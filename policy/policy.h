@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libpmem-policy: the in-memory model of /etc/pmem-policy.json.
+ *
+ * Ownership: a struct policy owns every array and string below it;
+ * policy_free() releases all of it.  Units live in the field names:
+ * _bytes, _mib_s (MiB/s, 1 MiB = 2^20 bytes), _s (seconds).
+ * A throughput that was not measured is NAN (JSON null).
+ */
+#ifndef PMEM_POLICY_H
+#define PMEM_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define POLICY_SCHEMA		"pmem-policy/1"
+#define POLICY_SCHEMA_MAJOR	1
+#define POLICY_NAME_MAX		64
+#define POLICY_PATH_MAX		256
+/* to_bytes of the last range: no upper bound (JSON null) */
+#define POLICY_SIZE_OPEN	UINT64_MAX
+
+struct policy_curve {
+	char strategy[POLICY_NAME_MAX];
+	/*
+	 * Measured but not a valid persistent copy on this target (noflush
+	 * where the persistence domain is not the CPU cache): kept for the
+	 * exports that need a volatile reference, never chosen by a range.
+	 */
+	bool reference_only;
+	double *median_mib_s;	/* [op->nsizes] */
+	double *p10_mib_s;
+	double *p90_mib_s;
+	double *ci_lo_mib_s;	/* 95 % confidence interval of the median */
+	double *ci_hi_mib_s;
+	unsigned *samples;	/* samples behind each cell, 0 = not measured */
+	/* merged entries only (else NULL): spread of the hosts' medians */
+	double *hosts_min_mib_s;
+	double *hosts_max_mib_s;
+};
+
+struct policy_range {
+	uint64_t from_bytes;	/* inclusive */
+	uint64_t to_bytes;	/* exclusive, POLICY_SIZE_OPEN = no bound */
+	char strategy[POLICY_NAME_MAX];
+	/* true where the strategy won by the tie rule, not by separation */
+	bool tie;
+};
+
+struct policy_crossover {
+	uint64_t size_bytes;	/* smallest measured size where 'above' wins */
+	char below[POLICY_NAME_MAX];
+	char above[POLICY_NAME_MAX];
+	double confidence;	/* 0..1, probability both sides are right */
+};
+
+struct policy_op {
+	char op[POLICY_NAME_MAX];	/* "write" */
+	char pattern[POLICY_NAME_MAX];	/* "sequential" | "random" */
+	unsigned threads;
+	double ceiling_mib_s;		/* non-temporal fill, same threads */
+	size_t nsizes;
+	uint64_t *sizes_bytes;		/* ascending, unique */
+	size_t ncurves;
+	struct policy_curve *curves;
+	size_t nranges;
+	struct policy_range *ranges;
+	size_t ncrossovers;
+	struct policy_crossover *crossovers;
+};
+
+struct policy_dimm {
+	char name[POLICY_NAME_MAX];
+	char vendor[POLICY_NAME_MAX];
+	char device[POLICY_NAME_MAX];
+	char firmware[POLICY_NAME_MAX];
+};
+
+struct policy_target {
+	char name[POLICY_NAME_MAX];
+	char kind[POLICY_NAME_MAX];	/* "pmem" | "dram" | "file" | "devdax" */
+	char device[POLICY_PATH_MAX];	/* path, "" for dram */
+	/* "devdax" | "map_sync" | "shared" | "anonymous" */
+	char mapping[POLICY_NAME_MAX];
+	/* "cpu_cache" | "memory_controller" | "none" | "unknown" */
+	char persistence_domain[POLICY_NAME_MAX];
+	int numa_node;			/* -1 unknown */
+	unsigned interleave_ways;	/* 0 unknown */
+	size_t ndimms;
+	struct policy_dimm *dimms;
+	uint64_t area_bytes;		/* destination area walked */
+	double ceiling_mib_s;		/* best ceiling of its ops */
+	size_t nops;
+	struct policy_op *ops;
+};
+
+struct policy_cpu {
+	char vendor[16];
+	unsigned family, model, stepping;
+	char microcode[32];		/* "" unknown; not in the fingerprint */
+	size_t nfeatures;
+	char **features;		/* sorted, lower case */
+	uint64_t llc_bytes;
+};
+
+struct policy_platform {
+	char fingerprint[80];		/* "sha256:<64 hex>" */
+	struct policy_cpu cpu;
+	char kernel[128];		/* uname -r; not in the fingerprint */
+};
+
+struct policy_generator {
+	char name[POLICY_NAME_MAX];
+	char version[32];
+	char created[32];		/* RFC 3339 UTC */
+	char mode[16];			/* "quick" | "standard" | "thorough" */
+	double duration_s;
+};
+
+struct policy_kv {
+	char key[POLICY_NAME_MAX];
+	char value[POLICY_NAME_MAX];
+};
+
+#define POLICY_EXPORT_KV_MAX 8
+
+/* One consumer whose knob cannot express the whole decision. */
+struct policy_export {
+	bool present;
+	char target[POLICY_NAME_MAX];
+	size_t nkv;			/* env (libpmem) or tunables (glibc) */
+	struct policy_kv kv[POLICY_EXPORT_KV_MAX];
+	/*
+	 * kernel: the size up to which dm-writecache-style code should use
+	 * non-temporal stores before switching to cached+flush;
+	 * POLICY_SIZE_OPEN = never switch (JSON null).
+	 */
+	uint64_t threshold_bytes;
+	double regret;			/* 0 = as good as the per-size best */
+};
+
+struct policy_exports {
+	struct policy_export libpmem;
+	struct policy_export glibc;
+	struct policy_export kernel;
+};
+
+/* A fleet entry aggregated from several hosts of one fingerprint. */
+struct policy_merged {
+	unsigned hosts;			/* 0: a single host's probe */
+	char created_first[32];
+	char created_last[32];
+};
+
+struct policy {
+	char schema[32];
+	struct policy_generator generator;
+	struct policy_merged merged;
+	struct policy_platform platform;
+	size_t ntargets;
+	struct policy_target *targets;
+	struct policy_exports exports;
+};
+
+/* model.c: allocation; every function returns NULL / -ENOMEM on failure */
+struct policy *policy_new(void);
+void policy_free(struct policy *p);
+struct policy_target *policy_add_target(struct policy *p, const char *name);
+struct policy_op *policy_target_add_op(struct policy_target *t, const char *op,
+				       const char *pattern, unsigned threads,
+				       const uint64_t *sizes_bytes, size_t nsizes);
+struct policy_curve *policy_op_add_curve(struct policy_op *op, const char *strategy);
+struct policy_curve *policy_op_find_curve(const struct policy_op *op, const char *strategy);
+/* Insert a size keeping the grid sorted; new cells are NAN.  Returns its index. */
+int policy_op_insert_size(struct policy_op *op, uint64_t size_bytes);
+int policy_op_size_index(const struct policy_op *op, uint64_t size_bytes);
+int policy_cpu_add_feature(struct policy_cpu *cpu, const char *feature);
+struct policy_op *policy_find_op(const struct policy_target *t, const char *op,
+				 const char *pattern, unsigned threads);
+struct policy_target *policy_find_target(const struct policy *p, const char *name);
+
+/*
+ * json.c: the JSON form (json-c), deterministic key order.
+ * policy_load() and policy_parse() put one line naming the JSON path of
+ * the bad value into err (errlen bytes) and return NULL with errno set.
+ */
+struct json_object;
+struct json_object *policy_to_json(const struct policy *p);
+struct policy *policy_from_json(struct json_object *root, char *err, size_t errlen);
+struct policy *policy_parse(const char *text, size_t len, char *err, size_t errlen);
+struct policy *policy_load(const char *path, char *err, size_t errlen);
+/* Pretty, deterministic text; caller frees. */
+char *policy_to_string(const struct policy *p);
+
+/*
+ * bundle.c: a fleet file holds one policy or a bundle of entries with
+ * distinct fingerprints: {"schema": ..., "bundle": [POLICY, ...]}.  Both
+ * load as a bundle (n >= 1).  Loading as root refuses a file not owned
+ * by root or writable by group or others (the daemon writes kernel
+ * knobs from it) unless POLICY_LOAD_INSECURE is given.
+ */
+struct policy_bundle {
+	size_t n;
+	struct policy **entries;	/* owned */
+};
+
+#define POLICY_LOAD_INSECURE	(1u << 0)
+
+struct policy_bundle *policy_bundle_new(void);
+void policy_bundle_free(struct policy_bundle *b);
+/* Takes ownership of p; -EEXIST if an entry has its fingerprint. */
+int policy_bundle_add(struct policy_bundle *b, struct policy *p);
+struct policy_bundle *policy_bundle_parse(const char *text, size_t len, char *err,
+					  size_t errlen);
+struct policy_bundle *policy_bundle_load(const char *path, unsigned flags, char *err,
+					 size_t errlen);
+/* The entry for fingerprint fp, NULL if none. */
+struct policy *policy_bundle_find(const struct policy_bundle *b, const char *fp);
+/* One entry prints as a plain policy, more as a bundle; caller frees. */
+char *policy_bundle_to_string(const struct policy_bundle *b);
+int policy_bundle_save(const struct policy_bundle *b, const char *path);
+/* Deep copy (merge works on copies of its inputs). */
+struct policy *policy_dup(const struct policy *p);
+
+/* save.c: temp file in the same directory, fsync, rename, fsync dir. */
+int policy_save(const struct policy *p, const char *path);
+int atomic_write_file(const char *path, const char *data, size_t len, unsigned mode);
+
+#endif /* PMEM_POLICY_H */

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Shared between the policy library's files; not part of its interface. */
+#ifndef PMEM_POLICY_INTERNAL_H
+#define PMEM_POLICY_INTERNAL_H
+
+#include <stddef.h>
+
+#include "policy.h"
+
+struct json_object;
+
+/* Strict JSON with the size and depth limits; NULL + one line in err. */
+struct json_object *policy_tokenize(const char *text, size_t len, char *err, size_t errlen);
+/* As policy_from_json, reporting paths below path ("bundle[2]"). */
+struct policy *policy_from_json_at(struct json_object *root, const char *path, char *err,
+				   size_t errlen);
+/*
+ * Read a policy file whole: a regular file of at most the size limit;
+ * as root, owned by root and not writable by group or others unless
+ * POLICY_LOAD_INSECURE.  *buf is NUL-terminated; caller frees.  Errors
+ * name the file.  Returns 0 or negative errno.
+ */
+int policy_read_file(const char *path, unsigned flags, char **buf, size_t *len, char *err,
+		     size_t errlen);
+
+/* Free what op holds (not op itself). */
+void policy_op_release(struct policy_op *op);
+
+#endif

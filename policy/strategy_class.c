@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Strategy name -> class and tie-break rank.  The table order is the
+ * tie rank: widest non-temporal stores first (fewest instructions per
+ * line), then the flush kinds that keep the line cached (clwb) before
+ * those that evict it, clflush (serialising) last of the valid ones.
+ */
+#include <string.h>
+
+#include "strategy_class.h"
+
+static const struct {
+	const char *name;
+	enum strategy_class class;
+} strategies[] = {
+	{ "movnt_avx512",	STRATEGY_CLASS_NONTEMPORAL },
+	{ "movdir64b",		STRATEGY_CLASS_NONTEMPORAL },
+	{ "movnt_avx2",		STRATEGY_CLASS_NONTEMPORAL },
+	{ "movnt_sse2",		STRATEGY_CLASS_NONTEMPORAL },
+	{ "movnt",		STRATEGY_CLASS_NONTEMPORAL },
+	{ "clwb",		STRATEGY_CLASS_FLUSH },
+	{ "clflushopt",		STRATEGY_CLASS_FLUSH },
+	{ "stores8_clwb",	STRATEGY_CLASS_FLUSH },
+	{ "rep_movsb_clwb",	STRATEGY_CLASS_FLUSH },
+	{ "memcpy_clwb",	STRATEGY_CLASS_FLUSH },
+	{ "clflush",		STRATEGY_CLASS_FLUSH },
+	{ "noflush",		STRATEGY_CLASS_NOFLUSH },
+};
+
+#define NSTRATEGIES (int)(sizeof(strategies) / sizeof(strategies[0]))
+
+static int strategy_index(const char *name)
+{
+	if (!name)
+		return -1;
+	for (int i = 0; i < NSTRATEGIES; i++)
+		if (strcmp(strategies[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+enum strategy_class strategy_class_of(const char *name)
+{
+	int i = strategy_index(name);
+
+	return i < 0 ? STRATEGY_CLASS_UNKNOWN : strategies[i].class;
+}
+
+bool strategy_is_nontemporal(const char *name)
+{
+	return strategy_class_of(name) == STRATEGY_CLASS_NONTEMPORAL;
+}
+
+int strategy_tie_rank(const char *name)
+{
+	int i = strategy_index(name);
+
+	return i < 0 ? NSTRATEGIES : i;
+}

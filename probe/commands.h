@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The pmem-tune commands other than --probe; each returns an exit
+ * status.  flags: POLICY_LOAD_INSECURE (--insecure, tests only).
+ */
+#ifndef PMEM_TUNE_COMMANDS_H
+#define PMEM_TUNE_COMMANDS_H
+
+#include <stdbool.h>
+
+int list_cmd(bool json);
+int show_cmd(const char *path, unsigned flags);
+/* 0 valid and for this host, 1 other platform or drift, 2 invalid. */
+int check_cmd(const char *path, unsigned flags);
+/* 0 same decisions and exports, 1 different, 2 invalid. */
+int diff_cmd(const char *a, const char *b, unsigned flags);
+int merge_cmd(const char *out, char **in, int nin, const char *weights, unsigned flags);
+/* Prometheus text format for node-exporter's textfile collector. */
+int metrics_cmd(const char *out, const char *path, unsigned flags);
+int strategies_cmd(void);
+/* 0 if every name of the comma list is a known strategy, else -EINVAL (said). */
+int strategies_validate(const char *list);
+
+#endif

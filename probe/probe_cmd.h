@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef PMEM_TUNE_PROBE_CMD_H
+#define PMEM_TUNE_PROBE_CMD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sweep.h"
+
+struct probe_opts {
+	const char *target;		/* "dram", "file:PATH", "/dev/daxX.Y" */
+	const char *output;		/* policy path; NULL = print only */
+	enum sweep_mode mode;
+	uint64_t area_bytes;		/* 0 = default */
+	unsigned threads;		/* 0 = every CPU available */
+	const char *strategies;		/* comma list, NULL = all */
+	bool destroy_data;
+	bool quiet;
+	bool json_stdout;		/* print the policy instead of the table */
+	const char *weights;		/* size distribution for the regrets */
+};
+
+/* Run a probe as the CLI does; returns the process exit status. */
+int probe_cmd(const struct probe_opts *o);
+
+#endif

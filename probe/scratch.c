@@ -1,0 +1,1447 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Scratch space on persistent memory, the way `ndctl create-namespace`
+ * and `ndctl destroy-namespace` do it, through libndctl:
+ *
+ *  - labelled region: a new namespace in free capacity, alt-name
+ *    "pmem-tune-scratch", devdax (a dax seed claims it) or, where
+ *    devdax cannot be had, fsdax (a pfn seed) with ext4 mounted -o dax
+ *    and a file in it.  Destroyed afterwards.
+ *  - label-less region (named, with destroy_data only): its one
+ *    namespace spans the region and cannot be subdivided.  If it is
+ *    devdax already it is used as it is; raw or fsdax is turned into
+ *    devdax for the probe and put back into its mode afterwards (empty:
+ *    the user agreed to lose the data).
+ *
+ * Every change is recorded in the state file before it is made, so that
+ * a probe killed half-way can be cleaned up by the next one.  A
+ * namespace is destroyed only when its alt-name and its UUID both match
+ * a record: nothing the probe did not create is ever touched.  One lock
+ * file serialises probes; the kernel drops the lock of a killed one.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <linux/ndctl.h>
+#include <daxctl/libdaxctl.h>
+#include <ndctl/libndctl.h>
+
+#include "cpu.h"
+#include "regions.h"
+#include "scratch.h"
+
+#define SZ_2M		(2ull << 20)
+#define SZ_16M		(16ull << 20)
+#define INFO_BLOCK	8192		/* what ndctl zeroes: the pfn/dax/btt info block */
+#define SCRATCH_FILE	"pmem-tune-scratch.data"
+#define LOCK_FILE	"scratch.lock"
+
+extern char **environ;
+
+struct scratch_priv {
+	struct scratch_record rec;
+	bool recorded;			/* rec is in the state file */
+};
+
+/* ---- the state file ---- */
+
+const char *scratch_state_dir(void)
+{
+	const char *d = getenv("PMEM_TUNE_STATE_DIR");
+
+	return d && *d ? d : SCRATCH_STATE_DIR;
+}
+
+static int state_path(char *buf, size_t len, const char *name)
+{
+	if ((size_t)snprintf(buf, len, "%s/%s", scratch_state_dir(), name) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static void add_str(struct json_object *o, const char *key, const char *v)
+{
+	if (v && *v)
+		json_object_object_add(o, key, json_object_new_string(v));
+}
+
+char *scratch_state_format(const struct scratch_record *recs, size_t n)
+{
+	struct json_object *root = json_object_new_object(), *arr = json_object_new_array();
+	char *text = NULL;
+
+	if (!root || !arr)
+		goto out;
+	json_object_object_add(root, "schema", json_object_new_string(SCRATCH_STATE_SCHEMA));
+	json_object_object_add(root, "scratch", arr);
+	for (size_t i = 0; i < n; i++) {
+		const struct scratch_record *r = &recs[i];
+		struct json_object *o = json_object_new_object();
+
+		if (!o)
+			goto out;
+		json_object_array_add(arr, o);
+		add_str(o, "uuid", r->uuid);
+		add_str(o, "region", r->region);
+		add_str(o, "namespace", r->ns);
+		add_str(o, "mode", r->mode);
+		add_str(o, "mount", r->mount);
+		add_str(o, "restore", r->restore);
+		json_object_object_add(o, "pid", json_object_new_int64(r->pid));
+		add_str(o, "created", r->created);
+	}
+	text = strdup(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+						     JSON_C_TO_STRING_SPACED |
+						     JSON_C_TO_STRING_NOSLASHESCAPE));
+	if (text) {
+		/* a text file ends with a newline */
+		char *t = realloc(text, strlen(text) + 2);
+
+		if (t)
+			strcat(t, "\n");
+		text = t ? t : text;
+	}
+out:
+	if (root)
+		json_object_put(root);
+	else if (arr)
+		json_object_put(arr);
+	return text;
+}
+
+/* A string member into out[size]; absent is "" unless required. */
+static int get_str(struct json_object *o, const char *key, char *out, size_t size,
+		   bool required, size_t idx, char *err, size_t errlen)
+{
+	struct json_object *v;
+	const char *s;
+
+	out[0] = '\0';
+	if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null)) {
+		if (!required)
+			return 0;
+		snprintf(err, errlen, "scratch[%zu].%s: missing", idx, key);
+		return -EINVAL;
+	}
+	if (!json_object_is_type(v, json_type_string)) {
+		snprintf(err, errlen, "scratch[%zu].%s: not a string", idx, key);
+		return -EINVAL;
+	}
+	s = json_object_get_string(v);
+	if (strlen(s) >= size || (required && !*s)) {
+		snprintf(err, errlen, "scratch[%zu].%s: '%.40s' is %s", idx, key, s,
+			 *s ? "too long" : "empty");
+		return -EINVAL;
+	}
+	snprintf(out, size, "%s", s);
+	return 0;
+}
+
+static int parse_record(struct json_object *o, size_t i, struct scratch_record *r, char *err,
+			size_t errlen)
+{
+	unsigned char uu[16];
+	struct json_object *v;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (!json_object_is_type(o, json_type_object)) {
+		snprintf(err, errlen, "scratch[%zu]: not an object", i);
+		return -EINVAL;
+	}
+	if ((rc = get_str(o, "uuid", r->uuid, sizeof(r->uuid), true, i, err, errlen)) ||
+	    (rc = get_str(o, "region", r->region, sizeof(r->region), true, i, err, errlen)) ||
+	    (rc = get_str(o, "namespace", r->ns, sizeof(r->ns), false, i, err, errlen)) ||
+	    (rc = get_str(o, "mode", r->mode, sizeof(r->mode), true, i, err, errlen)) ||
+	    (rc = get_str(o, "mount", r->mount, sizeof(r->mount), false, i, err, errlen)) ||
+	    (rc = get_str(o, "restore", r->restore, sizeof(r->restore), false, i, err, errlen)) ||
+	    (rc = get_str(o, "created", r->created, sizeof(r->created), false, i, err, errlen)))
+		return rc;
+	if (region_uuid_parse(r->uuid, uu) || region_uuid_is_null(uu)) {
+		snprintf(err, errlen, "scratch[%zu].uuid: '%s' is not a UUID", i, r->uuid);
+		return -EINVAL;
+	}
+	if (strcmp(r->mode, "devdax") && strcmp(r->mode, "fsdax") && strcmp(r->mode, "label-less")) {
+		snprintf(err, errlen, "scratch[%zu].mode: '%s' is not devdax, fsdax or label-less",
+			 i, r->mode);
+		return -EINVAL;
+	}
+	/* a mount we would unmount must be ours: under the state directory */
+	if (r->mount[0] && (strncmp(r->mount, scratch_state_dir(), strlen(scratch_state_dir())) ||
+			    strstr(r->mount, "/../"))) {
+		snprintf(err, errlen, "scratch[%zu].mount: '%s' is not under %s", i, r->mount,
+			 scratch_state_dir());
+		return -EINVAL;
+	}
+	if (json_object_object_get_ex(o, "pid", &v)) {
+		if (!json_object_is_type(v, json_type_int)) {
+			snprintf(err, errlen, "scratch[%zu].pid: not an integer", i);
+			return -EINVAL;
+		}
+		r->pid = (long)json_object_get_int64(v);
+	}
+	return 0;
+}
+
+int scratch_state_parse(const char *text, struct scratch_record **recs, size_t *n, char *err,
+			size_t errlen)
+{
+	enum json_tokener_error jerr = json_tokener_success;
+	struct json_object *root = json_tokener_parse_verbose(text, &jerr), *v, *arr;
+	struct scratch_record *r = NULL;
+	size_t len = 0;
+	int rc = -EINVAL;
+
+	*recs = NULL;
+	*n = 0;
+	if (!root) {
+		snprintf(err, errlen, "not JSON: %s", json_tokener_error_desc(jerr));
+		return -EINVAL;
+	}
+	if (!json_object_is_type(root, json_type_object) ||
+	    !json_object_object_get_ex(root, "schema", &v) ||
+	    !json_object_is_type(v, json_type_string) ||
+	    strcmp(json_object_get_string(v), SCRATCH_STATE_SCHEMA)) {
+		snprintf(err, errlen, "schema: expected \"%s\"", SCRATCH_STATE_SCHEMA);
+		goto out;
+	}
+	if (!json_object_object_get_ex(root, "scratch", &arr) ||
+	    !json_object_is_type(arr, json_type_array)) {
+		snprintf(err, errlen, "scratch: expected an array");
+		goto out;
+	}
+	len = json_object_array_length(arr);
+	r = calloc(len ? len : 1, sizeof(*r));
+	if (!r) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < len; i++) {
+		rc = parse_record(json_object_array_get_idx(arr, i), i, &r[i], err, errlen);
+		if (rc)
+			goto out;
+	}
+	*recs = r;
+	*n = len;
+	r = NULL;
+	rc = 0;
+out:
+	free(r);
+	json_object_put(root);
+	return rc;
+}
+
+int scratch_state_load(const char *path, struct scratch_record **recs, size_t *n, char *err,
+		       size_t errlen)
+{
+	char *text = NULL;
+	struct stat st;
+	ssize_t got;
+	int fd, rc;
+
+	*recs = NULL;
+	*n = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 0;
+		rc = -errno;
+		snprintf(err, errlen, "%s", strerror(-rc));
+		return rc;
+	}
+	if (fstat(fd, &st) || st.st_size > (1 << 20)) {
+		rc = fstat(fd, &st) ? -errno : -EFBIG;
+		snprintf(err, errlen, "%s", rc == -EFBIG ? "larger than 1 MiB" : strerror(-rc));
+		goto out;
+	}
+	text = calloc(1, (size_t)st.st_size + 1);
+	if (!text) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	got = read(fd, text, (size_t)st.st_size);
+	if (got != st.st_size) {
+		rc = got < 0 ? -errno : -EIO;
+		snprintf(err, errlen, "short read");
+		goto out;
+	}
+	rc = scratch_state_parse(text, recs, n, err, errlen);
+out:
+	free(text);
+	close(fd);
+	return rc;
+}
+
+static int mkdir_p(const char *dir, mode_t mode)
+{
+	char buf[PATH_MAX];
+
+	if (snprintf(buf, sizeof(buf), "%s", dir) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	for (char *p = buf + 1; ; p++) {
+		if (*p == '/' || !*p) {
+			char c = *p;
+
+			*p = '\0';
+			if (mkdir(buf, mode) && errno != EEXIST)
+				return -errno;
+			*p = c;
+			if (!c)
+				break;
+		}
+	}
+	return 0;
+}
+
+int scratch_state_save(const char *path, const struct scratch_record *recs, size_t n)
+{
+	char *text;
+	int rc;
+
+	if (!n)
+		return unlink(path) && errno != ENOENT ? -errno : 0;
+	text = scratch_state_format(recs, n);
+	if (!text)
+		return -ENOMEM;
+	rc = atomic_write_file(path, text, strlen(text), 0600);
+	free(text);
+	return rc;
+}
+
+/* Add rec (add) or drop the record of rec->uuid (!add), under the lock. */
+static int state_update(const struct scratch_record *rec, bool add, char *err, size_t errlen)
+{
+	struct scratch_record *recs, *grown;
+	char path[PATH_MAX], why[256];
+	size_t n, j = 0;
+	int rc;
+
+	rc = state_path(path, sizeof(path), SCRATCH_STATE_FILE);
+	if (!rc)
+		rc = scratch_state_load(path, &recs, &n, why, sizeof(why));
+	if (rc) {
+		snprintf(err, errlen, "state file %s: %s", path, rc == -ENAMETOOLONG ?
+			 "path too long" : why);
+		return rc;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(recs[i].uuid, rec->uuid))
+			recs[j++] = recs[i];
+	n = j;
+	if (add) {
+		grown = realloc(recs, (n + 1) * sizeof(*recs));
+		if (!grown) {
+			free(recs);
+			return -ENOMEM;
+		}
+		recs = grown;
+		recs[n++] = *rec;
+	}
+	rc = scratch_state_save(path, recs, n);
+	free(recs);
+	if (rc)
+		snprintf(err, errlen, "cannot write the state file %s: %s", path, strerror(-rc));
+	return rc;
+}
+
+/*
+ * Serialise probes: the lock is held until the process exits (the
+ * kernel releases it when a probe is killed), so a live probe's scratch
+ * is never mistaken for a stale one.
+ */
+static int lock_fd = -1;
+
+static int state_lock(char *err, size_t errlen)
+{
+	char path[PATH_MAX], buf[32];
+	int fd, rc;
+
+	if (lock_fd >= 0)
+		return 0;
+	rc = mkdir_p(scratch_state_dir(), 0700);
+	if (rc) {
+		snprintf(err, errlen, "cannot create the state directory %s: %s",
+			 scratch_state_dir(), strerror(-rc));
+		return rc;
+	}
+	rc = state_path(path, sizeof(path), LOCK_FILE);
+	if (rc) {
+		snprintf(err, errlen, "state directory %s: path too long", scratch_state_dir());
+		return rc;
+	}
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		ssize_t got = pread(fd, buf, sizeof(buf) - 1, 0);
+
+		rc = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		buf[got > 0 ? got : 0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		snprintf(err, errlen, "another pmem-tune probe%s%s holds the scratch lock %s",
+			 buf[0] ? " (pid " : "", buf[0] ? buf : "", path);
+		if (buf[0])
+			strncat(err, "", errlen);
+		close(fd);
+		return rc;
+	}
+	snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, buf, strlen(buf), 0) < 0) {
+		/* the pid is only for the message above */
+	}
+	lock_fd = fd;
+	return 0;
+}
+
+static void now_rfc3339(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* ---- devices, mounts, helpers ---- */
+
+/* Device nodes appear through devtmpfs/udev shortly after the bind. */
+static bool wait_for_node(const char *path)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+	for (int i = 0; i < 250; i++) {
+		if (access(path, F_OK) == 0)
+			return true;
+		nanosleep(&ts, NULL);
+	}
+	return false;
+}
+
+/* mountinfo escapes blanks and backslashes as \ooo */
+static void unescape_octal(char *s)
+{
+	char *d = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*d++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*d++ = *s;
+		}
+	}
+	*d = '\0';
+}
+
+static bool is_mount_point(const char *dir)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096];
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *save = NULL, *tok = strtok_r(line, " ", &save);
+
+		/* id parent major:minor root mount-point ... */
+		for (int i = 0; tok && i < 4; i++)
+			tok = strtok_r(NULL, " ", &save);
+		if (tok) {
+			unescape_octal(tok);
+			found = strcmp(tok, dir) == 0;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Is the character device open or mapped by another process?  There is
+ * no exclusive open for a dax device; /proc is what fuser(1) reads.
+ */
+static bool chardev_in_use(const char *path, pid_t *who)
+{
+	struct stat want;
+	struct dirent *de;
+	bool busy = false;
+	DIR *proc;
+
+	if (stat(path, &want) || !S_ISCHR(want.st_mode))
+		return false;
+	proc = opendir("/proc");
+	if (!proc)
+		return false;
+	while (!busy && (de = readdir(proc))) {
+		char dir[300], line[PATH_MAX + 256];
+		pid_t pid = (pid_t)atol(de->d_name);
+		struct dirent *fe;
+		DIR *fds;
+		FILE *maps;
+
+		if (pid <= 0 || pid == getpid())
+			continue;
+		snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+		fds = opendir(dir);
+		while (fds && !busy && (fe = readdir(fds))) {
+			char fd_path[600];
+			struct stat st;
+
+			snprintf(fd_path, sizeof(fd_path), "%s/%s", dir, fe->d_name);
+			if (fe->d_name[0] != '.' && stat(fd_path, &st) == 0 &&
+			    S_ISCHR(st.st_mode) && st.st_rdev == want.st_rdev)
+				busy = true;
+		}
+		if (fds)
+			closedir(fds);
+		/* a mapping outlives the close of its descriptor */
+		snprintf(dir, sizeof(dir), "/proc/%d/maps", (int)pid);
+		maps = busy ? NULL : fopen(dir, "re");
+		while (maps && !busy && fgets(line, sizeof(line), maps)) {
+			char *p = strchr(line, '/');
+			size_t n = strlen(path);
+
+			if (p && strncmp(p, path, n) == 0 && (p[n] == '\n' || p[n] == '\0' ||
+							      p[n] == ' '))
+				busy = true;
+		}
+		if (maps)
+			fclose(maps);
+		if (busy)
+			*who = pid;
+	}
+	closedir(proc);
+	return busy;
+}
+
+/* Run argv (PATH, then /sbin), its output dropped; 0 if it exited 0. */
+static int run_quiet(char *const argv[])
+{
+	posix_spawn_file_actions_t fa;
+	char alt[PATH_MAX];
+	pid_t pid;
+	int rc, status;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	if (rc == ENOENT) {
+		snprintf(alt, sizeof(alt), "/sbin/%s", argv[0]);
+		rc = posix_spawn(&pid, alt, &fa, NULL, argv, environ);
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc)
+		return -rc;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	return WIFEXITED(status) ? -EIO : -EINTR;
+}
+
+/* A namespace seed to configure: namespace0.0 first when idle, as ndctl does. */
+static struct ndctl_namespace *idle_seed(struct ndctl_region *region)
+{
+	struct ndctl_namespace *ndns;
+
+	ndctl_namespace_foreach(region, ndns)
+		if (ndctl_namespace_get_id(ndns) == 0 &&
+		    ndctl_namespace_is_configuration_idle(ndns))
+			return ndns;
+	ndns = ndctl_region_get_namespace_seed(region);
+	return ndns && ndctl_namespace_is_configuration_idle(ndns) ? ndns : NULL;
+}
+
+static struct ndctl_namespace *find_namespace(struct ndctl_region *region, const char *name)
+{
+	struct ndctl_namespace *ndns;
+
+	ndctl_namespace_foreach(region, ndns)
+		if (strcmp(ndctl_namespace_get_devname(ndns), name) == 0)
+			return ndns;
+	return NULL;
+}
+
+/* The namespace a record created: alt-name and label UUID both match. */
+static struct ndctl_namespace *find_owned(struct ndctl_region *region,
+					  const struct scratch_record *r)
+{
+	char uuid[REGION_UUID_STR_LEN];
+	struct ndctl_namespace *ndns;
+
+	ndctl_namespace_foreach(region, ndns) {
+		const char *alt = ndctl_namespace_get_alt_name(ndns);
+
+		if (!alt || strcmp(alt, SCRATCH_ALT_NAME))
+			continue;
+		namespace_label_uuid(ndns, uuid);
+		if (strcmp(uuid, r->uuid) == 0)
+			return ndns;
+	}
+	return NULL;
+}
+
+/*
+ * The devdax/fsdax alignment ndctl would pick: the seed's default,
+ * or a page where the region itself is not aligned to it.
+ */
+static uint64_t personality_align(struct ndctl_region *region, bool devdax)
+{
+	struct ndctl_dax *dax = devdax ? ndctl_region_get_dax_seed(region) : NULL;
+	struct ndctl_pfn *pfn = devdax ? NULL : ndctl_region_get_pfn_seed(region);
+	unsigned long long res = ndctl_region_get_resource(region);
+	uint64_t align = SZ_2M;
+
+	if (dax && ndctl_dax_get_align(dax))
+		align = ndctl_dax_get_align(dax);
+	else if (pfn && ndctl_pfn_has_align(pfn) && ndctl_pfn_get_align(pfn))
+		align = ndctl_pfn_get_align(pfn);
+	if (res != ULLONG_MAX && (res & (align - 1)))
+		align = (uint64_t)sysconf(_SC_PAGESIZE);
+	return align;
+}
+
+/*
+ * Claim ndns with a devdax (dax seed) or fsdax (pfn seed) personality
+ * whose UUID is uuid (NULL: a new one).
+ */
+static int claim(struct ndctl_region *region, struct ndctl_namespace *ndns, bool devdax,
+		 uint64_t align, const char *uuid, char *err, size_t errlen)
+{
+	const char *ns = ndctl_namespace_get_devname(ndns);
+	unsigned long long res = ndctl_namespace_get_resource(ndns);
+	unsigned char uu[16];
+	int rc;
+
+	/* the kernel maps dax in 16 MiB sections: ndctl refuses the same */
+	if (res != ULLONG_MAX && (res & (SZ_16M - 1))) {
+		snprintf(err, errlen, "%s: starts at %#llx, not 16 MiB aligned", ns, res);
+		return -EINVAL;
+	}
+	rc = uuid ? region_uuid_parse(uuid, uu) : region_uuid_generate(uu);
+	if (rc) {
+		snprintf(err, errlen, "cannot generate a UUID: %s", strerror(-rc));
+		return rc;
+	}
+	ndctl_namespace_set_enforce_mode(ndns, devdax ? NDCTL_NS_MODE_DEVDAX : NDCTL_NS_MODE_FSDAX);
+	if (devdax) {
+		struct ndctl_dax *dax = ndctl_region_get_dax_seed(region);
+
+		if (!dax) {
+			snprintf(err, errlen, "%s: no dax seed (is device_dax loaded?)",
+				 ndctl_region_get_devname(region));
+			return -ENODEV;
+		}
+		if ((rc = ndctl_dax_set_uuid(dax, uu)) ||
+		    (rc = ndctl_dax_set_location(dax, NDCTL_PFN_LOC_PMEM)) ||
+		    (rc = ndctl_dax_set_align(dax, align)) ||
+		    (rc = ndctl_dax_set_namespace(dax, ndns))) {
+			snprintf(err, errlen, "%s: cannot configure %s: %s", ns,
+				 ndctl_dax_get_devname(dax), strerror(-rc));
+			ndctl_dax_set_namespace(dax, NULL);
+			return rc;
+		}
+		rc = ndctl_dax_enable(dax);
+		if (rc) {
+			snprintf(err, errlen, "%s: %s did not enable (dax_pmem/device_dax "
+				 "missing?): %s", ns, ndctl_dax_get_devname(dax), strerror(-rc));
+			ndctl_dax_set_namespace(dax, NULL);
+		}
+	} else {
+		struct ndctl_pfn *pfn = ndctl_region_get_pfn_seed(region);
+
+		if (!pfn) {
+			snprintf(err, errlen, "%s: no pfn seed: the kernel lacks fsdax support",
+				 ndctl_region_get_devname(region));
+			return -ENODEV;
+		}
+		if ((rc = ndctl_pfn_set_uuid(pfn, uu)) ||
+		    (rc = ndctl_pfn_set_location(pfn, NDCTL_PFN_LOC_PMEM)) ||
+		    (ndctl_pfn_has_align(pfn) && (rc = ndctl_pfn_set_align(pfn, align))) ||
+		    (rc = ndctl_pfn_set_namespace(pfn, ndns))) {
+			snprintf(err, errlen, "%s: cannot configure %s: %s", ns,
+				 ndctl_pfn_get_devname(pfn), strerror(-rc));
+			ndctl_pfn_set_namespace(pfn, NULL);
+			return rc;
+		}
+		rc = ndctl_pfn_enable(pfn);
+		if (rc) {
+			snprintf(err, errlen, "%s: %s did not enable: %s", ns,
+				 ndctl_pfn_get_devname(pfn), strerror(-rc));
+			ndctl_pfn_set_namespace(pfn, NULL);
+		}
+	}
+	return rc;
+}
+
+/*
+ * Zero the info block of a namespace whose personality was removed, as
+ * ndctl does before reconfiguring: otherwise the next enable finds the
+ * old pfn/dax superblock and claims the namespace with it again.
+ */
+static int zero_info_block(struct ndctl_namespace *ndns, char *err, size_t errlen)
+{
+	const char *ns = ndctl_namespace_get_devname(ndns);
+	char path[PATH_MAX];
+	const char *bdev;
+	void *buf = NULL;
+	int fd, rc;
+
+	ndctl_namespace_set_raw_mode(ndns, 1);
+	rc = ndctl_namespace_enable(ndns);
+	bdev = rc ? NULL : ndctl_namespace_get_block_device(ndns);
+	if (!bdev || !*bdev) {
+		snprintf(err, errlen, "%s: cannot enable it raw to clear its info block", ns);
+		rc = rc ? rc : -ENXIO;
+		goto out;
+	}
+	snprintf(path, sizeof(path), "/dev/%s", bdev);
+	wait_for_node(path);
+	fd = open(path, O_RDWR | O_EXCL | O_DIRECT | O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s: %s", ns, path, strerror(-rc));
+		goto out;
+	}
+	rc = posix_memalign(&buf, 4096, INFO_BLOCK) ? -ENOMEM : 0;
+	if (!rc) {
+		memset(buf, 0, INFO_BLOCK);
+		if (pwrite(fd, buf, INFO_BLOCK, 0) != INFO_BLOCK || fsync(fd))
+			rc = -EIO;
+		if (rc)
+			snprintf(err, errlen, "%s: cannot clear the info block on %s", ns, path);
+	}
+	free(buf);
+	close(fd);
+out:
+	ndctl_namespace_set_raw_mode(ndns, 0);
+	ndctl_namespace_disable_invalidate(ndns);
+	return rc;
+}
+
+/* ---- destroying what a record describes ---- */
+
+static int unmount_scratch(const struct scratch_record *r, char *err, size_t errlen)
+{
+	char file[PATH_MAX];
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+
+	if (!r->mount[0])
+		return 0;
+	if (is_mount_point(r->mount)) {
+		snprintf(file, sizeof(file), "%s/%s", r->mount, SCRATCH_FILE);
+		unlink(file);
+		/* a child of ours may still be closing the file */
+		for (int i = 0; umount(r->mount); i++) {
+			if (errno != EBUSY || i == 20) {
+				int e = errno;
+
+				snprintf(err, errlen, "cannot unmount %s: %s", r->mount,
+					 strerror(e));
+				return -e;
+			}
+			nanosleep(&ts, NULL);
+		}
+	}
+	if (rmdir(r->mount) && errno != ENOENT) {
+		int e = errno;
+
+		snprintf(err, errlen, "cannot remove %s: %s", r->mount, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+/* Put a label-less namespace back into the mode it had. */
+static int restore_label_less(struct ndctl_region *region, struct ndctl_namespace *ndns,
+			      const char *mode, char *err, size_t errlen)
+{
+	const char *ns = ndctl_namespace_get_devname(ndns);
+	int rc;
+
+	rc = ndctl_namespace_disable_safe(ndns);
+	if (rc) {
+		snprintf(err, errlen, "%s: cannot disable it: %s", ns, strerror(-rc));
+		return rc;
+	}
+	rc = zero_info_block(ndns, err, errlen);
+	if (rc)
+		return rc;
+	if (strcmp(mode, "fsdax") == 0)
+		return claim(region, ndns, false, personality_align(region, false), NULL, err,
+			     errlen);
+	ndctl_namespace_set_enforce_mode(ndns, NDCTL_NS_MODE_RAW);
+	rc = ndctl_namespace_enable(ndns);
+	if (rc < 0)
+		snprintf(err, errlen, "%s: cannot enable it raw again: %s", ns, strerror(-rc));
+	return rc < 0 ? rc : 0;
+}
+
+/*
+ * Undo what r describes.  Returns 1 when something was removed, 0 when
+ * there was nothing (left) to remove, negative errno (said in err) when
+ * it could not be removed: the record is then kept.
+ */
+static int destroy_record(struct ndctl_ctx *ctx, const struct scratch_record *r, char *what,
+			  size_t whatlen, char *err, size_t errlen)
+{
+	struct ndctl_region *region = region_find(ctx, r->region);
+	struct ndctl_namespace *ndns;
+	int rc;
+
+	what[0] = '\0';
+	rc = unmount_scratch(r, err, errlen);
+	if (rc)
+		return rc;
+	if (!region)
+		return 0;
+	if (strcmp(r->mode, "label-less") == 0) {
+		char uuid[REGION_UUID_STR_LEN];
+
+		ndns = r->ns[0] ? find_namespace(region, r->ns) : NULL;
+		if (!ndns || !region_is_label_less(region))
+			return 0;
+		/*
+		 * Ours to put back: the dax personality the probe gave it
+		 * (its UUID was recorded first), or, killed half-way, the
+		 * namespace still disabled between the two.  Anything
+		 * else has been reconfigured since: not ours any more.
+		 */
+		namespace_display_uuid(ndns, uuid);
+		if (ndctl_namespace_get_dax(ndns) ? strcmp(uuid, r->uuid) != 0 :
+		    ndctl_namespace_is_active(ndns))
+			return 0;
+		snprintf(what, whatlen, "%s (%s, back to %s)", r->ns, r->region,
+			 r->restore[0] ? r->restore : "raw");
+		return restore_label_less(region, ndns, r->restore, err, errlen) ?: 1;
+	}
+	ndns = find_owned(region, r);
+	if (!ndns)
+		return 0;
+	snprintf(what, whatlen, "%s (%s, %s)", ndctl_namespace_get_devname(ndns), r->mode,
+		 r->region);
+	/* refuses (EBUSY) while the block device is mounted or held open */
+	rc = ndctl_namespace_disable_safe(ndns);
+	if (rc) {
+		snprintf(err, errlen, "%s: busy, not destroyed: %s",
+			 ndctl_namespace_get_devname(ndns), strerror(-rc));
+		return rc;
+	}
+	ndctl_namespace_set_enforce_mode(ndns, NDCTL_NS_MODE_RAW);
+	/*
+	 * No info block zeroing here, unlike a reconfigure: deleting the
+	 * label frees the capacity, and a later namespace there has a new
+	 * UUID, which a stale pfn/dax superblock (keyed to ours) never
+	 * matches.
+	 */
+	rc = ndctl_namespace_delete(ndns);
+	if (rc) {
+		snprintf(err, errlen, "%s: cannot delete: %s", what, strerror(-rc));
+		return rc;
+	}
+	return 1;
+}
+
+/* ---- acquire ---- */
+
+static int acquire_labelled(struct ndctl_region *region, uint64_t size_bytes, bool devdax,
+			    struct scratch *s, char *err, size_t errlen)
+{
+	struct scratch_priv *p = s->priv;
+	struct scratch_record *r = &p->rec;
+	const char *rname = ndctl_region_get_devname(region);
+	uint64_t align, dev_align, ns_size, extent, llc;
+	struct ndctl_namespace *ndns;
+	unsigned char uu[16];
+	struct cpu_info ci;
+	char why[512];
+	int rc;
+
+	dev_align = personality_align(region, devdax);
+	align = region_size_align(region, dev_align);
+	extent = region_free_extent(region);
+	llc = cpu_detect(&ci) == 0 && ci.llc_bytes ? ci.llc_bytes : 32ull << 20;
+	ns_size = region_scratch_size(size_bytes, llc, extent, align);
+	if (!ns_size) {
+		snprintf(err, errlen, "%s: the largest free extent is %" PRIu64 " MiB, too small "
+			 "for a %llu MiB scratch namespace", rname, extent >> 20,
+			 REGION_MIN_SCRATCH >> 20);
+		return -ENOSPC;
+	}
+	ndns = idle_seed(region);
+	if (!ndns) {
+		snprintf(err, errlen, "%s: no idle namespace seed to configure", rname);
+		return -EAGAIN;
+	}
+	rc = region_uuid_generate(uu);
+	if (rc) {
+		snprintf(err, errlen, "cannot generate a UUID: %s", strerror(-rc));
+		return rc;
+	}
+	memset(r, 0, sizeof(*r));
+	region_uuid_unparse(uu, r->uuid);
+	snprintf(r->region, sizeof(r->region), "%s", rname);
+	snprintf(r->ns, sizeof(r->ns), "%s", ndctl_namespace_get_devname(ndns));
+	snprintf(r->mode, sizeof(r->mode), "%s", devdax ? "devdax" : "fsdax");
+	r->pid = (long)getpid();
+	now_rfc3339(r->created, sizeof(r->created));
+	if (!devdax)
+		snprintf(r->mount, sizeof(r->mount), "%s/mnt-%s", scratch_state_dir(), r->uuid);
+	/* recorded before the label is written: a crash from here on is reaped */
+	rc = state_update(r, true, err, errlen);
+	if (rc)
+		return rc;
+	p->recorded = true;
+
+	if ((rc = ndctl_namespace_set_uuid(ndns, uu)) ||
+	    (rc = ndctl_namespace_set_alt_name(ndns, SCRATCH_ALT_NAME)) ||
+	    (rc = ndctl_namespace_set_size(ndns, ns_size))) {
+		snprintf(err, errlen, "%s: cannot configure %s (%" PRIu64 " MiB): %s", rname,
+			 r->ns, ns_size >> 20, strerror(-rc));
+		goto undo;
+	}
+	rc = claim(region, ndns, devdax, dev_align, NULL, err, errlen);
+	if (rc)
+		goto undo;
+
+	if (devdax) {
+		struct ndctl_dax *dax = ndctl_namespace_get_dax(ndns);
+		struct daxctl_region *dr = dax ? ndctl_dax_get_daxctl_region(dax) : NULL;
+		struct daxctl_dev *dev = dr ? daxctl_dev_get_first(dr) : NULL;
+
+		if (!dev) {
+			snprintf(err, errlen, "%s: enabled, but libdaxctl shows no device", r->ns);
+			rc = -ENODEV;
+			goto undo;
+		}
+		snprintf(s->spec, sizeof(s->spec), "/dev/%s", daxctl_dev_get_devname(dev));
+		s->area_bytes = daxctl_dev_get_size(dev);
+		if (!wait_for_node(s->spec)) {
+			snprintf(err, errlen, "%s: %s did not appear", r->ns, s->spec);
+			rc = -ENODEV;
+			goto undo;
+		}
+	} else {
+		struct ndctl_pfn *pfn = ndctl_namespace_get_pfn(ndns);
+		const char *bdev = pfn ? ndctl_pfn_get_block_device(pfn) : NULL;
+		char dev[64], file[PATH_MAX];
+		char *mkfs[] = { "mkfs.ext4", "-q", "-F", "-b", "4096", dev, NULL };
+		struct statvfs sv;
+		uint64_t avail;
+
+		if (!bdev || !*bdev) {
+			snprintf(err, errlen, "%s: fsdax enabled without a block device", r->ns);
+			rc = -ENODEV;
+			goto undo;
+		}
+		snprintf(dev, sizeof(dev), "/dev/%s", bdev);
+		if (!wait_for_node(dev)) {
+			snprintf(err, errlen, "%s: %s did not appear", r->ns, dev);
+			rc = -ENODEV;
+			goto undo;
+		}
+		/* 4 KiB blocks: DAX needs the block size to be the page size */
+		rc = run_quiet(mkfs);
+		if (rc) {
+			snprintf(err, errlen, "mkfs.ext4 -b 4096 %s failed%s", dev,
+				 rc == -ENOENT ? ": mkfs.ext4 not installed" : "");
+			goto undo;
+		}
+		if (mkdir(r->mount, 0700) && errno != EEXIST) {
+			rc = -errno;
+			snprintf(err, errlen, "cannot create %s: %s", r->mount, strerror(-rc));
+			goto undo;
+		}
+		if (mount(dev, r->mount, "ext4", MS_NOSUID | MS_NODEV | MS_NOEXEC, "dax")) {
+			rc = -errno;
+			snprintf(err, errlen, "mount -o dax %s %s: %s", dev, r->mount,
+				 strerror(-rc));
+			goto undo;
+		}
+		if (statvfs(r->mount, &sv)) {
+			rc = -errno;
+			snprintf(err, errlen, "statvfs %s: %s", r->mount, strerror(-rc));
+			goto undo;
+		}
+		/* leave the filesystem room for the file's extent tree */
+		avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+		avail = (avail - avail / 32) & ~(SZ_2M - 1);
+		if (avail < REGION_MIN_SCRATCH) {
+			snprintf(err, errlen, "%s: %" PRIu64 " MiB free on the DAX mount, the probe "
+				 "needs %llu MiB", dev, avail >> 20, REGION_MIN_SCRATCH >> 20);
+			rc = -ENOSPC;
+			goto undo;
+		}
+		snprintf(file, sizeof(file), "%s/%s", r->mount, SCRATCH_FILE);
+		if ((size_t)snprintf(s->spec, sizeof(s->spec), "file:%s", file) >= sizeof(s->spec)) {
+			snprintf(err, errlen, "%s: path too long for a target", file);
+			rc = -ENAMETOOLONG;
+			goto undo;
+		}
+		s->area_bytes = avail;
+	}
+	s->owned = true;
+	snprintf(s->how, sizeof(s->how), "%s", r->mode);
+	return 0;
+undo:
+	{
+		char what[256];
+
+		if (destroy_record(ndctl_region_get_ctx(region), r, what, sizeof(what), why,
+				   sizeof(why)) < 0) {
+			fprintf(stderr, "pmem-tune: %s; cleanup: %s\n", err, why);
+			return rc;
+		}
+	}
+	state_update(r, false, why, sizeof(why));
+	p->recorded = false;
+	return rc;
+}
+
+/* The one namespace of a label-less region (the idle seed aside). */
+static struct ndctl_namespace *label_less_namespace(struct ndctl_region *region)
+{
+	struct ndctl_namespace *ndns;
+
+	ndctl_namespace_foreach(region, ndns)
+		if (namespace_is_configured(ndns))
+			return ndns;
+	return NULL;
+}
+
+/*
+ * A label-less region, named with destroy_data.  Its namespace cannot
+ * be subdivided, so the probe takes all of it: as it is when devdax,
+ * else turned into devdax and put back afterwards.  Refused while it is
+ * mounted, open or online as system RAM.
+ */
+static int acquire_label_less(struct ndctl_region *region, struct scratch *s, char *err,
+			      size_t errlen)
+{
+	struct scratch_priv *p = s->priv;
+	struct scratch_record *r = &p->rec;
+	const char *rname = ndctl_region_get_devname(region);
+	struct ndctl_namespace *ndns = label_less_namespace(region);
+	enum ndctl_namespace_mode mode;
+	struct ndctl_dax *dax;
+	struct daxctl_region *dr;
+	struct daxctl_dev *dev;
+	char why[512], what[256], dev_name[64];
+	pid_t who = 0;
+	int rc;
+
+	if (!ndns) {
+		snprintf(err, errlen, "%s: label-less region without a namespace", rname);
+		return -ENODEV;
+	}
+	mode = ndctl_namespace_get_mode(ndns);
+	namespace_device(ndns, dev_name, sizeof(dev_name));
+	if (mode == NDCTL_NS_MODE_SECTOR || mode == NDCTL_NS_MODE_UNKNOWN) {
+		snprintf(err, errlen, "%s: %s is in %s mode; reconfigure it to devdax "
+			 "(ndctl create-namespace -f -e %s -m devdax) to probe it", rname,
+			 ndctl_namespace_get_devname(ndns), namespace_mode_name(mode),
+			 ndctl_namespace_get_devname(ndns));
+		return -EOPNOTSUPP;
+	}
+	if (mode != NDCTL_NS_MODE_DEVDAX) {
+		unsigned char uu[16];
+
+		memset(r, 0, sizeof(*r));
+		rc = region_uuid_generate(uu);
+		if (rc) {
+			snprintf(err, errlen, "cannot generate a UUID: %s", strerror(-rc));
+			return rc;
+		}
+		region_uuid_unparse(uu, r->uuid);	/* the dax personality's */
+		snprintf(r->region, sizeof(r->region), "%s", rname);
+		snprintf(r->ns, sizeof(r->ns), "%s", ndctl_namespace_get_devname(ndns));
+		snprintf(r->mode, sizeof(r->mode), "label-less");
+		snprintf(r->restore, sizeof(r->restore), "%s",
+			 mode == NDCTL_NS_MODE_FSDAX ? "fsdax" : "raw");
+		r->pid = (long)getpid();
+		now_rfc3339(r->created, sizeof(r->created));
+		/* recorded before anything changes: a crash from here on is undone */
+		rc = state_update(r, true, err, errlen);
+		if (rc)
+			return rc;
+		p->recorded = true;
+		/* fails with EBUSY while the block device is mounted or held open */
+		rc = ndctl_namespace_disable_safe(ndns);
+		if (rc) {
+			snprintf(err, errlen, "%s: %s (/dev/%s) is mounted or open elsewhere; "
+				 "not touched", rname, ndctl_namespace_get_devname(ndns),
+				 dev_name[0] ? dev_name : "?");
+			state_update(r, false, why, sizeof(why));
+			p->recorded = false;
+			return -EBUSY;
+		}
+		rc = zero_info_block(ndns, err, errlen);
+		if (!rc)
+			rc = claim(region, ndns, true, personality_align(region, true), r->uuid,
+				   err, errlen);
+		if (rc)
+			goto restore;
+	}
+	dax = ndctl_namespace_get_dax(ndns);
+	dr = dax ? ndctl_dax_get_daxctl_region(dax) : NULL;
+	dev = dr ? daxctl_dev_get_first(dr) : NULL;
+	if (!dev) {
+		snprintf(err, errlen, "%s: %s is devdax but libdaxctl shows no device", rname,
+			 ndctl_namespace_get_devname(ndns));
+		rc = -ENODEV;
+		goto restore;
+	}
+	snprintf(s->spec, sizeof(s->spec), "/dev/%s", daxctl_dev_get_devname(dev));
+	if (!wait_for_node(s->spec)) {
+		snprintf(err, errlen, "%s: %s did not appear", rname, s->spec);
+		rc = -ENODEV;
+		goto restore;
+	}
+	if (daxctl_dev_get_memory(dev) && daxctl_dev_has_online_memory(dev)) {
+		snprintf(err, errlen, "%s: %s is online as system RAM; not touched", rname,
+			 s->spec);
+		rc = -EBUSY;
+		goto restore;
+	}
+	if (chardev_in_use(s->spec, &who)) {
+		snprintf(err, errlen, "%s: %s is open in process %d; not touched", rname, s->spec,
+			 (int)who);
+		rc = -EBUSY;
+		goto restore;
+	}
+	s->area_bytes = daxctl_dev_get_size(dev);
+	s->owned = false;
+	snprintf(s->how, sizeof(s->how), "label-less");
+	return 0;
+restore:
+	if (p->recorded) {
+		if (destroy_record(ndctl_region_get_ctx(region), r, what, sizeof(what), why,
+				   sizeof(why)) < 0) {
+			fprintf(stderr, "pmem-tune: %s; putting %s back: %s\n", err, r->ns, why);
+			return rc;
+		}
+		state_update(r, false, why, sizeof(why));
+		p->recorded = false;
+	}
+	return rc;
+}
+
+static int open_region(const char *name, struct ndctl_ctx **ctx, struct ndctl_region **region,
+		       char *err, size_t errlen)
+{
+	int rc = regions_ctx_new(ctx);
+
+	if (rc) {
+		snprintf(err, errlen, "cannot initialise libndctl: %s", strerror(-rc));
+		return rc;
+	}
+	*region = region_find(*ctx, name);
+	if (!*region) {
+		snprintf(err, errlen, "region:%s: no such region (see pmem-tune --list)", name);
+		ndctl_unref(*ctx);
+		*ctx = NULL;
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/* PMEM_TUNE_SCRATCH_MODE=devdax|fsdax forces one (tests); else devdax, then fsdax. */
+static const char *forced_mode(void)
+{
+	const char *m = getenv("PMEM_TUNE_SCRATCH_MODE");
+
+	return m && (!strcmp(m, "devdax") || !strcmp(m, "fsdax")) ? m : NULL;
+}
+
+int scratch_acquire(const char *region_name, uint64_t size_bytes, bool destroy_data,
+		    struct scratch *s, char *err, size_t errlen)
+{
+	struct ndctl_region *region;
+	struct ndctl_ctx *ctx = NULL;
+	struct scratch_priv *p;
+	const char *mode = forced_mode();
+	bool devdax;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	rc = state_lock(err, errlen);
+	if (rc)
+		return rc;
+	rc = open_region(region_name, &ctx, &region, err, errlen);
+	if (rc)
+		return rc;
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		rc = -ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	s->priv = p;
+	region_identity_fill(region, &s->id);
+	if (!region_is_pmem(region) || !ndctl_region_is_enabled(region) ||
+	    ndctl_region_get_ro(region)) {
+		snprintf(err, errlen, "%s: %s", region_name, !region_is_pmem(region) ?
+			 "not a persistent-memory region" : !ndctl_region_is_enabled(region) ?
+			 "disabled" : "read-only");
+		rc = -ENXIO;
+		goto out;
+	}
+	if (region_is_label_less(region)) {
+		if (!destroy_data) {
+			snprintf(err, errlen, "region:%s is label-less: the probe would overwrite "
+				 "all of it; pass --destroy-data to allow that", region_name);
+			rc = -EPERM;
+			goto out;
+		}
+		rc = acquire_label_less(region, s, err, errlen);
+		goto out;
+	}
+	devdax = mode ? strcmp(mode, "devdax") == 0 : ndctl_region_get_dax_seed(region) != NULL;
+	rc = acquire_labelled(region, size_bytes, devdax, s, err, errlen);
+	if (rc && devdax && !mode && (rc == -ENODEV || rc == -ENXIO) &&
+	    ndctl_region_get_pfn_seed(region)) {
+		fprintf(stderr, "pmem-tune: %s; trying fsdax\n", err);
+		rc = acquire_labelled(region, size_bytes, false, s, err, errlen);
+	}
+out:
+	ndctl_unref(ctx);
+	if (rc) {
+		free(s->priv);
+		s->priv = NULL;
+	}
+	return rc;
+}
+
+void scratch_release(struct scratch *s)
+{
+	struct scratch_priv *p = s->priv;
+	char what[256], err[512];
+	struct ndctl_ctx *ctx;
+	int rc;
+
+	if (!p)
+		return;
+	s->priv = NULL;
+	if (!p->recorded)
+		goto out;
+	/* a fresh view: the probe ran for a while, other devices may have come and gone */
+	rc = regions_ctx_new(&ctx);
+	if (rc) {
+		fprintf(stderr, "pmem-tune: cannot initialise libndctl to remove the scratch "
+			"namespace %s: %s\n", p->rec.ns, strerror(-rc));
+		goto out;
+	}
+	rc = destroy_record(ctx, &p->rec, what, sizeof(what), err, sizeof(err));
+	ndctl_unref(ctx);
+	if (rc < 0) {
+		fprintf(stderr, "pmem-tune: scratch %s left in place (the next probe retries): "
+			"%s\n", p->rec.ns, err);
+		goto out;
+	}
+	if (state_update(&p->rec, false, err, sizeof(err)))
+		fprintf(stderr, "pmem-tune: %s\n", err);
+out:
+	free(p);
+}
+
+int scratch_reap_stale(void)
+{
+	struct scratch_record *recs = NULL;
+	struct ndctl_region *region;
+	struct ndctl_namespace *ndns;
+	struct ndctl_ctx *ctx = NULL;
+	struct ndctl_bus *bus;
+	char path[PATH_MAX], err[512], what[256];
+	size_t n = 0, kept = 0;
+	int rc, removed = 0;
+
+	rc = state_lock(err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "pmem-tune: %s\n", err);
+		return rc;
+	}
+	rc = state_path(path, sizeof(path), SCRATCH_STATE_FILE);
+	if (!rc)
+		rc = scratch_state_load(path, &recs, &n, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "pmem-tune: state file %s is not usable (%s): no stale scratch "
+			"removed; check `ndctl list -N` for %s namespaces and remove the file\n",
+			path, err, SCRATCH_ALT_NAME);
+		return rc;
+	}
+	rc = regions_ctx_new(&ctx);
+	if (rc) {
+		fprintf(stderr, "pmem-tune: cannot initialise libndctl: %s\n", strerror(-rc));
+		free(recs);
+		return rc;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct scratch_record *r = &recs[i];
+
+		rc = destroy_record(ctx, r, what, sizeof(what), err, sizeof(err));
+		if (rc < 0) {
+			fprintf(stderr, "pmem-tune: stale scratch of pid %ld not removed: %s\n",
+				r->pid, err);
+			recs[kept++] = *r;
+			continue;
+		}
+		if (rc > 0) {
+			fprintf(stderr, "pmem-tune: removed stale scratch namespace %s left by "
+				"pid %ld (uuid %s)\n", what, r->pid, r->uuid);
+			removed++;
+		}
+	}
+	rc = scratch_state_save(path, recs, kept);
+	if (rc)
+		fprintf(stderr, "pmem-tune: cannot update %s: %s\n", path, strerror(-rc));
+	/* a scratch-named namespace no record accounts for is someone else's */
+	ndctl_bus_foreach(ctx, bus)
+		ndctl_region_foreach(bus, region)
+			ndctl_namespace_foreach(region, ndns) {
+				const char *alt = ndctl_namespace_get_alt_name(ndns);
+				char uuid[REGION_UUID_STR_LEN];
+				bool known = false;
+
+				if (!alt || strcmp(alt, SCRATCH_ALT_NAME) ||
+				    !namespace_is_configured(ndns))
+					continue;
+				namespace_label_uuid(ndns, uuid);
+				for (size_t i = 0; i < kept; i++)
+					known |= strcmp(recs[i].uuid, uuid) == 0;
+				if (!known)
+					fprintf(stderr, "pmem-tune: %s: %s is named %s but no "
+						"record of ours matches its uuid %s; left alone\n",
+						ndctl_region_get_devname(region),
+						ndctl_namespace_get_devname(ndns), SCRATCH_ALT_NAME,
+						uuid);
+			}
+	ndctl_unref(ctx);
+	free(recs);
+	return rc ? rc : removed;
+}
+
+const char *scratch_region_skip_reason(struct ndctl_region *region, uint64_t llc, char *buf,
+				       size_t len)
+{
+	const char *name = ndctl_region_get_devname(region);
+	uint64_t extent, align, need;
+	const char *mode = forced_mode();
+	bool devdax;
+
+	if (!region_is_pmem(region))
+		return "not a persistent-memory region";
+	if (!ndctl_region_is_enabled(region))
+		return "disabled";
+	if (ndctl_region_get_ro(region))
+		return "read-only";
+	if (region_is_label_less(region)) {
+		snprintf(buf, len, "label-less (%s): its one namespace spans it and cannot be "
+			 "subdivided; probe it with --target region:%s --destroy-data, which "
+			 "overwrites it", region_dimms_have_labels(region) ?
+			 "the label area is not initialised, see ndctl init-labels" :
+			 "no label area", name);
+		return buf;
+	}
+	devdax = mode ? strcmp(mode, "devdax") == 0 : ndctl_region_get_dax_seed(region) != NULL;
+	if (!ndctl_region_get_dax_seed(region) && !ndctl_region_get_pfn_seed(region))
+		return "neither devdax nor fsdax is available (dax_pmem, nd_pmem loaded?)";
+	align = region_size_align(region, personality_align(region, devdax));
+	extent = region_free_extent(region);
+	need = region_scratch_size(REGION_MIN_SCRATCH, llc, UINT64_MAX, align);
+	if (!region_scratch_size(0, llc, extent, align)) {
+		snprintf(buf, len, "no room: the largest free extent is %" PRIu64 " MiB, a "
+			 "scratch namespace needs %" PRIu64 " MiB", extent >> 20, need >> 20);
+		return buf;
+	}
+	if (!idle_seed(region))
+		return "no idle namespace seed";
+	return NULL;
+}
+
+int scratch_plan(const char *spec, bool destroy_data, char (*regions)[POLICY_NAME_MAX],
+		 size_t max, char *err, size_t errlen)
+{
+	struct ndctl_region *region;
+	struct ndctl_ctx *ctx;
+	struct ndctl_bus *bus;
+	struct cpu_info ci;
+	uint64_t llc;
+	size_t count = 0;
+	char why[512];
+	int rc;
+
+	llc = cpu_detect(&ci) == 0 && ci.llc_bytes ? ci.llc_bytes : 32ull << 20;
+	if (strncmp(spec, "region:", 7) == 0) {
+		const char *name = spec + 7;
+		const char *reason;
+
+		rc = open_region(name, &ctx, &region, err, errlen);
+		if (rc)
+			return rc;
+		if (region_is_label_less(region) && region_is_pmem(region) &&
+		    ndctl_region_is_enabled(region) && !ndctl_region_get_ro(region)) {
+			if (!destroy_data) {
+				snprintf(err, errlen, "region:%s is label-less: the probe would "
+					 "overwrite all of it; pass --destroy-data to allow that",
+					 name);
+				rc = -EPERM;
+			}
+		} else if ((reason = scratch_region_skip_reason(region, llc, why, sizeof(why)))) {
+			snprintf(err, errlen, "region:%s: %s", name, reason);
+			rc = -ENOSPC;
+		}
+		ndctl_unref(ctx);
+		if (rc)
+			return rc;
+		if (max)
+			snprintf(regions[0], POLICY_NAME_MAX, "%s", name);
+		return 1;
+	}
+	if (strcmp(spec, "auto")) {
+		snprintf(err, errlen, "'%s' is not a region target (auto, region:NAME)", spec);
+		return -EINVAL;
+	}
+	rc = regions_ctx_new(&ctx);
+	if (rc) {
+		snprintf(err, errlen, "cannot initialise libndctl: %s", strerror(-rc));
+		return rc;
+	}
+	ndctl_bus_foreach(ctx, bus)
+		ndctl_region_foreach(bus, region) {
+			const char *name = ndctl_region_get_devname(region);
+			const char *reason = scratch_region_skip_reason(region, llc, why, sizeof(why));
+
+			if (reason) {
+				fprintf(stderr, "pmem-tune: auto: skipping %s: %s\n", name, reason);
+				continue;
+			}
+			if (count < max)
+				snprintf(regions[count], POLICY_NAME_MAX, "%s", name);
+			count++;
+		}
+	ndctl_unref(ctx);
+	return (int)(count < max ? count : max);
+}

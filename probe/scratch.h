@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Scratch space on persistent-memory regions, through libndctl: a
+ * namespace the probe creates in free capacity (devdax preferred, fsdax
+ * plus a DAX-mounted file otherwise), alt-name "pmem-tune-scratch", its
+ * UUID recorded in a state file before the first byte is written, and
+ * destroyed afterwards.  Nothing else is ever touched unless named and
+ * allowed with destroy_data.
+ */
+#ifndef PMEM_TUNE_SCRATCH_H
+#define PMEM_TUNE_SCRATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy.h"
+
+#define SCRATCH_ALT_NAME "pmem-tune-scratch"
+#define SCRATCH_MAX_DIMMS 32
+
+/* What identifies a region for the policy (and the fingerprint). */
+struct region_identity {
+	char region[POLICY_NAME_MAX];		/* "region0" */
+	char persistence_domain[POLICY_NAME_MAX];
+	int numa_node;				/* -1 unknown */
+	unsigned interleave_ways;
+	size_t ndimms;
+	struct policy_dimm dimms[SCRATCH_MAX_DIMMS];
+};
+
+struct scratch {
+	/* a target spec for target_open(): "/dev/daxX.Y" or "file:PATH" */
+	char spec[POLICY_PATH_MAX + 8];
+	/* the probe created what it writes: no --destroy-data needed */
+	bool owned;
+	/*
+	 * Bytes usable at spec (the devdax size, or what the DAX-mounted
+	 * filesystem has free): cap target_opts.area_bytes with it.
+	 */
+	uint64_t area_bytes;
+	/* "devdax", "fsdax" (a file on a DAX mount), "label-less" (a whole region) */
+	char how[16];
+	struct region_identity id;
+	void *priv;				/* scratch.c's own state */
+};
+
+/*
+ * The regions a target spec ("auto" or "region:NAME") stands for.  auto:
+ * every pmem region with room for a scratch namespace; regions that are
+ * skipped get one line each on stderr saying why.  Returns the count
+ * (0: no pmem; the caller falls back to dram) or negative errno with a
+ * one-line reason in err.
+ */
+int scratch_plan(const char *spec, bool destroy_data, char (*regions)[POLICY_NAME_MAX],
+		 size_t max, char *err, size_t errlen);
+
+/* Create scratch space of about size_bytes in region. */
+int scratch_acquire(const char *region, uint64_t size_bytes, bool destroy_data,
+		    struct scratch *s, char *err, size_t errlen);
+
+/* Destroy what scratch_acquire created; safe to call twice. */
+void scratch_release(struct scratch *s);
+
+/*
+ * Remove scratch namespaces a crashed probe left behind (alt-name and
+ * the state file's UUID both match), saying so on stderr.  Returns the
+ * number removed or negative errno.
+ */
+int scratch_reap_stale(void);
+
+/*
+ * The state file: what scratch_acquire() created and has not yet
+ * destroyed, one record each, written (atomically) before the first
+ * byte of a namespace label is.  Exposed for tests and --list.
+ */
+#define SCRATCH_STATE_DIR	"/run/pmem-tune"	/* env PMEM_TUNE_STATE_DIR overrides */
+#define SCRATCH_STATE_FILE	"scratch.json"
+#define SCRATCH_STATE_SCHEMA	"pmem-tune-scratch/1"
+
+struct scratch_record {
+	char uuid[40];			/* the namespace label's (or, label-less, the dax's) */
+	char region[POLICY_NAME_MAX];
+	char ns[POLICY_NAME_MAX];	/* "namespace0.1" */
+	char mode[16];			/* "devdax" | "fsdax" | "label-less" */
+	char mount[POLICY_PATH_MAX];	/* fsdax: the DAX mount's directory */
+	char restore[16];		/* label-less: the mode to put back */
+	long pid;			/* the probe that wrote it */
+	char created[32];		/* RFC 3339 UTC */
+};
+
+/* The state directory: $PMEM_TUNE_STATE_DIR or SCRATCH_STATE_DIR. */
+const char *scratch_state_dir(void);
+/* JSON text of n records; caller frees.  NULL on allocation failure. */
+char *scratch_state_format(const struct scratch_record *recs, size_t n);
+/*
+ * Parse the state file's text.  *recs is allocated (free() it), *n set.
+ * On a malformed file: -EINVAL with a one-line reason in err.
+ */
+int scratch_state_parse(const char *text, struct scratch_record **recs, size_t *n, char *err,
+			size_t errlen);
+/* Load path (a missing file is zero records) / save (zero records removes it). */
+int scratch_state_load(const char *path, struct scratch_record **recs, size_t *n, char *err,
+		       size_t errlen);
+int scratch_state_save(const char *path, const struct scratch_record *recs, size_t n);
+
+#endif

@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The timing sweep.
+ *
+ * Destinations are cold: every thread walks its own slice of an area
+ * several times the LLC (sequential: packed, 64-byte aligned appends
+ * that continue from cell to cell; random: 64-byte aligned offsets drawn
+ * over the whole slice), so no copy lands on lines an earlier copy left
+ * in the cache.  The source is a fixed buffer per thread, kept warm.
+ *
+ * At one size the strategies are sampled in turns (one sample each per
+ * round) rather than one after the other: a burst of noise from a
+ * neighbour then hits every contender alike, instead of deciding the
+ * crossover by itself.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "crossover.h"
+#include "stats.h"
+#include "strategy.h"
+#include "sweep.h"
+#include "workers.h"
+
+#define LINE 64u
+#define MIB (1024.0 * 1024.0)
+#define MAX_GRID 128
+#define MAX_STRATEGIES 32
+
+static const char *const mode_names[] = {
+	[SWEEP_QUICK] = "quick", [SWEEP_STANDARD] = "standard", [SWEEP_THOROUGH] = "thorough",
+};
+
+const char *sweep_mode_name(enum sweep_mode mode)
+{
+	return mode_names[mode];
+}
+
+void sweep_config_defaults(struct sweep_config *cfg, enum sweep_mode mode)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->mode = mode;
+	cfg->min_size_bytes = 64;
+	cfg->max_size_bytes = 16u << 20;
+	cfg->nthreads = workers_cpus_available();
+	cfg->seed = 0x9e3779b97f4a7c15ull;
+	switch (mode) {
+	case SWEEP_QUICK:
+		cfg->budget_s = 2.0;
+		cfg->rel_ci = 0.08;
+		cfg->min_samples = 6;
+		cfg->max_samples = 15;
+		cfg->sample_ns = 20e3;
+		cfg->half_steps = false;
+		cfg->refine_rounds = 1;
+		break;
+	case SWEEP_STANDARD:
+		cfg->budget_s = 9.0;
+		cfg->rel_ci = 0.04;
+		cfg->min_samples = 7;
+		cfg->max_samples = 41;
+		cfg->sample_ns = 40e3;
+		cfg->half_steps = true;
+		cfg->refine_rounds = 3;
+		break;
+	case SWEEP_THOROUGH:
+		cfg->budget_s = 60.0;
+		cfg->rel_ci = 0.02;
+		cfg->min_samples = 11;
+		cfg->max_samples = 201;
+		cfg->sample_ns = 100e3;
+		cfg->half_steps = true;
+		cfg->refine_rounds = 5;
+		break;
+	}
+}
+
+size_t sweep_grid(const struct sweep_config *cfg, uint64_t *sizes, size_t max)
+{
+	size_t n = 0;
+
+	/* 2^k and 3 * 2^(k-1): a sqrt(2)-spaced grid of whole cache lines */
+	for (uint64_t p = LINE; p && p <= cfg->max_size_bytes && n < max; p *= 2) {
+		if (p >= cfg->min_size_bytes)
+			sizes[n++] = p;
+		if (cfg->half_steps && p + p / 2 <= cfg->max_size_bytes && n < max &&
+		    p + p / 2 >= cfg->min_size_bytes)
+			sizes[n++] = p + p / 2;
+	}
+	return n;
+}
+
+/* ---- one cell ---- */
+
+struct thread_state {
+	char *slice;
+	size_t slice_len;
+	size_t cursor;		/* sequential: where the next copy goes */
+	uint64_t rng;
+	const char *src;
+	uint64_t t0, t1;
+	/* keep the cache lines of different threads apart */
+	char pad[64];
+};
+
+struct cell {
+	strategy_copy_fn copy;
+	size_t size;
+	bool random;
+	unsigned nthreads;
+	unsigned batch;		/* copies per sample and thread */
+	struct thread_state *ts;
+};
+
+static inline uint64_t xorshift64s(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+static void cell_work(unsigned tid, void *arg)
+{
+	struct cell *c = arg;
+	struct thread_state *ts = &c->ts[tid];
+	const size_t size = c->size;
+	const uint64_t nslots = (ts->slice_len - size) / LINE + 1;
+	const size_t step = (size + LINE - 1) & ~(size_t)(LINE - 1);
+
+	ts->t0 = now_ns();
+	for (unsigned k = 0; k < c->batch; k++) {
+		size_t off;
+
+		if (c->random) {
+			/* multiply-shift: no division in the timed loop */
+			off = (size_t)(((unsigned __int128)xorshift64s(&ts->rng) * nslots) >> 64) *
+			      LINE;
+		} else {
+			/* checked before the copy: the cursor carries over from smaller sizes */
+			if (ts->cursor + size > ts->slice_len)
+				ts->cursor = 0;
+			off = ts->cursor;
+			ts->cursor += step;
+		}
+		c->copy(ts->slice + off, ts->src, size);
+	}
+	ts->t1 = now_ns();
+}
+
+/*
+ * Run one sample of c; returns the aggregate MiB/s of its threads: the
+ * sum of each thread's own rate, as fio sums its jobs.  Timing the
+ * group from the first start to the last end would charge the threads
+ * for the wake-up skew of the barrier, which on a busy two-core machine
+ * is as long as a whole sample of small copies.
+ */
+static double cell_sample(struct workers *w, struct cell *c)
+{
+	double sum = 0;
+
+	workers_run(w, c->nthreads, cell_work, c);
+	for (unsigned i = 0; i < c->nthreads; i++) {
+		uint64_t ns = c->ts[i].t1 > c->ts[i].t0 ? c->ts[i].t1 - c->ts[i].t0 : 1;
+
+		sum += (double)c->size * c->batch / MIB / ((double)ns * 1e-9);
+	}
+	return sum;
+}
+
+/* ---- the sweep state ---- */
+
+struct contender {
+	const struct strategy *s;
+	struct policy_curve *curve;
+	double *v;		/* this size's samples */
+	unsigned n;
+	unsigned batch;
+	bool done;
+};
+
+struct sweep {
+	const struct target *t;
+	const struct sweep_config *cfg;
+	struct workers *w;
+	struct thread_state *ts;
+	char *src;		/* nthreads buffers of max_size + LINE */
+	uint64_t start_ns, deadline_ns;
+	double work_left;	/* weight of the cells not measured yet */
+	unsigned cells_done, cells_total;
+	const char *phase;
+};
+
+/* Relative cost of a cell: small copies are batched to one sample_ns. */
+static double cell_weight(uint64_t size)
+{
+	return size <= (256u << 10) ? 1.0 : (double)size / (256u << 10);
+}
+
+static void progress(struct sweep *sw, const struct policy_op *op, uint64_t size)
+{
+	if (!sw->cfg->progress)
+		return;
+	fprintf(stderr, "\r\033[K[%s] %3u%% %s %s %ut %" PRIu64 " B", sw->t->name,
+		sw->cells_total ? 100 * sw->cells_done / sw->cells_total : 100, sw->phase,
+		op->pattern, op->threads, size);
+}
+
+static void set_threads(struct sweep *sw, unsigned nthreads)
+{
+	size_t slice = (sw->t->len / nthreads) & ~(size_t)(2u << 20 ? (2u << 20) - 1 : 0);
+
+	for (unsigned i = 0; i < nthreads; i++) {
+		sw->ts[i].slice = (char *)sw->t->base + (size_t)i * slice;
+		sw->ts[i].slice_len = slice;
+		sw->ts[i].cursor = 0;
+	}
+}
+
+/*
+ * Measure the contenders at one size until each one's interval is tight
+ * or the size's share of the remaining time is spent.
+ */
+static void measure_size(struct sweep *sw, struct policy_op *op, unsigned nthreads, bool random,
+			 struct contender *ct, unsigned nct, int idx)
+{
+	const struct sweep_config *cfg = sw->cfg;
+	const uint64_t size = op->sizes_bytes[idx];
+	struct cell c = { .size = size, .random = random, .nthreads = nthreads, .ts = sw->ts };
+	double weight = cell_weight(size) * nct;
+	uint64_t now = now_ns(), end;
+	unsigned active = nct;
+	double share;
+
+	/* this size's share of what is left, in proportion to its weight */
+	share = sw->deadline_ns > now ? (double)(sw->deadline_ns - now) * weight /
+					(sw->work_left > weight ? sw->work_left : weight)
+				      : 0;
+	end = now + (uint64_t)share;
+	sw->work_left -= weight;
+
+	for (unsigned i = 0; i < nct; i++) {
+		struct contender *k = &ct[i];
+		uint64_t t0;
+
+		k->n = 0;
+		k->done = false;
+		/* warm-up: code, TLB and the source; also sizes the batch */
+		c.copy = k->s->copy;
+		c.batch = 2;
+		t0 = now_ns();
+		workers_run(sw->w, nthreads, cell_work, &c);
+		/* several threads: longer samples, so that their runs overlap */
+		k->batch = (unsigned)fmax(1.0, fmin(1e5, cfg->sample_ns * 2 * (nthreads > 1 ? 4 : 1) /
+						     fmax(1.0, (double)(now_ns() - t0))));
+	}
+	while (active && !(cfg->stop && *cfg->stop)) {
+		for (unsigned i = 0; i < nct; i++) {
+			struct contender *k = &ct[i];
+
+			if (k->done)
+				continue;
+			c.copy = k->s->copy;
+			c.batch = k->batch;
+			k->v[k->n++] = cell_sample(sw->w, &c);
+			if (k->n >= cfg->max_samples) {
+				k->done = true;
+			} else if (k->n >= cfg->min_samples) {
+				struct sample_summary s;
+				double tmp[k->n];
+
+				memcpy(tmp, k->v, sizeof(tmp));
+				stats_summarize(tmp, k->n, &s);
+				k->done = stats_ci_rel_width(&s) <= cfg->rel_ci ||
+					  now_ns() >= end;
+			}
+			if (k->done)
+				active--;
+		}
+	}
+	for (unsigned i = 0; i < nct; i++) {
+		struct contender *k = &ct[i];
+		struct policy_curve *cv = k->curve;
+		struct sample_summary s;
+
+		if (!k->n)	/* interrupted before its first sample */
+			continue;
+		stats_summarize(k->v, k->n, &s);
+		cv->median_mib_s[idx] = s.median;
+		cv->p10_mib_s[idx] = s.p10;
+		cv->p90_mib_s[idx] = s.p90;
+		cv->ci_lo_mib_s[idx] = s.ci_lo;
+		cv->ci_hi_mib_s[idx] = s.ci_hi;
+		cv->samples[idx] = s.n;
+	}
+	sw->cells_done += nct;
+}
+
+/* Bisect each crossover with fresh measurements of its two strategies. */
+static int refine(struct sweep *sw, struct policy_op *op, bool random, struct contender *all,
+		  unsigned nall)
+{
+	struct crossover_bracket br[16];
+	int rc = crossover_decide(op);
+
+	for (unsigned round = 0; !rc && round < sw->cfg->refine_rounds; round++) {
+		size_t nb = crossover_brackets(op, 1.06, LINE, br, 16);
+
+		if (!nb || now_ns() >= sw->deadline_ns)
+			break;
+		for (size_t b = 0; b < nb; b++) {
+			uint64_t mid = crossover_midpoint(br[b].lo_bytes, br[b].hi_bytes, LINE);
+			struct contender pair[2];
+			unsigned np = 0;
+			int idx;
+
+			if (!mid)
+				continue;
+			for (unsigned i = 0; i < nall; i++)
+				if (!strcmp(all[i].s->name, br[b].below) ||
+				    !strcmp(all[i].s->name, br[b].above))
+					pair[np++] = all[i];
+			if (np != 2)
+				continue;
+			idx = policy_op_insert_size(op, mid);
+			if (idx < 0)
+				return idx;
+			/* the curve arrays moved: find them again */
+			for (unsigned i = 0; i < np; i++)
+				pair[i].curve = policy_op_find_curve(op, pair[i].s->name);
+			progress(sw, op, mid);
+			measure_size(sw, op, op->threads, random, pair, np, idx);
+		}
+		rc = crossover_decide(op);
+	}
+	if (sw->cfg->stop && *sw->cfg->stop)
+		return -EINTR;
+	return rc;
+}
+
+static int sweep_op(struct sweep *sw, struct policy_op *op, bool random, struct contender *ct,
+		    unsigned nct)
+{
+	for (unsigned i = 0; i < nct; i++)
+		ct[i].curve = policy_op_find_curve(op, ct[i].s->name);
+	set_threads(sw, op->threads);
+	for (size_t idx = 0; idx < op->nsizes; idx++) {
+		if (sw->cfg->stop && *sw->cfg->stop)
+			return -EINTR;
+		progress(sw, op, op->sizes_bytes[idx]);
+		measure_size(sw, op, op->threads, random, ct, nct, (int)idx);
+	}
+	return refine(sw, op, random, ct, nct);
+}
+
+/* ---- ceiling ---- */
+
+struct fill {
+	size_t chunk;
+	struct thread_state *ts;
+};
+
+static void fill_work(unsigned tid, void *arg)
+{
+	struct fill *f = arg;
+	struct thread_state *ts = &f->ts[tid];
+
+	ts->t0 = now_ns();
+	if (ts->cursor + f->chunk > ts->slice_len)
+		ts->cursor = 0;
+	strategy_fill_nt(ts->slice + ts->cursor, f->chunk);
+	ts->cursor += f->chunk;
+	ts->t1 = now_ns();
+}
+
+static double ceiling_of(struct sweep *sw, unsigned nthreads, double seconds)
+{
+	struct fill f = { .chunk = 1u << 20, .ts = sw->ts };
+	uint64_t end = now_ns() + (uint64_t)(seconds * 1e9);
+	struct sample_summary s;
+	double v[64];
+	unsigned n = 0;
+
+	set_threads(sw, nthreads);
+	workers_run(sw->w, nthreads, fill_work, &f);	/* warm-up */
+	while (n < 64 && (n < 7 || now_ns() < end)) {
+		double sum = 0;
+
+		workers_run(sw->w, nthreads, fill_work, &f);
+		for (unsigned i = 0; i < nthreads; i++)
+			sum += (double)f.chunk / MIB /
+			       ((double)(sw->ts[i].t1 - sw->ts[i].t0 + 1) * 1e-9);
+		v[n++] = sum;
+	}
+	stats_summarize(v, n, &s);
+	return s.median;
+}
+
+static int sweep_setup(struct sweep *sw, const struct target *t, const struct sweep_config *cfg)
+{
+	unsigned n = cfg->nthreads ? cfg->nthreads : 1;
+	size_t srclen = cfg->max_size_bytes + LINE;
+	int rc;
+
+	memset(sw, 0, sizeof(*sw));
+	sw->t = t;
+	sw->cfg = cfg;
+	if (t->len / n < 2 * cfg->max_size_bytes)
+		return -ENOSPC;
+	rc = workers_start(n, &sw->w);
+	if (rc)
+		return rc;
+	sw->ts = calloc(n, sizeof(*sw->ts));
+	sw->src = aligned_alloc(4096, ((srclen * n) + 4095) & ~(size_t)4095);
+	if (!sw->ts || !sw->src)
+		return -ENOMEM;
+	for (unsigned i = 0; i < n; i++) {
+		sw->ts[i].src = sw->src + i * srclen;
+		sw->ts[i].rng = cfg->seed + 0x9e3779b97f4a7c15ull * (i + 1);
+	}
+	/* non-zero, non-repeating bytes: a copy that drops data would show */
+	for (size_t i = 0; i < srclen * n; i++)
+		sw->src[i] = (char)(i * 131 + (i >> 12));
+	return 0;
+}
+
+static void sweep_teardown(struct sweep *sw)
+{
+	if (sw->w)
+		workers_stop(sw->w);
+	free(sw->ts);
+	free(sw->src);
+}
+
+static bool strategy_wanted(const struct sweep_config *cfg, const char *name)
+{
+	const char *p = cfg->only;
+	size_t len = strlen(name);
+
+	if (!p)
+		return true;
+	while (*p) {
+		if (!strncmp(p, name, len) && (p[len] == ',' || !p[len]))
+			return true;
+		p = strchr(p, ',');
+		if (!p)
+			break;
+		p++;
+	}
+	return false;
+}
+
+int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sweep_config *cfg,
+	      struct policy_target *out)
+{
+	const bool cpu_cache = strcmp(t->persistence_domain, "cpu_cache") == 0;
+	uint64_t sizes[MAX_GRID];
+	size_t nsizes = sweep_grid(cfg, sizes, MAX_GRID);
+	struct contender ct[MAX_STRATEGIES];
+	unsigned nct = 0, nthr_dims[2] = { 1, cfg->nthreads }, ndims;
+	double ceilings[2] = { NAN, NAN };
+	struct sweep sw;
+	int rc;
+
+	for (unsigned i = 0; i < strategy_count && nct < MAX_STRATEGIES; i++) {
+		const struct strategy *s = &strategy_table[i];
+		const char *missing = NULL;
+
+		if (!strategy_wanted(cfg, s->name))
+			continue;
+		if (!strategy_supported(s, ci, &missing)) {
+			if (cfg->progress || isatty(STDERR_FILENO))
+				fprintf(stderr, "pmem-tune: %s: not supported by this CPU (needs %s)\n",
+					s->name, missing);
+			continue;
+		}
+		ct[nct].s = s;
+		ct[nct].v = calloc(cfg->max_samples, sizeof(double));
+		if (!ct[nct].v)
+			return -ENOMEM;
+		nct++;
+	}
+	if (!nct)
+		return -ENOENT;
+	rc = sweep_setup(&sw, t, cfg);
+	if (rc)
+		goto out;
+	ndims = cfg->nthreads > 1 ? 2 : 1;
+	for (unsigned d = 0; d < ndims; d++)
+		for (unsigned r = 0; r < 2; r++) {
+			struct policy_op *op = policy_target_add_op(out, "write",
+								    r ? "random" : "sequential",
+								    nthr_dims[d], sizes, nsizes);
+
+			if (!op) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			for (unsigned i = 0; i < nct; i++) {
+				struct policy_curve *c = policy_op_add_curve(op, ct[i].s->name);
+
+				if (!c) {
+					rc = -ENOMEM;
+					goto out;
+				}
+				/* noflush alone leaves data in a volatile cache */
+				c->reference_only = ct[i].s->cpu_cache_domain_only && !cpu_cache;
+			}
+			for (size_t k = 0; k < nsizes; k++)
+				sw.work_left += cell_weight(sizes[k]) * nct;
+		}
+	sw.cells_total = (unsigned)(out->nops * nsizes * nct);
+	sw.start_ns = now_ns();
+	/* a share of the budget is kept for the bisection rounds */
+	sw.deadline_ns = sw.start_ns + (uint64_t)(cfg->budget_s * 0.85 * 1e9);
+
+	/*
+	 * The ceiling is taken before and after the copies and the higher
+	 * kept: a neighbour's burst or a frequency change during one of the
+	 * two would otherwise set the bar below what the copies reach.
+	 */
+	sw.phase = "ceiling";
+	for (unsigned d = 0; d < ndims; d++)
+		ceilings[d] = ceiling_of(&sw, nthr_dims[d], cfg->budget_s * 0.015);
+	sw.phase = "write";
+	for (size_t o = 0; o < out->nops && !rc; o++) {
+		struct policy_op *op = &out->ops[o];
+
+		if (o == out->nops - 1)
+			sw.deadline_ns = sw.start_ns + (uint64_t)(cfg->budget_s * 0.97 * 1e9);
+		rc = sweep_op(&sw, op, !strcmp(op->pattern, "random"), ct, nct);
+	}
+	sw.phase = "ceiling";
+	for (unsigned d = 0; d < ndims && !rc; d++)
+		ceilings[d] = fmax(ceilings[d], ceiling_of(&sw, nthr_dims[d], cfg->budget_s * 0.015));
+	for (size_t o = 0; o < out->nops; o++)
+		out->ops[o].ceiling_mib_s = ceilings[out->ops[o].threads == 1 ? 0 : 1];
+	out->ceiling_mib_s = fmax(ceilings[0], ndims > 1 ? ceilings[1] : 0);
+	if (cfg->progress)
+		fprintf(stderr, "\r\033[K");
+out:
+	sweep_teardown(&sw);
+	for (unsigned i = 0; i < nct; i++)
+		free(ct[i].v);
+	return rc;
+}
+
+double sweep_ceiling(const struct target *t, unsigned nthreads, double seconds)
+{
+	struct sweep_config cfg;
+	struct sweep sw;
+	double v = NAN;
+
+	sweep_config_defaults(&cfg, SWEEP_QUICK);
+	cfg.nthreads = nthreads;
+	if (!sweep_setup(&sw, t, &cfg))
+		v = ceiling_of(&sw, nthreads, seconds);
+	sweep_teardown(&sw);
+	return v;
+}

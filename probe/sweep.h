@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The timing sweep: sizes x strategies x pattern x threads over a
+ * target's area, each cell repeated until the median's 95 % interval is
+ * tight or the cell's share of the time budget is spent, then crossovers
+ * refined by bisection with fresh measurements.
+ */
+#ifndef PMEM_TUNE_SWEEP_H
+#define PMEM_TUNE_SWEEP_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cpu.h"
+#include "policy.h"
+#include "target.h"
+
+enum sweep_mode { SWEEP_QUICK, SWEEP_STANDARD, SWEEP_THOROUGH };
+
+struct sweep_config {
+	enum sweep_mode mode;
+	double budget_s;	/* wall time for the whole target */
+	double rel_ci;		/* stop a cell when CI width / median <= this */
+	unsigned min_samples;
+	unsigned max_samples;
+	double sample_ns;	/* aim of one sample's duration */
+	uint64_t min_size_bytes, max_size_bytes;
+	bool half_steps;	/* sqrt(2) grid (2^k and 3 * 2^(k-1)); else 2^k */
+	unsigned refine_rounds;	/* bisection rounds per crossover */
+	unsigned nthreads;	/* the "every core" dimension; 1 = one only */
+	uint64_t seed;		/* random destinations */
+	bool progress;		/* a progress line on stderr */
+	const char *only;	/* comma list of strategies, NULL = all */
+	/* set from a signal handler: the sweep stops at the next sample */
+	volatile sig_atomic_t *stop;
+};
+
+/* Defaults for a mode; nthreads from the CPUs this process may use. */
+void sweep_config_defaults(struct sweep_config *cfg, enum sweep_mode mode);
+const char *sweep_mode_name(enum sweep_mode mode);
+
+/* The size grid of cfg into sizes (at most max); returns the count. */
+size_t sweep_grid(const struct sweep_config *cfg, uint64_t *sizes, size_t max);
+
+/*
+ * Measure every strategy ci supports on t into out (ops, curves,
+ * ceilings, ranges, crossovers).  Unsupported strategies are reported
+ * on stderr, never silently dropped.  Returns 0, -EINTR when *cfg->stop
+ * was set, or another negative errno.
+ */
+int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sweep_config *cfg,
+	      struct policy_target *out);
+
+/* The non-temporal fill ceiling of t with nthreads threads, MiB/s. */
+double sweep_ceiling(const struct target *t, unsigned nthreads, double seconds);
+
+#endif

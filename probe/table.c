@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The terminal table: sizes as rows, strategies as columns in MiB/s. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "crossover.h"
+#include "table.h"
+
+#define BOLD "\033[1m"
+#define GREEN "\033[32m"
+#define DIM "\033[2m"
+#define RESET "\033[0m"
+
+void table_format_size(uint64_t bytes, char *buf, size_t len)
+{
+	if (bytes == POLICY_SIZE_OPEN)
+		snprintf(buf, len, "inf");
+	else if (bytes >= (1u << 20) && !(bytes % (1u << 20)))
+		snprintf(buf, len, "%" PRIu64 "M", bytes >> 20);
+	else if (bytes >= 1024 && !(bytes % 1024))
+		snprintf(buf, len, "%" PRIu64 "K", bytes >> 10);
+	else
+		snprintf(buf, len, "%" PRIu64, bytes);
+}
+
+/* Column header: strategy names are long, the column is 9 wide. */
+static void print_header(FILE *f, const struct policy_op *op)
+{
+	fprintf(f, "%8s", "size");
+	for (size_t i = 0; i < op->ncurves; i++)
+		fprintf(f, " %9.9s", op->curves[i].strategy);
+	fprintf(f, "  %s\n", "best");
+}
+
+static void print_op(FILE *f, const struct policy_op *op, bool color)
+{
+	struct crossover_cell cells[op->nsizes ? op->nsizes : 1];
+	char sz[32];
+
+	fprintf(f, "\n%s%s %s, %u thread%s%s (MiB/s, median; * best, ~ tie)", color ? BOLD : "",
+		op->op, op->pattern, op->threads, op->threads == 1 ? "" : "s", color ? RESET : "");
+	if (!isnan(op->ceiling_mib_s))
+		fprintf(f, ", ceiling %.0f", op->ceiling_mib_s);
+	fputc('\n', f);
+	print_header(f, op);
+	crossover_cells(op, cells);
+	for (size_t s = 0; s < op->nsizes; s++) {
+		const char *best = cells[s].winner >= 0 ? op->curves[cells[s].winner].strategy : "-";
+
+		table_format_size(op->sizes_bytes[s], sz, sizeof(sz));
+		fprintf(f, "%8s", sz);
+		for (size_t i = 0; i < op->ncurves; i++) {
+			double v = op->curves[i].median_mib_s[s];
+			bool win = cells[s].winner == (int)i;
+			char mark = win ? (cells[s].tie ? '~' : '*') : ' ';
+
+			if (isnan(v))
+				fprintf(f, " %9s", color ? DIM "        ." RESET : "        .");
+			else if (win && color)
+				fprintf(f, " " GREEN BOLD "%8.0f%c" RESET, v, mark);
+			else
+				fprintf(f, " %8.0f%c", v, mark);
+		}
+		fprintf(f, "  %s\n", best);
+	}
+	for (size_t i = 0; i < op->ncurves; i++)
+		if (op->curves[i].reference_only)
+			fprintf(f, "  %s: measured for reference only, not persistent here\n",
+				op->curves[i].strategy);
+	for (size_t i = 0; i < op->ncrossovers; i++) {
+		const struct policy_crossover *x = &op->crossovers[i];
+
+		table_format_size(x->size_bytes, sz, sizeof(sz));
+		fprintf(f, "  crossover at %s: %s below, %s from there (confidence %.2f)\n", sz,
+			x->below, x->above, x->confidence);
+	}
+	if (!op->ncrossovers && op->nranges == 1)
+		fprintf(f, "  no crossover: %s at every size%s\n", op->ranges[0].strategy,
+			op->ranges[0].tie ? " (by the tie rule)" : "");
+}
+
+void table_print_target(FILE *f, const struct policy_target *t, bool color)
+{
+	fprintf(f, "%starget %s%s: kind %s, %s%s%s, persistence domain %s, area %" PRIu64 " MiB",
+		color ? BOLD : "", t->name, color ? RESET : "", t->kind,
+		t->device[0] ? t->device : "", t->device[0] ? ", " : "", t->mapping,
+		t->persistence_domain, t->area_bytes >> 20);
+	if (!isnan(t->ceiling_mib_s))
+		fprintf(f, ", ceiling %.0f MiB/s", t->ceiling_mib_s);
+	fputc('\n', f);
+	for (size_t o = 0; o < t->nops; o++)
+		print_op(f, &t->ops[o], color);
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef PMEM_TUNE_TABLE_H
+#define PMEM_TUNE_TABLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "policy.h"
+
+/* "64", "1536", "4K", "16M", "inf" */
+void table_format_size(uint64_t bytes, char *buf, size_t len);
+/* Every op of t as a table; color: ANSI marks for a terminal. */
+void table_print_target(FILE *f, const struct policy_target *t, bool color);
+
+#endif

@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Destination areas the probe writes: anonymous DRAM, a file, a devdax device. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <daxctl/libdaxctl.h>
+
+#include "target.h"
+
+#ifndef MAP_SYNC
+#define MAP_SYNC 0x80000
+#endif
+#ifndef MAP_SHARED_VALIDATE
+#define MAP_SHARED_VALIDATE 0x03
+#endif
+
+#define SZ_2M (2ull << 20)
+#define MIN_AREA (64ull << 20)
+
+uint64_t target_default_area(uint64_t llc_bytes)
+{
+	uint64_t a = 4 * llc_bytes;
+
+	a = a < MIN_AREA ? MIN_AREA : a;
+	return (a + SZ_2M - 1) & ~(SZ_2M - 1);
+}
+
+static uint64_t mem_available_bytes(void)
+{
+	unsigned long long kb = 0;
+	char line[256];
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb * 1024;
+}
+
+/* Reserve len + align of address space and return the aligned start. */
+static void *reserve_aligned(size_t len, size_t align, void **map, size_t *map_len)
+{
+	size_t total = len + align;
+	char *p = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	uintptr_t a;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	a = ((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1);
+	*map = p;
+	*map_len = total;
+	return (void *)a;
+}
+
+/* Touch every page so that page faults never land in a timed copy. */
+static void prefault(void *base, size_t len)
+{
+	volatile char *p = base;
+
+	for (size_t off = 0; off < len; off += 4096)
+		p[off] = 0;
+}
+
+static int open_dram(const struct target_opts *o, struct target *t, char *err, size_t errlen)
+{
+	uint64_t want = o->area_bytes ? o->area_bytes : target_default_area(o->llc_bytes);
+	uint64_t avail = mem_available_bytes();
+	void *base;
+
+	/* leave the machine at least half of what it has available */
+	if (avail && want > avail / 2) {
+		uint64_t cap = (avail / 2) & ~(SZ_2M - 1);
+
+		if (o->area_bytes || cap < 2 * o->llc_bytes || cap < MIN_AREA) {
+			snprintf(err, errlen,
+				 "dram: a %" PRIu64 " MiB area does not fit in half of the %" PRIu64
+				 " MiB available memory", want >> 20, avail >> 20);
+			return -ENOMEM;
+		}
+		fprintf(stderr, "pmem-tune: dram: area capped at %" PRIu64
+			" MiB (half the available memory), %.1f x the LLC\n",
+			cap >> 20, (double)cap / (double)(o->llc_bytes ? o->llc_bytes : 1));
+		want = cap;
+	}
+	base = reserve_aligned(want, SZ_2M, &t->map, &t->map_len);
+	if (!base || mmap(base, want, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED) {
+		int e = errno;
+
+		if (t->map)
+			munmap(t->map, t->map_len);
+		t->map = NULL;
+		snprintf(err, errlen, "dram: cannot map %" PRIu64 " MiB: %s", want >> 20,
+			 strerror(e));
+		return -e;
+	}
+	/* huge pages keep TLB misses out of the timings; best effort */
+	madvise(base, want, MADV_HUGEPAGE);
+	prefault(base, want);
+	t->base = base;
+	t->len = want;
+	snprintf(t->name, sizeof(t->name), "dram");
+	snprintf(t->kind, sizeof(t->kind), "dram");
+	snprintf(t->mapping, sizeof(t->mapping), "anonymous");
+	/* volatile: the flushes are measured as they would cost on pmem */
+	snprintf(t->persistence_domain, sizeof(t->persistence_domain), "none");
+	return 0;
+}
+
+static int map_shared_file(struct target *t, size_t len, char *err, size_t errlen)
+{
+	void *base = reserve_aligned(len, SZ_2M, &t->map, &t->map_len);
+
+	if (!base)
+		goto fail;
+	/* MAP_SYNC is refused unless the file is on a DAX filesystem */
+	if (mmap(base, len, PROT_READ | PROT_WRITE, MAP_SHARED_VALIDATE | MAP_SYNC | MAP_FIXED,
+		 t->fd, 0) != MAP_FAILED) {
+		snprintf(t->mapping, sizeof(t->mapping), "map_sync");
+	} else if (errno == EOPNOTSUPP || errno == EINVAL) {
+		if (mmap(base, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, t->fd, 0) ==
+		    MAP_FAILED)
+			goto fail;
+		snprintf(t->mapping, sizeof(t->mapping), "shared");
+	} else {
+		goto fail;
+	}
+	t->base = base;
+	t->len = len;
+	return 0;
+fail:
+	{
+		int e = errno;
+
+		if (t->map)
+			munmap(t->map, t->map_len);
+		t->map = NULL;
+		snprintf(err, errlen, "%s: cannot map %zu bytes: %s", t->device, len, strerror(e));
+		return -e;
+	}
+}
+
+static int open_file(const char *path, const struct target_opts *o, struct target *t, char *err,
+		     size_t errlen)
+{
+	uint64_t want = o->area_bytes ? o->area_bytes : target_default_area(o->llc_bytes);
+	struct stat st;
+	int rc;
+
+	if (!path[0]) {
+		snprintf(err, errlen, "file:: a path is needed after 'file:'");
+		return -EINVAL;
+	}
+	snprintf(t->device, sizeof(t->device), "%s", path);
+	snprintf(t->name, sizeof(t->name), "file");
+	snprintf(t->kind, sizeof(t->kind), "file");
+	snprintf(t->persistence_domain, sizeof(t->persistence_domain), "unknown");
+	t->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (t->fd >= 0) {
+		t->created = true;
+	} else if (errno == EEXIST) {
+		t->fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+		if (t->fd < 0 || fstat(t->fd, &st)) {
+			rc = -errno;
+			snprintf(err, errlen, "file:%s: %s", path, strerror(-rc));
+			return rc;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			snprintf(err, errlen, "file:%s: not a regular file", path);
+			return -EINVAL;
+		}
+		if (st.st_size > 0 && !o->destroy_data) {
+			snprintf(err, errlen,
+				 "file:%s: holds %lld bytes of data; pass --destroy-data to "
+				 "overwrite it, or name a file that does not exist",
+				 path, (long long)st.st_size);
+			return -EEXIST;
+		}
+	} else {
+		rc = -errno;
+		snprintf(err, errlen, "file:%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	/* allocate every block now, so no timed store waits for the filesystem */
+	rc = posix_fallocate(t->fd, 0, (off_t)want);
+	if (rc) {
+		snprintf(err, errlen, "file:%s: cannot allocate %" PRIu64 " MiB: %s", path,
+			 want >> 20, strerror(rc));
+		return -rc;
+	}
+	rc = map_shared_file(t, want, err, errlen);
+	if (rc)
+		return rc;
+	prefault(t->base, t->len);
+	return 0;
+}
+
+/* Size and alignment of a devdax device from libdaxctl. */
+static int devdax_geometry(const char *devname, uint64_t *size, uint64_t *align)
+{
+	struct daxctl_region *region;
+	struct daxctl_ctx *ctx;
+	struct daxctl_dev *dev;
+	int rc = -ENODEV;
+
+	if (daxctl_new(&ctx))
+		return -ENOMEM;
+	daxctl_region_foreach(ctx, region)
+		daxctl_dev_foreach(region, dev) {
+			if (strcmp(daxctl_dev_get_devname(dev), devname))
+				continue;
+			*size = daxctl_dev_get_size(dev);
+			*align = daxctl_dev_get_align(dev);
+			if (!*align)
+				*align = daxctl_region_get_align(region);
+			rc = 0;
+		}
+	daxctl_unref(ctx);
+	return rc;
+}
+
+static int open_devdax(const char *path, const struct target_opts *o, struct target *t,
+		       char *err, size_t errlen)
+{
+	const char *devname = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	uint64_t size = 0, align = 0, want;
+	struct stat st;
+	void *base;
+	int rc;
+
+	snprintf(t->device, sizeof(t->device), "%s", path);
+	snprintf(t->name, sizeof(t->name), "%s", devname);
+	snprintf(t->kind, sizeof(t->kind), "devdax");
+	snprintf(t->mapping, sizeof(t->mapping), "devdax");
+	snprintf(t->persistence_domain, sizeof(t->persistence_domain), "unknown");
+	if (stat(path, &st) || !S_ISCHR(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a devdax character device", path);
+		return -ENODEV;
+	}
+	rc = devdax_geometry(devname, &size, &align);
+	if (rc) {
+		snprintf(err, errlen, "%s: libdaxctl does not know device %s", path, devname);
+		return rc;
+	}
+	if (!o->destroy_data) {
+		snprintf(err, errlen, "%s: probing overwrites the device's data; pass "
+			 "--destroy-data to allow it", path);
+		return -EPERM;
+	}
+	if (!align || (align & (align - 1)))
+		align = SZ_2M;
+	want = o->area_bytes ? o->area_bytes : target_default_area(o->llc_bytes);
+	want = want > size ? size : want;
+	want &= ~(align - 1);
+	if (want < MIN_AREA) {
+		snprintf(err, errlen, "%s: %" PRIu64 " MiB usable, the probe needs at least %llu MiB",
+			 path, want >> 20, MIN_AREA >> 20);
+		return -ENOSPC;
+	}
+	t->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (t->fd < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	/* a devdax mapping must be aligned to the device's alignment */
+	base = reserve_aligned(want, align, &t->map, &t->map_len);
+	if (!base || mmap(base, want, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, t->fd, 0) ==
+			     MAP_FAILED) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: cannot map %" PRIu64 " MiB aligned to %" PRIu64 ": %s",
+			 path, want >> 20, align, strerror(-rc));
+		return rc;
+	}
+	t->base = base;
+	t->len = want;
+	prefault(t->base, t->len);
+	return 0;
+}
+
+int target_open(const char *spec, const struct target_opts *o, struct target *t, char *err,
+		size_t errlen)
+{
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	t->fd = -1;
+	if (strcmp(spec, "dram") == 0)
+		rc = open_dram(o, t, err, errlen);
+	else if (strncmp(spec, "file:", 5) == 0)
+		rc = open_file(spec + 5, o, t, err, errlen);
+	else if (strncmp(spec, "/dev/dax", 8) == 0)
+		rc = open_devdax(spec, o, t, err, errlen);
+	else {
+		snprintf(err, errlen, "unknown target '%s' (dram, file:PATH, /dev/daxX.Y)", spec);
+		rc = -EINVAL;
+	}
+	if (rc)
+		target_close(t);
+	return rc;
+}
+
+void target_close(struct target *t)
+{
+	if (t->map)
+		munmap(t->map, t->map_len);
+	t->map = NULL;
+	t->base = NULL;
+	if (t->fd >= 0) {
+		close(t->fd);
+		t->fd = -1;
+	}
+	if (t->created) {
+		unlink(t->device);
+		t->created = false;
+	}
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Where the probe writes: a mapped destination area that it owns for the
+ * duration of the probe.  Specs: "dram", "file:PATH", "/dev/daxX.Y".
+ * A file or device that already holds data is written only with
+ * destroy_data; a file the probe created is removed by target_close().
+ */
+#ifndef PMEM_TUNE_TARGET_H
+#define PMEM_TUNE_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct target_opts {
+	uint64_t area_bytes;	/* 0: several times the LLC */
+	uint64_t llc_bytes;	/* for the default area */
+	bool destroy_data;	/* allow overwriting an existing file/device */
+};
+
+struct target {
+	char name[64];
+	char kind[16];		/* "dram" | "file" | "devdax" */
+	char device[256];	/* path, "" for dram */
+	char mapping[16];	/* "anonymous" | "map_sync" | "shared" | "devdax" */
+	char persistence_domain[64];
+	void *base;		/* the area, 2 MiB aligned where possible */
+	size_t len;		/* bytes usable at base */
+	/* private */
+	void *map;
+	size_t map_len;
+	int fd;
+	bool created;		/* we created the file: unlink on close */
+};
+
+/* Default destination area for an LLC of llc_bytes: 4 x LLC, at least 64 MiB. */
+uint64_t target_default_area(uint64_t llc_bytes);
+
+/*
+ * Map the destination for spec.  On error returns negative errno with a
+ * one-line reason in err naming the spec and the value at fault.
+ */
+int target_open(const char *spec, const struct target_opts *o, struct target *t, char *err,
+		size_t errlen);
+void target_close(struct target *t);
+
+#endif

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Install what is missing, build twice (warnings as errors; ASan+UBSan), and
+# run every test with ctest in both trees.  PT_TEST_LABELS=unit limits the run
+# (ctest -L syntax); the e2e label boots a qemu guest and takes minutes.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+"$top/scripts/deps.sh" test
+
+"$top/scripts/build.sh" "$top/build" -DPT_WERROR=ON
+"$top/scripts/build.sh" "$top/build-asan" -DPT_WERROR=ON -DPT_SANITIZE=ON
+
+labels=()
+[ -n "${PT_TEST_LABELS:-}" ] && labels=(-L "$PT_TEST_LABELS")
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+status=0
+for tree in build build-asan; do
+	echo "== ctest in $tree"
+	(cd "$top/$tree" && ctest --output-on-failure "${labels[@]}") || status=1
+done
+exit $status

@@ -1,0 +1,228 @@
+#!/bin/bash
+# Boots Debian's cloud kernel under qemu (TCG, never KVM) with emulated NVDIMMs, runs a
+# guest script in a busybox initramfs and exits with the script's exit status.
+#
+# usage: run-guest.sh --script GUESTSCRIPT [options] [-- SCRIPT-ARGS...]
+#   --file HOST[:GUEST]   copy a host file into the guest (repeatable; ELF files bring
+#                         their libraries). GUEST defaults to /usr/local/bin/NAME for
+#                         executables (on PATH), /pt-e2e/files/NAME otherwise.
+#   --env NAME=VALUE      export to the guest script (repeatable)
+#   --module NAME         load one more kernel module in the guest (repeatable)
+#   --labels | --no-labels  NVDIMM with a label area (default) or label-less
+#   --label-size SIZE     label area size (default 128K)
+#   --persistence DOMAIN  cpu | mem-ctrl | none: -machine nvdimm-persistence (default none)
+#   --nvdimm-size SIZE    size of each NVDIMM backing file (default 1G)
+#   --nvdimms N           number of NVDIMMs, each its own region (default 1); with more
+#                         than one, each backend gets align=16M so that every
+#                         region starts 16M-aligned (each shrinks to a 16M multiple)
+#   --img PATH            backing file of the next NVDIMM, kept after the run (created
+#                         sparse when missing; repeatable). Default: temporary files.
+#   --mem SIZE            guest RAM (default 2G)
+#   --smp N               guest CPUs (default 2)
+#   --timeout SECONDS     bound on the whole qemu run (default $PT_E2E_TIMEOUT or 300)
+#   --log FILE            keep the guest console log there
+#   --outdir DIR          write files the guest exported with pt_export there
+#   --append ARGS         more kernel command-line arguments
+#   --keep                keep the work directory (initramfs, logs, images)
+#   --quiet               do not print the guest's test output on success
+# Guest script environment: PT_E2E_LABELS, PT_E2E_PERSISTENCE, PT_E2E_NVDIMM_SIZE,
+# PT_E2E_NVDIMMS, PT_E2E_KVER; helpers in /pt-e2e/lib.sh (tests/e2e/guest/lib.sh).
+#
+# Exit status: the guest script's; 77 (skip) when setup has not been done, qemu is
+# missing or cannot start, or the kernel printed nothing; 124 on timeout; 125 when the
+# guest booted but reported no result (log tail printed).
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR
+. "$(dirname "$0")/lib.sh"
+
+usage() { sed -n '2,34s/^# \{0,1\}//p' "$0"; exit 2; }
+
+script='' labels=1 label_size=128K persistence=none nvdimm_size=1G nvdimms=1
+mem=2G smp=2 timeout_s=${PT_E2E_TIMEOUT:-300} log_copy='' outdir='' append='' keep=0 quiet=0
+imgs=() mk_args=()
+while (($#)); do
+	case $1 in
+	--script) script=$2; shift 2 ;;
+	--file | --env | --module) mk_args+=("$1" "$2"); shift 2 ;;
+	--labels) labels=1; shift ;;
+	--no-labels) labels=0; shift ;;
+	--label-size) label_size=$2; shift 2 ;;
+	--persistence) persistence=$2; shift 2 ;;
+	--nvdimm-size) nvdimm_size=$2; shift 2 ;;
+	--nvdimms) nvdimms=$2; shift 2 ;;
+	--img) imgs+=("$2"); shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--smp) smp=$2; shift 2 ;;
+	--timeout) timeout_s=$2; shift 2 ;;
+	--log) log_copy=$2; shift 2 ;;
+	--outdir) outdir=$2; shift 2 ;;
+	--append) append=$2; shift 2 ;;
+	--keep) keep=1; shift ;;
+	--quiet) quiet=1; shift ;;
+	--) shift; break ;;
+	-h | --help) usage ;;
+	*) pt_log "unknown option $1"; usage ;;
+	esac
+done
+for a in "$@"; do mk_args+=(--arg "$a"); done
+[[ -n $script ]] || usage
+[[ -r $script ]] || pt_die "guest script $script not readable"
+case $persistence in cpu | mem-ctrl | none | "") ;; *) pt_die "--persistence: cpu, mem-ctrl or none" ;; esac
+[[ $nvdimms =~ ^[0-9]+$ ]] || pt_die "--nvdimms wants a number"
+((${#imgs[@]} <= nvdimms)) || pt_die "more --img than --nvdimms"
+[[ $timeout_s =~ ^[0-9]+$ ]] || pt_die "--timeout wants seconds"
+
+# SIZE (with K, M, G, T suffix) in bytes
+to_bytes() {
+	local n=${1%[KkMmGgTt]} u=${1##*[0-9]}
+	[[ $n =~ ^[0-9]+$ ]] || pt_die "bad size $1"
+	case $u in
+	"") echo "$n" ;; [Kk]) echo $((n << 10)) ;; [Mm]) echo $((n << 20)) ;;
+	[Gg]) echo $((n << 30)) ;; [Tt]) echo $((n << 40)) ;;
+	esac
+}
+
+pt_load_kernel_env || pt_skip "no guest kernel prepared (run tests/e2e/setup.sh)"
+QEMU=${PT_E2E_QEMU:-qemu-system-x86_64}
+command -v "$QEMU" >/dev/null || pt_skip "$QEMU not installed (run tests/e2e/setup.sh)"
+command -v timeout >/dev/null || pt_skip "timeout(1) missing"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/pt-e2e-run.XXXXXX")
+qpid=''
+# shellcheck disable=SC2317  # called through trap
+cleanup() {
+	if [[ -n $qpid ]] && kill -0 "$qpid" 2>/dev/null; then
+		kill -TERM "$qpid" 2>/dev/null || true	# timeout(1) passes it on to qemu
+		wait "$qpid" 2>/dev/null || true
+	fi
+	if ((keep)); then
+		pt_log "work directory kept: $work"
+	else
+		rm -rf "$work"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+[[ $persistence == none ]] && persistence=
+"$PT_E2E_DIR/mkinitramfs.sh" -o "$work/initrd.cpio.gz" --script "$script" \
+	--env "PT_E2E_LABELS=$labels" --env "PT_E2E_PERSISTENCE=$persistence" \
+	--env "PT_E2E_NVDIMM_SIZE=$nvdimm_size" --env "PT_E2E_NVDIMMS=$nvdimms" \
+	${mk_args[@]+"${mk_args[@]}"}
+
+machine=pc,nvdimm=on
+[[ -n $persistence ]] && machine+=,nvdimm-persistence=$persistence
+size_b=$(to_bytes "$nvdimm_size")
+maxmem_b=$((8 << 30))
+need_b=$(($(to_bytes "$mem") + nvdimms * size_b))
+((need_b <= maxmem_b)) || maxmem_b=$need_b
+slots=$((nvdimms > 2 ? nvdimms : 2))
+# shellcheck disable=SC2054  # commas belong to qemu options
+qemu_args=(
+	-accel tcg,thread=multi -cpu max -smp "$smp"
+	-machine "$machine"
+	-m "$mem,slots=$slots,maxmem=$((maxmem_b >> 20))M"
+	-nodefaults -display none -monitor none -no-reboot
+	-serial "file:$work/console.log" -serial "file:$work/channel.log"
+	-kernel "$PT_E2E_VMLINUZ" -initrd "$work/initrd.cpio.gz"
+	-append "console=ttyS0,115200 panic=-1 mitigations=off $append"
+)
+# Several DIMMs: the next one would start right after the previous one's data (its
+# size less the label area), so its region is not 16M-aligned and ndctl refuses to
+# create namespaces there ("misaligned to 16M"). align=16M puts every DIMM on a 16M
+# boundary (and rounds each region's size down to 16M).
+align=''
+((nvdimms > 1)) && align=,align=16M
+for ((i = 0; i < nvdimms; i++)); do
+	img=${imgs[i]:-$work/nvdimm$i.img}
+	if [[ ! -e $img ]]; then
+		truncate -s "$size_b" "$img"
+	elif (($(stat -c %s "$img") != size_b)); then
+		pt_die "--img $img is not $nvdimm_size large"
+	fi
+	nvdev=nvdimm,id=nv$i,memdev=mem$i
+	((labels)) && nvdev+=,label-size=$label_size
+	qemu_args+=(
+		-object "memory-backend-file,id=mem$i,share=on,mem-path=$img,size=$size_b$align"
+		-device "$nvdev"
+	)
+done
+
+start=$SECONDS
+pt_log "booting $PT_E2E_KVER: labels=$labels persistence=${persistence:-unset}" \
+	"nvdimms=${nvdimms}x$nvdimm_size smp=$smp timeout=${timeout_s}s"
+timeout --kill-after=10 "$timeout_s" "$QEMU" "${qemu_args[@]}" \
+	</dev/null >"$work/qemu.out" 2>&1 &
+qpid=$!
+qrc=0
+wait "$qpid" || qrc=$?
+qpid=
+elapsed=$((SECONDS - start))
+
+console=$work/console.log
+touch "$console" "$work/channel.log"
+[[ -n $log_copy ]] && cp "$console" "$log_copy"
+clean_log() { tr -d '\r' <"$1"; }
+
+tail_log() {
+	echo "---- last 60 lines of the guest console ($console) ----"
+	clean_log "$console" | tail -n 60
+	echo "---- end of console ----"
+	if [[ -s $work/qemu.out ]]; then
+		echo "---- qemu output ----"
+		cat "$work/qemu.out"
+	fi
+}
+
+result=$( { clean_log "$work/channel.log"; clean_log "$console"; } |
+	grep -ao '^PT_E2E_RESULT=[0-9]*' | head -n1 || true)
+
+if [[ -z $result ]]; then
+	if ! grep -aq 'Linux version' "$console"; then
+		tail_log
+		if ((qrc == 124 || qrc == 137)); then
+			pt_skip "guest kernel printed nothing within ${timeout_s}s (qemu rc $qrc)"
+		fi
+		pt_skip "qemu could not boot the guest (rc $qrc): $(head -c 300 "$work/qemu.out" | tr '\n' ' ')"
+	fi
+	tail_log
+	if ((qrc == 124 || qrc == 137)); then
+		pt_log "error: TIMEOUT: the guest gave no result within ${timeout_s}s"
+		exit 124
+	fi
+	if ! grep -aq PT_E2E_INIT "$console"; then
+		pt_log "error: the kernel booted but /init did not start (qemu rc $qrc)"
+	else
+		pt_log "error: the guest stopped without a PT_E2E_RESULT line (qemu rc $qrc)"
+	fi
+	exit 125
+fi
+rc=${result#PT_E2E_RESULT=}
+
+if [[ -n $outdir ]]; then
+	mkdir -p "$outdir" "$work/export"
+	clean_log "$work/channel.log" | awk -v dir="$work/export" '
+		/^PT_E2E_FILE_BEGIN / { name = $2; gsub(/[^A-Za-z0-9._-]/, "_", name);
+			file = dir "/" name ".b64"; printf "" > file; next }
+		/^PT_E2E_FILE_END/ { close(file); file = ""; next }
+		file != "" { print >> file }' || true
+	for f in "$work"/export/*.b64; do
+		[[ -e $f ]] || continue
+		n=${f##*/}
+		base64 -d "$f" >"$outdir/${n%.b64}" ||
+			pt_log "warning: exported file ${n%.b64} is damaged"
+	done
+fi
+if ((quiet == 0 || rc != 0)); then
+	echo "---- guest test output ----"
+	if ((rc == 0 || rc == PT_E2E_SKIP)); then
+		clean_log "$console" | sed -n '/^PT_E2E_TEST_START/,/^PT_E2E_TEST_END/p' | sed '1d;$d'
+	else
+		# module failures before the test, the test, the guest's kernel log after it
+		clean_log "$console" | sed -n '/^PT_E2E_INIT/,$p' | grep -av '^PT_E2E_'
+	fi
+	echo "---- end of guest test output ----"
+fi
+pt_log "guest exited with $rc after ${elapsed}s (qemu rc $qrc)"
+exit "$rc"

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# pmem-tune --probe on DRAM and file targets: what it writes, what it refuses,
+# and that a failed or interrupted probe never replaces an existing policy.
+# Asserts structure and behaviour only, never timings.
+# Usage: test_probe_cli.sh PMEM_TUNE
+set -uo pipefail
+tune=$1
+tmp=$(mktemp -d /tmp/pt-cli.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+# expect_refusal DESCRIPTION WORD -- ARGS...: exit 2, one line on stderr naming WORD
+expect_refusal() {
+	local what=$1 word=$2
+	shift 3
+	"$tune" "$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	[ $rc -eq 2 ] || { bad "$what: exit $rc, expected 2"; return; }
+	[ "$(wc -l <"$tmp/err")" -eq 1 ] || { bad "$what: not one line: $(cat "$tmp/err")"; return; }
+	grep -qF -- "$word" "$tmp/err" || { bad "$what: '$(cat "$tmp/err")' does not name '$word'"; return; }
+	ok
+}
+
+expect_refusal "unknown target" "bogus" -- --probe --target bogus --output "$tmp/p.json"
+expect_refusal "unwritable dir" "/nonexistent-dir/x" -- --probe --target file:/nonexistent-dir/x
+expect_refusal "area too small" "--area-size 1k" -- --probe --area-size 1k
+expect_refusal "bad threads" "--threads 0" -- --probe --threads 0
+expect_refusal "unknown strategy" "movnt_avx9" -- --probe --strategies movnt,movnt_avx9
+expect_refusal "two modes" "--quick" -- --probe --quick --thorough
+expect_refusal "devdax that is not" "/dev/dax9.9" -- --probe --target /dev/dax9.9
+
+# a file holding data is not overwritten without --destroy-data
+printf 'precious data\n' >"$tmp/data"
+expect_refusal "file with data" "--destroy-data" -- --probe --target "file:$tmp/data"
+[ "$(cat "$tmp/data")" = "precious data" ] && ok || bad "file with data was changed"
+
+# a failed probe leaves an existing policy alone
+printf '{"old": true}\n' >"$tmp/p.json"
+"$tune" --probe --target bogus --output "$tmp/p.json" 2>/dev/null
+[ "$(cat "$tmp/p.json")" = '{"old": true}' ] && ok || bad "failed probe replaced the policy"
+
+# an interrupted probe leaves it alone too, and says so
+"$tune" --probe --quiet --output "$tmp/p.json" >/dev/null 2>"$tmp/err" &
+pid=$!
+sleep 0.7
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -ne 0 ] && ok || bad "interrupted probe exited 0"
+[ "$(cat "$tmp/p.json")" = '{"old": true}' ] && ok || bad "interrupted probe replaced the policy"
+grep -q "interrupted" "$tmp/err" && ok || bad "no interruption message: $(cat "$tmp/err")"
+
+# a quick probe of a new file: written, the file removed afterwards
+"$tune" --probe --quick --quiet --threads 1 --strategies movnt_sse2,clwb,noflush \
+	--target "file:$tmp/scratch" --output "$tmp/f.json" >"$tmp/table" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && ok || bad "file probe exit $rc: $(cat "$tmp/err")"
+[ ! -e "$tmp/scratch" ] && ok || bad "the probe left its scratch file behind"
+python3 - "$tmp/f.json" <<'EOF' && ok || bad "file policy content"
+import json, sys
+p = json.load(open(sys.argv[1]))
+t = p["targets"][0]
+assert t["kind"] == "file" and t["mapping"] in ("shared", "map_sync"), t
+# not a DAX filesystem here: noflush is a reference only
+ops = t["ops"]
+assert {o["threads"] for o in ops} == {1}, ops
+assert {o["pattern"] for o in ops} == {"sequential", "random"}
+for o in ops:
+    assert set(o["curves"]) == {"movnt_sse2", "clwb", "noflush"}, o["curves"].keys()
+    assert o["curves"]["noflush"].get("reference_only") is True
+    assert all(r["strategy"] != "noflush" for r in o["ranges"])
+EOF
+
+# the full quick probe of dram: every supported strategy, both patterns, both
+# thread counts, ceilings, ranges that cover every size, consistent crossovers
+"$tune" --strategies-list >"$tmp/strats"
+"$tune" --probe --quick --quiet --output "$tmp/d.json" >"$tmp/table" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && ok || bad "dram probe exit $rc: $(cat "$tmp/err")"
+grep -q "crossover\|no crossover" "$tmp/table" && ok || bad "the table has no crossover line"
+python3 - "$tmp/d.json" "$tmp/strats" <<'EOF' && ok || bad "dram policy content"
+import json, re, sys, os
+p = json.load(open(sys.argv[1]))
+supported = {l.split()[0] for l in open(sys.argv[2]) if re.match(r"\s+\S+\s+supported", l)}
+assert len(supported) >= 8, supported
+t = p["targets"][0]
+assert t["kind"] == "dram" and t["ceiling_mib_s"] > 0
+threads = {o["threads"] for o in t["ops"]}
+ncpu = len(os.sched_getaffinity(0))
+assert threads == ({1, ncpu} if ncpu > 1 else {1}), threads
+assert {o["pattern"] for o in t["ops"]} == {"sequential", "random"}
+for o in t["ops"]:
+    assert set(o["curves"]) == supported, (set(o["curves"]) ^ supported)
+    sizes = o["sizes_bytes"]
+    assert sizes[0] == 64 and sizes[-1] >= 16 << 20 and sizes == sorted(set(sizes))
+    assert o["ceiling_mib_s"] > 0
+    for name, c in o["curves"].items():
+        assert len(c["median_mib_s"]) == len(sizes)
+        for m, lo, hi in zip(c["median_mib_s"], c["ci95_lo_mib_s"], c["ci95_hi_mib_s"]):
+            assert m is None or lo <= m <= hi, (name, lo, m, hi)
+    r = o["ranges"]
+    assert r[0]["from_bytes"] == 0 and r[-1]["to_bytes"] is None
+    assert all(a["to_bytes"] == b["from_bytes"] for a, b in zip(r, r[1:]))
+    assert len(o["crossovers"]) == len(r) - 1
+    for x, a, b in zip(o["crossovers"], r, r[1:]):
+        assert (x["below"], x["above"], x["size_bytes"]) == (a["strategy"], b["strategy"], b["from_bytes"])
+        assert 0 <= x["confidence"] <= 1
+assert p["platform"]["fingerprint"].startswith("sha256:")
+assert p["generator"]["mode"] == "quick"
+EOF
+
+# what it wrote, it reads back
+"$tune" --show "$tmp/d.json" >/dev/null 2>"$tmp/err" && ok || bad "--show of a fresh policy: $(cat "$tmp/err")"
+"$tune" --check "$tmp/d.json" >"$tmp/out" 2>&1 && ok || bad "--check of a fresh policy on its own host: $(cat "$tmp/out")"
+
+echo "test_probe_cli: $pass passed, $fail failed"
+[ $fail -eq 0 ]

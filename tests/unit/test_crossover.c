@@ -1,0 +1,666 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* crossover.c and strategy_class.c on synthetic curves with known answers. */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+
+#include "check.h"
+#include "crossover.h"
+#include "policy.h"
+#include "strategy_class.h"
+
+#define NSIZES_MAX 32
+
+/* 64 B .. 64 KiB, powers of two: 11 sizes */
+static const uint64_t grid[] = {
+	64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536,
+};
+#define NGRID (sizeof(grid) / sizeof(grid[0]))
+
+static struct policy *pol;
+static struct policy_target *tgt;
+
+static struct policy_op *new_op(const uint64_t *sizes, size_t n)
+{
+	struct policy_op *op = policy_target_add_op(tgt, "write", "sequential", 1,
+						    sizes, n);
+
+	if (!op) {
+		fprintf(stderr, "policy_target_add_op failed\n");
+		exit(EXIT_FAILURE);
+	}
+	return op;
+}
+
+/* op->curves may move when a curve is added: look curves up by name. */
+static struct policy_curve *curve(struct policy_op *op, const char *name)
+{
+	struct policy_curve *c = policy_op_find_curve(op, name);
+
+	if (!c)
+		c = policy_op_add_curve(op, name);
+	if (!c) {
+		fprintf(stderr, "policy_op_add_curve failed\n");
+		exit(EXIT_FAILURE);
+	}
+	return c;
+}
+
+static void set_cell(struct policy_curve *c, size_t i, double median, double halfw)
+{
+	c->median_mib_s[i] = median;
+	c->p10_mib_s[i] = median - 2 * halfw;
+	c->p90_mib_s[i] = median + 2 * halfw;
+	c->ci_lo_mib_s[i] = median - halfw;
+	c->ci_hi_mib_s[i] = median + halfw;
+	c->samples[i] = 25;
+}
+
+/* Whole curve; a NAN median leaves the cell unmeasured. */
+static void set_curve(struct policy_op *op, const char *name, const double *med,
+		      double halfw)
+{
+	struct policy_curve *c = curve(op, name);
+
+	for (size_t i = 0; i < op->nsizes; i++)
+		if (!isnan(med[i]))
+			set_cell(c, i, med[i], halfw);
+}
+
+static int curve_index(const struct policy_op *op, const char *name)
+{
+	for (size_t i = 0; i < op->ncurves; i++)
+		if (strcmp(op->curves[i].strategy, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static void check_range(const struct policy_op *op, size_t r, uint64_t from,
+			uint64_t to, const char *strategy, bool tie)
+{
+	CHECK_MSG(r < op->nranges, "range %zu missing (%zu ranges)", r, op->nranges);
+	if (r >= op->nranges)
+		return;
+	CHECK_INT(op->ranges[r].from_bytes, from);
+	CHECK_MSG(op->ranges[r].to_bytes == to, "range %zu to %llu, want %llu", r,
+		  (unsigned long long)op->ranges[r].to_bytes, (unsigned long long)to);
+	CHECK_STR(op->ranges[r].strategy, strategy);
+	CHECK_INT(op->ranges[r].tie, tie);
+}
+
+static void check_xo(const struct policy_op *op, size_t x, uint64_t size,
+		     const char *below, const char *above)
+{
+	CHECK_MSG(x < op->ncrossovers, "crossover %zu missing (%zu)", x, op->ncrossovers);
+	if (x >= op->ncrossovers)
+		return;
+	CHECK_INT(op->crossovers[x].size_bytes, size);
+	CHECK_STR(op->crossovers[x].below, below);
+	CHECK_STR(op->crossovers[x].above, above);
+	CHECK_MSG(op->crossovers[x].confidence > 0 && op->crossovers[x].confidence <= 1,
+		  "confidence %g not in (0, 1]", op->crossovers[x].confidence);
+}
+
+/* A crossover's confidence, NAN (fails every check) if it is missing. */
+static double xo_conf(const struct policy_op *op, size_t x)
+{
+	return x < op->ncrossovers ? op->crossovers[x].confidence : NAN;
+}
+
+static void test_strategy_class(void)
+{
+	static const char *const nt[] = {
+		"movnt", "movnt_sse2", "movnt_avx2", "movnt_avx512", "movdir64b",
+	};
+	static const char *const fl[] = {
+		"clwb", "clflushopt", "clflush", "rep_movsb_clwb", "stores8_clwb",
+		"memcpy_clwb",
+	};
+	static const char *const order[] = {
+		"movnt_avx512", "movdir64b", "movnt_avx2", "movnt_sse2", "movnt",
+		"clwb", "clflushopt", "stores8_clwb", "rep_movsb_clwb", "memcpy_clwb",
+		"clflush", "noflush", "bogus",
+	};
+
+	for (size_t i = 0; i < sizeof(nt) / sizeof(nt[0]); i++) {
+		CHECK_INT(strategy_class_of(nt[i]), STRATEGY_CLASS_NONTEMPORAL);
+		CHECK(strategy_is_nontemporal(nt[i]));
+	}
+	for (size_t i = 0; i < sizeof(fl) / sizeof(fl[0]); i++) {
+		CHECK_INT(strategy_class_of(fl[i]), STRATEGY_CLASS_FLUSH);
+		CHECK(!strategy_is_nontemporal(fl[i]));
+	}
+	CHECK_INT(strategy_class_of("noflush"), STRATEGY_CLASS_NOFLUSH);
+	CHECK_INT(strategy_class_of("movnt_avx1024"), STRATEGY_CLASS_UNKNOWN);
+	CHECK_INT(strategy_class_of(""), STRATEGY_CLASS_UNKNOWN);
+	CHECK_INT(strategy_class_of(NULL), STRATEGY_CLASS_UNKNOWN);
+	CHECK(!strategy_is_nontemporal("MOVNT"));	/* names are exact */
+	for (size_t i = 1; i < sizeof(order) / sizeof(order[0]); i++)
+		CHECK_MSG(strategy_tie_rank(order[i - 1]) < strategy_tie_rank(order[i]),
+			  "rank %s !< %s", order[i - 1], order[i]);
+	CHECK_INT(strategy_tie_rank("bogus"), strategy_tie_rank("other"));
+}
+
+/* movnt wins below 1024, clwb from 1024 up; both well separated. */
+static struct policy_op *clean_op(void)
+{
+	struct policy_op *op = new_op(grid, NGRID);
+	double nt[NGRID], fl[NGRID];
+
+	for (size_t i = 0; i < NGRID; i++) {
+		nt[i] = grid[i] < 1024 ? 2000 : 1000;
+		fl[i] = grid[i] < 1024 ? 1000 : 2000;
+	}
+	set_curve(op, "movnt", nt, 20);
+	set_curve(op, "clwb", fl, 20);
+	return op;
+}
+
+static void test_clean_crossover(void)
+{
+	struct policy_op *op = clean_op();
+	struct crossover_cell cells[NGRID];
+	int nt = curve_index(op, "movnt"), fl = curve_index(op, "clwb");
+
+	CHECK_INT(crossover_cells(op, cells), 0);
+	for (size_t i = 0; i < NGRID; i++) {
+		CHECK_INT(cells[i].winner, grid[i] < 1024 ? nt : fl);
+		CHECK_INT(cells[i].runner_up, grid[i] < 1024 ? fl : nt);
+		CHECK_INT(cells[i].tie, 0);
+		CHECK(cells[i].p_win > 0.999 && cells[i].p_win <= 1);
+	}
+
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 2);
+	check_range(op, 0, 0, 1024, "movnt", false);
+	check_range(op, 1, 1024, POLICY_SIZE_OPEN, "clwb", false);
+	CHECK_INT(op->ncrossovers, 1);
+	check_xo(op, 0, 1024, "movnt", "clwb");
+	CHECK(xo_conf(op, 0) > 0.9);
+
+	/* deciding again replaces, same answer */
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 2);
+	CHECK_INT(op->ncrossovers, 1);
+	check_xo(op, 0, 1024, "movnt", "clwb");
+}
+
+static void test_two_crossovers(void)
+{
+	struct policy_op *op = new_op(grid, NGRID);
+	double nt[NGRID], fl[NGRID];
+
+	/* clwb below 512, movnt_avx512 in [512, 16384), clwb again above */
+	for (size_t i = 0; i < NGRID; i++) {
+		bool mid = grid[i] >= 512 && grid[i] < 16384;
+
+		nt[i] = mid ? 3000 : 1500 + i;
+		fl[i] = mid ? 2000 + i : 2800;
+	}
+	set_curve(op, "clwb", fl, 50);
+	set_curve(op, "movnt_avx512", nt, 50);
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 3);
+	check_range(op, 0, 0, 512, "clwb", false);
+	check_range(op, 1, 512, 16384, "movnt_avx512", false);
+	check_range(op, 2, 16384, POLICY_SIZE_OPEN, "clwb", false);
+	CHECK_INT(op->ncrossovers, 2);
+	check_xo(op, 0, 512, "clwb", "movnt_avx512");
+	check_xo(op, 1, 16384, "movnt_avx512", "clwb");
+	CHECK(xo_conf(op, 0) > 0.9);
+	CHECK(xo_conf(op, 1) > 0.9);
+}
+
+static void test_noisy_tie(void)
+{
+	struct policy_op *op = new_op(grid, NGRID);
+	struct crossover_cell cells[NGRID];
+	double nt[NGRID], fl[NGRID];
+	int nti, fli;
+
+	/* medians wobble around each other, intervals always overlap */
+	for (size_t i = 0; i < NGRID; i++) {
+		nt[i] = 1000 + ((i % 2) ? 30 : -30);
+		fl[i] = 1000 + ((i % 3) ? -20 : 25);
+	}
+	set_curve(op, "clwb", fl, 200);
+	set_curve(op, "movnt_avx2", nt, 200);
+	nti = curve_index(op, "movnt_avx2");
+	fli = curve_index(op, "clwb");
+	CHECK_INT(crossover_cells(op, cells), 0);
+	for (size_t i = 0; i < NGRID; i++) {
+		CHECK_INT(cells[i].winner, nti);
+		CHECK_INT(cells[i].runner_up, fli);
+		CHECK_INT(cells[i].tie, 1);
+		/* the true probability, below 0.5 where clwb's median is higher */
+		if (fl[i] > nt[i])
+			CHECK(cells[i].p_win < 0.5 && cells[i].p_win > 0.3);
+		else
+			CHECK(cells[i].p_win >= 0.5 && cells[i].p_win < 0.7);
+	}
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 1);
+	check_range(op, 0, 0, POLICY_SIZE_OPEN, "movnt_avx2", true);
+	CHECK_INT(op->ncrossovers, 0);
+}
+
+static void test_one_winner(void)
+{
+	struct policy_op *op = new_op(grid, NGRID);
+	double hi[NGRID], lo[NGRID], ref[NGRID];
+
+	for (size_t i = 0; i < NGRID; i++) {
+		hi[i] = 5000 + 100 * i;
+		lo[i] = 2000 + 300 * i;
+		ref[i] = 9000;
+	}
+	set_curve(op, "movnt_avx2", lo, 30);
+	set_curve(op, "clflushopt", hi, 30);
+	set_curve(op, "noflush", ref, 30);
+	curve(op, "noflush")->reference_only = true;
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 1);
+	check_range(op, 0, 0, POLICY_SIZE_OPEN, "clflushopt", false);
+	CHECK_INT(op->ncrossovers, 0);
+}
+
+static void test_all_tied(void)
+{
+	static const char *const nt_mix[] = { "clflushopt", "movnt", "clwb",
+					      "movnt_avx512", "movdir64b" };
+	static const char *const fl_mix[] = { "clflush", "memcpy_clwb", "clflushopt",
+					      "clwb" };
+	static const char *const unk_mix[] = { "zzz_unknown", "clflush" };
+	struct {
+		const char *const *names;
+		size_t n;
+		const char *want;
+	} cases[] = {
+		{ nt_mix, 5, "movnt_avx512" },
+		{ fl_mix, 4, "clwb" },
+		{ unk_mix, 2, "clflush" },
+	};
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct policy_op *op = new_op(grid, NGRID);
+		double med[NGRID];
+
+		for (size_t s = 0; s < cases[k].n; s++) {
+			/* the preferred one never has the highest median */
+			for (size_t i = 0; i < NGRID; i++)
+				med[i] = strcmp(cases[k].names[s], cases[k].want) ?
+					 1000 + 10 * s : 990;
+			set_curve(op, cases[k].names[s], med, 100);
+		}
+		CHECK_INT(crossover_decide(op), 0);
+		CHECK_INT(op->nranges, 1);
+		check_range(op, 0, 0, POLICY_SIZE_OPEN, cases[k].want, true);
+		CHECK_INT(op->ncrossovers, 0);
+	}
+}
+
+static void test_unknown_and_median_only(void)
+{
+	struct policy_op *op = new_op(grid, NGRID);
+	double a[NGRID], b[NGRID];
+
+	/* two unknown names tied: same rank, the higher median */
+	for (size_t i = 0; i < NGRID; i++) {
+		a[i] = 1000;
+		b[i] = 1010;
+	}
+	set_curve(op, "vendor_a", a, 100);
+	set_curve(op, "vendor_b", b, 100);
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 1);
+	check_range(op, 0, 0, POLICY_SIZE_OPEN, "vendor_b", true);
+
+	/*
+	 * Medians without intervals: decided on the medians, but with an
+	 * unknown spread each side of the boundary is a coin toss.
+	 */
+	op = clean_op();
+	for (size_t c = 0; c < op->ncurves; c++)
+		for (size_t i = 0; i < NGRID; i++)
+			op->curves[c].ci_lo_mib_s[i] = op->curves[c].ci_hi_mib_s[i] = NAN;
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 2);
+	check_range(op, 0, 0, 1024, "movnt", false);
+	check_range(op, 1, 1024, POLICY_SIZE_OPEN, "clwb", false);
+	CHECK_NEAR(xo_conf(op, 0), 0.25, 1e-12);
+}
+
+static void test_missing_cells(void)
+{
+	static const uint64_t sizes[] = { 64, 128, 256, 512, 1024, 2048 };
+	struct policy_op *op;
+	struct crossover_cell cells[6];
+	double nt[6], fl[6];
+	int nti;
+
+	/* an op with nothing measured: no ranges, old ones dropped */
+	op = new_op(sizes, 6);
+	curve(op, "movnt");
+	curve(op, "clwb");
+	op->ranges = calloc(1, sizeof(*op->ranges));
+	op->nranges = 1;
+	op->crossovers = calloc(1, sizeof(*op->crossovers));
+	op->ncrossovers = 1;
+	CHECK_INT(crossover_cells(op, cells), 0);
+	for (size_t i = 0; i < 6; i++) {
+		CHECK_INT(cells[i].winner, -1);
+		CHECK_INT(cells[i].runner_up, -1);
+	}
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 0);
+	CHECK_INT(op->ncrossovers, 0);
+	CHECK(op->ranges == NULL && op->crossovers == NULL);
+
+	/* medians without samples are not measurements */
+	curve(op, "movnt")->median_mib_s[2] = 1000;
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 0);
+
+	/* an op without sizes or curves */
+	op = new_op(NULL, 0);
+	CHECK_INT(crossover_cells(op, NULL), 0);
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 0);
+	CHECK_INT(crossover_cells(NULL, cells), -EINVAL);
+	CHECK_INT(crossover_decide(NULL), -EINVAL);
+
+	/*
+	 * 64 unmeasured everywhere, 256 unmeasured everywhere, movnt missing
+	 * at 512 and clwb at 128: movnt wins 128, clwb 512 up.
+	 */
+	op = new_op(sizes, 6);
+	for (size_t i = 0; i < 6; i++) {
+		nt[i] = sizes[i] <= 256 ? 3000 : 1000;
+		fl[i] = sizes[i] <= 256 ? 1000 : 3000;
+	}
+	nt[0] = fl[0] = NAN;
+	nt[2] = fl[2] = NAN;
+	nt[3] = NAN;
+	fl[1] = NAN;
+	set_curve(op, "movnt", nt, 10);
+	set_curve(op, "clwb", fl, 10);
+	nti = curve_index(op, "movnt");
+	/* a median whose samples count is 0 does not count */
+	curve(op, "clwb")->median_mib_s[0] = 99999;
+	CHECK_INT(crossover_cells(op, cells), 0);
+	CHECK_INT(cells[0].winner, -1);
+	CHECK_INT(cells[1].winner, nti);
+	CHECK_INT(cells[1].runner_up, -1);
+	CHECK_NEAR(cells[1].p_win, 1, 0);
+	CHECK_INT(cells[1].tie, 0);
+	CHECK_INT(cells[2].winner, -1);
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 2);
+	check_range(op, 0, 0, 512, "movnt", false);
+	check_range(op, 1, 512, POLICY_SIZE_OPEN, "clwb", false);
+	CHECK_INT(op->ncrossovers, 1);
+	check_xo(op, 0, 512, "movnt", "clwb");
+	/* neither side has the other's cell at its boundary size: 0.5 * 0.5 */
+	CHECK_NEAR(xo_conf(op, 0), 0.25, 1e-12);
+	{
+		struct crossover_bracket b[4] = { { 0 } };
+
+		/* the bracket spans the unmeasured 256 */
+		CHECK_INT(crossover_brackets(op, 1.0, 0, b, 4), 1);
+		CHECK_INT(b[0].lo_bytes, 128);
+		CHECK_INT(b[0].hi_bytes, 512);
+	}
+
+	/* one side known at the boundary: 0.5 * ~1 */
+	op = new_op(sizes, 6);
+	for (size_t i = 0; i < 6; i++) {
+		nt[i] = sizes[i] < 1024 ? 3000 : 1000;
+		fl[i] = sizes[i] < 1024 ? 1000 : 3000;
+	}
+	fl[3] = NAN;
+	set_curve(op, "movnt", nt, 10);
+	set_curve(op, "clwb", fl, 10);
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->ncrossovers, 1);
+	check_xo(op, 0, 1024, "movnt", "clwb");
+	CHECK_NEAR(xo_conf(op, 0), 0.5, 1e-9);
+}
+
+static void test_reference_only(void)
+{
+	struct policy_op *op = clean_op();
+	struct crossover_cell cells[NGRID];
+	double ref[NGRID];
+	int ri;
+
+	for (size_t i = 0; i < NGRID; i++)
+		ref[i] = 50000;
+	set_curve(op, "noflush", ref, 10);
+	ri = curve_index(op, "noflush");
+	op->curves[ri].reference_only = true;
+	CHECK_INT(crossover_cells(op, cells), 0);
+	for (size_t i = 0; i < NGRID; i++) {
+		CHECK(cells[i].winner != ri);
+		CHECK(cells[i].runner_up != ri);
+		CHECK_INT(cells[i].tie, 0);
+	}
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 2);
+	check_range(op, 0, 0, 1024, "movnt", false);
+	check_range(op, 1, 1024, POLICY_SIZE_OPEN, "clwb", false);
+
+	/* only a reference curve measured: nothing to decide */
+	op = new_op(grid, NGRID);
+	set_curve(op, "noflush", ref, 10);
+	curve(op, "noflush")->reference_only = true;
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 0);
+}
+
+static void test_islands(void)
+{
+	struct policy_op *op;
+	struct crossover_cell cells[NGRID];
+	double nt[NGRID], fl[NGRID], fo[NGRID];
+	int fli;
+
+	/* A A B A A: movnt wins size 1024 only by the tie rule */
+	op = new_op(grid, NGRID);
+	for (size_t i = 0; i < NGRID; i++) {
+		fl[i] = 3000;
+		nt[i] = grid[i] == 1024 ? 2990 : 2000;
+	}
+	set_curve(op, "clwb", fl, 50);
+	set_curve(op, "movnt", nt, 50);
+	fli = curve_index(op, "clwb");
+	CHECK_INT(crossover_cells(op, cells), 0);
+	CHECK_INT(cells[4].winner, fli);	/* kept with its neighbours */
+	CHECK_INT(cells[4].tie, 1);
+	CHECK(cells[4].p_win > 0.5 && cells[4].p_win < 0.7);
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 1);
+	check_range(op, 0, 0, POLICY_SIZE_OPEN, "clwb", false);
+	CHECK_INT(op->ncrossovers, 0);
+
+	/* the same island won by separation is real */
+	curve(op, "movnt")->median_mib_s[4] = 3500;
+	curve(op, "movnt")->ci_lo_mib_s[4] = 3450;
+	curve(op, "movnt")->ci_hi_mib_s[4] = 3550;
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 3);
+	check_range(op, 0, 0, 1024, "clwb", false);
+	check_range(op, 1, 1024, 2048, "movnt", false);
+	check_range(op, 2, 2048, POLICY_SIZE_OPEN, "clwb", false);
+	CHECK_INT(op->ncrossovers, 2);
+
+	/* an island at the edge is not an island */
+	op = new_op(grid, NGRID);
+	nt[4] = 2000;
+	nt[0] = 2990;
+	set_curve(op, "clwb", fl, 50);
+	set_curve(op, "movnt", nt, 50);
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 2);
+	check_range(op, 0, 0, 128, "movnt", true);
+	check_range(op, 1, 128, POLICY_SIZE_OPEN, "clwb", false);
+	CHECK_INT(op->ncrossovers, 1);
+	/* a boundary drawn through overlapping intervals is not confident */
+	CHECK(xo_conf(op, 0) < 0.5);
+
+	/* an island between two unmeasured sizes still has neighbours */
+	op = new_op(grid, NGRID);
+	nt[0] = 2000;
+	nt[4] = 2990;
+	nt[3] = nt[5] = NAN;
+	fl[3] = fl[5] = NAN;
+	set_curve(op, "clwb", fl, 50);
+	set_curve(op, "movnt", nt, 50);
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 1);
+	check_range(op, 0, 0, POLICY_SIZE_OPEN, "clwb", false);
+	fl[3] = fl[5] = 3000;
+	nt[3] = nt[5] = 2000;
+
+	/*
+	 * Three strategies: at 1024 clflushopt is best, movnt ties with it
+	 * and wins by preference, clwb is clearly worse there.  Keeping
+	 * clwb would choose a demonstrably slower copy: the island stays.
+	 */
+	op = new_op(grid, NGRID);
+	for (size_t i = 0; i < NGRID; i++) {
+		fo[i] = grid[i] == 1024 ? 4000 : 1000;
+		nt[i] = grid[i] == 1024 ? 3980 : 2000;
+	}
+	set_curve(op, "clwb", fl, 50);
+	set_curve(op, "clflushopt", fo, 50);
+	set_curve(op, "movnt", nt, 50);
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 3);
+	check_range(op, 1, 1024, 2048, "movnt", true);
+	CHECK_INT(op->ncrossovers, 2);
+}
+
+static void test_confidence(void)
+{
+	static const uint64_t sizes[] = { 256, 512, 1024, 2048 };
+	struct policy_op *op = new_op(sizes, 4);
+	static const double nt[] = { 3000, 1000, 990, 900 };
+	static const double fl[] = { 1000, 990, 1000, 2000 };
+	double clean;
+
+	/*
+	 * 512 and 1024 overlap: movnt_sse2 wins both by the tie rule (one
+	 * range [0, 2048)), so the boundary at 2048 is backed by a tied
+	 * size below it: P(movnt > clwb at 1024) < 0.5.
+	 */
+	set_curve(op, "movnt_sse2", nt, 30);
+	set_curve(op, "clwb", fl, 30);
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 2);
+	check_range(op, 0, 0, 2048, "movnt_sse2", false);
+	check_range(op, 1, 2048, POLICY_SIZE_OPEN, "clwb", false);
+	CHECK_INT(op->ncrossovers, 1);
+	check_xo(op, 0, 2048, "movnt_sse2", "clwb");
+	CHECK(xo_conf(op, 0) < 0.5);
+
+	/* marginal but right: 1000 vs 980 at the last lower size */
+	op = new_op(sizes, 4);
+	{
+		static const double nt2[] = { 3000, 2000, 1000, 900 };
+		static const double fl2[] = { 1000, 1000, 980, 2000 };
+
+		set_curve(op, "movnt_sse2", nt2, 30);
+		set_curve(op, "clwb", fl2, 30);
+	}
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->ncrossovers, 1);
+	check_xo(op, 0, 2048, "movnt_sse2", "clwb");
+	CHECK(xo_conf(op, 0) > 0.5 && xo_conf(op, 0) < 0.9);
+
+	/* clean: far apart, tight */
+	op = clean_op();
+	CHECK_INT(crossover_decide(op), 0);
+	clean = xo_conf(op, 0);
+	CHECK(clean > 0.99 && clean <= 1);
+}
+
+static void test_brackets_midpoint(void)
+{
+	struct policy_op *op = clean_op();
+	struct crossover_bracket b[4] = { { 0 } };
+	int idx;
+
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(crossover_brackets(op, 1.5, 64, b, 4), 1);
+	CHECK_INT(b[0].lo_bytes, 512);
+	CHECK_INT(b[0].hi_bytes, 1024);
+	CHECK_STR(b[0].below, "movnt");
+	CHECK_STR(b[0].above, "clwb");
+	/* both limits are strict */
+	CHECK_INT(crossover_brackets(op, 2.0, 64, b, 4), 0);
+	CHECK_INT(crossover_brackets(op, 1.5, 512, b, 4), 0);
+	CHECK_INT(crossover_brackets(op, 1.5, 511, b, 4), 1);
+	CHECK_INT(crossover_brackets(op, 1.5, 64, b, 0), 0);
+
+	CHECK_INT(crossover_midpoint(512, 1024, 64), 704);	/* sqrt = 724.1 */
+	CHECK_INT(crossover_midpoint(4096, 65536, 4096), 16384);
+	CHECK_INT(crossover_midpoint(1, 3, 1), 2);
+	CHECK_INT(crossover_midpoint(1, 2, 1), 0);
+	CHECK_INT(crossover_midpoint(1000, 1000, 64), 0);
+	CHECK_INT(crossover_midpoint(2000, 1000, 64), 0);
+	CHECK_INT(crossover_midpoint(64, 128, 64), 0);		/* no multiple inside */
+	CHECK_INT(crossover_midpoint(64, 256, 64), 128);
+	CHECK_INT(crossover_midpoint(710, 760, 64), 0);
+	CHECK_INT(crossover_midpoint(100, 300, 256), 256);
+	/* nearest multiple (0) not inside, the other one (16) is */
+	CHECK_INT(crossover_midpoint(1, 20, 16), 16);
+	CHECK_INT(crossover_midpoint(1000, 3000, 0), 1732);	/* 0 acts as 1 */
+	CHECK_INT(crossover_midpoint(1ULL << 40, 1ULL << 42, 4096), 1ULL << 41);
+	CHECK_INT(crossover_midpoint(UINT64_MAX - 8192, UINT64_MAX, 4096),
+		  UINT64_MAX - 4095);
+
+	/*
+	 * The probe's refinement: measure both strategies at the midpoint
+	 * (other curves stay NAN there) and decide again.
+	 */
+	idx = policy_op_insert_size(op, crossover_midpoint(512, 1024, 64));
+	CHECK_INT(idx, 4);
+	set_cell(curve(op, "movnt"), (size_t)idx, 1000, 20);
+	set_cell(curve(op, "clwb"), (size_t)idx, 2000, 20);
+	curve(op, "movnt_avx2");	/* a curve not measured at the new size */
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 2);
+	check_range(op, 0, 0, 704, "movnt", false);
+	check_range(op, 1, 704, POLICY_SIZE_OPEN, "clwb", false);
+	check_xo(op, 0, 704, "movnt", "clwb");
+	CHECK_INT(crossover_brackets(op, 1.2, 64, b, 4), 1);
+	CHECK_INT(b[0].lo_bytes, 512);
+	CHECK_INT(b[0].hi_bytes, 704);
+	CHECK_INT(crossover_brackets(op, 1.5, 64, b, 4), 0);
+}
+
+int main(void)
+{
+	pol = policy_new();
+	tgt = pol ? policy_add_target(pol, "region0") : NULL;
+	if (!tgt) {
+		fprintf(stderr, "policy_new failed\n");
+		return EXIT_FAILURE;
+	}
+
+	test_strategy_class();
+	test_clean_crossover();
+	test_two_crossovers();
+	test_noisy_tie();
+	test_one_winner();
+	test_all_tied();
+	test_unknown_and_median_only();
+	test_missing_cells();
+	test_reference_only();
+	test_islands();
+	test_confidence();
+	test_brackets_midpoint();
+
+	policy_free(pol);
+	return check_report("test_crossover");
+}

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The policy's JSON form: round trip, determinism, and every load error's path. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "check.h"
+#include "crossover.h"
+#include "policy.h"
+
+static struct policy *sample_policy(void)
+{
+	static const uint64_t sizes[] = { 64, 256, 1024, 4096 };
+	struct policy *p = policy_new();
+	struct policy_target *t;
+	struct policy_op *op;
+	struct policy_curve *a, *b;
+
+	snprintf(p->generator.name, sizeof(p->generator.name), "pmem-tune");
+	snprintf(p->generator.version, sizeof(p->generator.version), "0.1.0");
+	snprintf(p->generator.created, sizeof(p->generator.created), "2026-11-29T20:00:00Z");
+	snprintf(p->generator.mode, sizeof(p->generator.mode), "standard");
+	p->generator.duration_s = 6.25;
+	snprintf(p->platform.fingerprint, sizeof(p->platform.fingerprint), "sha256:%064d", 7);
+	snprintf(p->platform.cpu.vendor, sizeof(p->platform.cpu.vendor), "GenuineIntel");
+	p->platform.cpu.family = 6;
+	p->platform.cpu.model = 207;
+	p->platform.cpu.stepping = 2;
+	p->platform.cpu.llc_bytes = 272629760;
+	policy_cpu_add_feature(&p->platform.cpu, "clwb");
+	policy_cpu_add_feature(&p->platform.cpu, "avx512f");
+	snprintf(p->platform.kernel, sizeof(p->platform.kernel), "6.1.0-57-cloud-amd64");
+
+	t = policy_add_target(p, "region0");
+	snprintf(t->kind, sizeof(t->kind), "pmem");
+	snprintf(t->device, sizeof(t->device), "/dev/dax0.0");
+	snprintf(t->mapping, sizeof(t->mapping), "devdax");
+	snprintf(t->persistence_domain, sizeof(t->persistence_domain), "memory_controller");
+	t->numa_node = 0;
+	t->interleave_ways = 2;
+	t->ceiling_mib_s = 21800;
+	t->area_bytes = 1 << 30;
+	op = policy_target_add_op(t, "write", "sequential", 1, sizes, 4);
+	op->ceiling_mib_s = 21800;
+	a = policy_op_add_curve(op, "clwb");
+	b = policy_op_add_curve(op, "movnt_avx512");
+	for (size_t i = 0; i < 4; i++) {
+		double va = 1000 + 100 * (double)i, vb = 500 + 400 * (double)i;
+
+		a->median_mib_s[i] = va;
+		a->p10_mib_s[i] = va - 20;
+		a->p90_mib_s[i] = va + 20;
+		a->ci_lo_mib_s[i] = va - 10;
+		a->ci_hi_mib_s[i] = va + 10;
+		a->samples[i] = 9;
+		b->median_mib_s[i] = vb;
+		b->p10_mib_s[i] = vb - 20;
+		b->p90_mib_s[i] = vb + 20;
+		b->ci_lo_mib_s[i] = vb - 10;
+		b->ci_hi_mib_s[i] = vb + 10;
+		b->samples[i] = 9;
+	}
+	/* one cell not measured: must come back as NAN */
+	b->median_mib_s[0] = b->p10_mib_s[0] = b->p90_mib_s[0] = NAN;
+	b->ci_lo_mib_s[0] = b->ci_hi_mib_s[0] = NAN;
+	b->samples[0] = 0;
+	crossover_decide(op);
+	p->exports.libpmem.present = true;
+	snprintf(p->exports.libpmem.target, POLICY_NAME_MAX, "region0");
+	snprintf(p->exports.libpmem.kv[0].key, POLICY_NAME_MAX, "PMEM_MOVNT_THRESHOLD");
+	snprintf(p->exports.libpmem.kv[0].value, POLICY_NAME_MAX, "1024");
+	p->exports.libpmem.nkv = 1;
+	p->exports.libpmem.regret = 0.0125;
+	p->exports.kernel.present = true;
+	snprintf(p->exports.kernel.target, POLICY_NAME_MAX, "region0");
+	p->exports.kernel.threshold_bytes = POLICY_SIZE_OPEN;
+	p->exports.kernel.regret = 0.03;
+	return p;
+}
+
+static void test_round_trip(void)
+{
+	struct policy *p = sample_policy(), *q;
+	char err[512] = "", *s1 = policy_to_string(p), *s2;
+	struct policy_op *op;
+
+	CHECK(s1 != NULL);
+	q = policy_parse(s1, strlen(s1), err, sizeof(err));
+	CHECK_MSG(q != NULL, "parse of our own output failed: %s", err);
+	if (!q)
+		return;
+	s2 = policy_to_string(q);
+	/* deterministic: the same policy prints the same bytes */
+	CHECK_STR(s1, s2);
+	op = &q->targets[0].ops[0];
+	CHECK_INT(op->nsizes, 4);
+	CHECK(isnan(op->curves[1].median_mib_s[0]));
+	CHECK_INT(op->curves[1].samples[0], 0);
+	CHECK_NEAR(op->curves[0].ci_hi_mib_s[2], 1210, 1e-9);
+	CHECK_INT(op->nranges, p->targets[0].ops[0].nranges);
+	CHECK(op->ranges[op->nranges - 1].to_bytes == POLICY_SIZE_OPEN);
+	CHECK(q->exports.kernel.present);
+	CHECK(q->exports.kernel.threshold_bytes == POLICY_SIZE_OPEN);
+	CHECK_STR(q->exports.libpmem.kv[0].value, "1024");
+	CHECK_STR(q->platform.cpu.features[0], "avx512f");	/* sorted */
+	CHECK_INT(q->targets[0].interleave_ways, 2);
+	free(s2);
+	free(s1);
+	policy_free(q);
+	policy_free(p);
+}
+
+/* Replace the first occurrence of from with to in s (a fresh string). */
+static char *subst(const char *s, const char *from, const char *to)
+{
+	const char *at = strstr(s, from);
+	char *out;
+
+	if (!at)
+		return NULL;
+	out = malloc(strlen(s) + strlen(to) + 1);
+	sprintf(out, "%.*s%s%s", (int)(at - s), s, to, at + strlen(from));
+	return out;
+}
+
+/* Each bad edit must be refused with an error naming path, and mentioning what. */
+static void expect_error(const char *text, const char *from, const char *to, const char *path,
+			 const char *what)
+{
+	char *bad = subst(text, from, to), err[512] = "";
+	struct policy *p;
+
+	CHECK_MSG(bad != NULL, "test bug: '%s' not in the sample", from);
+	if (!bad)
+		return;
+	p = policy_parse(bad, strlen(bad), err, sizeof(err));
+	CHECK_MSG(p == NULL, "accepted bad input (%s -> %s)", from, to);
+	CHECK_MSG(strstr(err, path) != NULL, "error '%s' does not name '%s'", err, path);
+	CHECK_MSG(!what || strstr(err, what), "error '%s' does not say '%s'", err, what);
+	CHECK_MSG(!strchr(err, '\n'), "error is not one line: '%s'", err);
+	policy_free(p);
+	free(bad);
+}
+
+/* The compact form: one predictable line to edit. */
+static char *plain(const struct policy *p)
+{
+	struct json_object *o = policy_to_json(p);
+	char *s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							   JSON_C_TO_STRING_NOSLASHESCAPE));
+
+	json_object_put(o);
+	return s;
+}
+
+static void test_errors(void)
+{
+	struct policy *p = sample_policy();
+	char *s = plain(p);
+
+	expect_error(s, "\"sizes_bytes\":[64,256,1024", "\"sizes_bytes\":[64,256,-5",
+		     "targets[0].ops[0].sizes_bytes[2]", "got -5");
+	expect_error(s, "\"sizes_bytes\":[64,256", "\"sizes_bytes\":[64,32",
+		     "targets[0].ops[0].sizes_bytes[1]", "ascending");
+	expect_error(s, "\"threads\":1", "\"threads\":\"one\"", "targets[0].ops[0].threads",
+		     "thread count");
+	expect_error(s, "\"threads\":1", "\"threads\":0", "targets[0].ops[0].threads", NULL);
+	expect_error(s, "\"schema\":\"pmem-policy/1\"", "\"schema\":\"pmem-policy/2\"",
+		     "schema", "unsupported");
+	expect_error(s, "\"schema\":\"pmem-policy/1\"", "\"schema\":1", "schema", "string");
+	expect_error(s, "\"median_mib_s\":[null,900.0", "\"median_mib_s\":[null,-900.0",
+		     "targets[0].ops[0].curves.movnt_avx512.median_mib_s[1]", "number");
+	expect_error(s, "\"median_mib_s\":[null,900.0", "\"median_mib_s\":[null,1e300",
+		     "curves.movnt_avx512.median_mib_s[1]", NULL);
+	expect_error(s, "\"median_mib_s\":[null,900.0", "\"median_mib_s\":[900.0",
+		     "curves.movnt_avx512.median_mib_s", "elements");
+	expect_error(s, "\"from_bytes\":0", "\"from_bytes\":64", "targets[0].ops[0].ranges[0]",
+		     "start at 0");
+	expect_error(s, "\"confidence\":", "\"confidence\":7, \"x\":",
+		     "targets[0].ops[0].crossovers[0].confidence", NULL);
+	expect_error(s, "\"PMEM_MOVNT_THRESHOLD\":\"1024\"",
+		     "\"PMEM_MOVNT_THRESHOLD\":\"1024\\nLD_PRELOAD=/x.so\"",
+		     "exports.libpmem.env.PMEM_MOVNT_THRESHOLD", "not allowed");
+	expect_error(s, "\"PMEM_MOVNT_THRESHOLD\":\"1024\"", "\"PMEM_MOVNT_THRESHOLD\":1024",
+		     "exports.libpmem.env.PMEM_MOVNT_THRESHOLD", "string");
+	expect_error(s, "\"flushcache_nt_max_bytes\":null", "\"flushcache_nt_max_bytes\":-1",
+		     "exports.kernel.flushcache_nt_max_bytes", NULL);
+	expect_error(s, "\"name\":\"region0\"", "\"name\":\"\"", "targets[0].name", "empty");
+	expect_error(s, "\"targets\":[", "\"targets\":7,\"t2\":[", "targets", "array");
+	expect_error(s, "\"clwb\":{", "\"../../etc\":{", "curves.../../etc", "strategy name");
+	expect_error(s, "{", "[", "not valid JSON", NULL);
+	expect_error(s, "\"exports\"", "\"exports\":1, \"x\"", "exports", "object");
+	free(s);
+	policy_free(p);
+}
+
+static void test_forward_compatible(void)
+{
+	struct policy *p = sample_policy(), *q;
+	char *s = policy_to_string(p), *ext, *ext2, err[512] = "";
+
+	/* unknown keys anywhere are ignored; a minor schema bump is read */
+	ext = subst(s, "\"schema\": \"pmem-policy/1\"",
+		    "\"schema\": \"pmem-policy/1.3\", \"future\": {\"x\": [1, 2]}");
+	ext2 = subst(ext, "\"threads\": 1", "\"threads\": 1, \"numa_policy\": \"local\"");
+	q = policy_parse(ext2, strlen(ext2), err, sizeof(err));
+	CHECK_MSG(q != NULL, "extended policy refused: %s", err);
+	policy_free(q);
+	free(ext2);
+	free(ext);
+	free(s);
+	policy_free(p);
+}
+
+static void test_limits(void)
+{
+	char err[512] = "";
+	size_t n = 40u << 20;
+	char *big = malloc(n + 1), *deep;
+	struct policy *p;
+
+	memset(big, ' ', n);
+	big[n] = 0;
+	p = policy_parse(big, n, err, sizeof(err));
+	CHECK(p == NULL && errno == EFBIG);
+	CHECK_MSG(strstr(err, "larger than") != NULL, "%s", err);
+	free(big);
+
+	/* nesting deeper than any policy needs is refused by the tokenizer */
+	deep = malloc(10000);
+	memset(deep, '[', 5000);
+	memset(deep + 5000, ']', 4999);
+	deep[9999] = 0;
+	p = policy_parse(deep, strlen(deep), err, sizeof(err));
+	CHECK(p == NULL);
+	CHECK_MSG(strstr(err, "not valid JSON") != NULL, "%s", err);
+	free(deep);
+
+	p = policy_parse("{\"schema\":\"pmem-policy/1\",\"targets\":[]}\0x", 42, err, sizeof(err));
+	CHECK_MSG(p == NULL && strstr(err, "NUL"), "%s", err);
+	{
+		const char *two = "{\"schema\":\"pmem-policy/1\",\"targets\":[]} {}";
+
+		p = policy_parse(two, strlen(two), err, sizeof(err));
+	}
+	CHECK_MSG(p == NULL && strstr(err, "byte 40"), "%s", err);
+	{
+		const char *min = "{\"schema\":\"pmem-policy/1\",\"platform\":{\"fingerprint\":"
+				  "\"x\",\"cpu\":{\"vendor\":\"v\",\"family\":1,\"model\":1,"
+				  "\"stepping\":1}},\"targets\":[]}\n";
+
+		p = policy_parse(min, strlen(min), err, sizeof(err));
+	}
+	CHECK_MSG(p != NULL, "minimal policy refused: %s", err);
+	policy_free(p);
+}
+
+static void test_save_load(void)
+{
+	char dir[] = "/tmp/pt-json-XXXXXX", path[300], err[512];
+	struct policy *p = sample_policy(), *q;
+	struct stat st;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/pmem-policy.json", dir);
+	CHECK_INT(policy_save(p, path), 0);
+	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0644);
+	q = policy_load(path, err, sizeof(err));
+	CHECK_MSG(q != NULL, "%s", err);
+	policy_free(q);
+	/* errors name the file */
+	q = policy_load("/nonexistent/pmem-policy.json", err, sizeof(err));
+	CHECK(q == NULL && strstr(err, "/nonexistent/pmem-policy.json") != NULL);
+	q = policy_load(dir, err, sizeof(err));
+	CHECK(q == NULL && strstr(err, "not a regular file") != NULL);
+	/* no temporary file is left behind */
+	CHECK_INT(policy_save(p, path), 0);
+	{
+		char cmd[400];
+
+		snprintf(cmd, sizeof(cmd), "test $(ls -A %s | wc -l) -eq 1", dir);
+		CHECK(system(cmd) == 0);
+	}
+	unlink(path);
+	rmdir(dir);
+	policy_free(p);
+}
+
+static void test_insert_size(void)
+{
+	struct policy *p = sample_policy();
+	struct policy_op *op = &p->targets[0].ops[0];
+	int idx = policy_op_insert_size(op, 512);
+
+	CHECK_INT(idx, 2);
+	CHECK_INT(op->nsizes, 5);
+	CHECK(op->sizes_bytes[1] == 256 && op->sizes_bytes[2] == 512 && op->sizes_bytes[3] == 1024);
+	CHECK(isnan(op->curves[0].median_mib_s[2]) && op->curves[0].samples[2] == 0);
+	CHECK_NEAR(op->curves[0].median_mib_s[3], 1200, 1e-9);
+	CHECK_INT(policy_op_insert_size(op, 512), 2);	/* present: same index */
+	CHECK_INT(op->nsizes, 5);
+	policy_free(p);
+}
+
+int main(void)
+{
+	test_round_trip();
+	test_errors();
+	test_forward_compatible();
+	test_limits();
+	test_save_load();
+	test_insert_size();
+	return check_report("test_policy_json");
+}
