@@ -163,7 +163,12 @@ struct policy {
 	struct policy_exports exports;
 };
 
-/* model.c: allocation; every function returns NULL / -ENOMEM on failure */
+/*
+ * model.c: allocation; every function returns NULL / -ENOMEM on failure.
+ * A pointer returned by an _add_ function is valid until the next
+ * addition to the same array (policy_add_target, policy_target_add_op,
+ * policy_op_add_curve reallocate): look elements up again after adding.
+ */
 struct policy *policy_new(void);
 void policy_free(struct policy *p);
 struct policy_target *policy_add_target(struct policy *p, const char *name);

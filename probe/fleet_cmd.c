@@ -45,8 +45,10 @@ int show_cmd(const char *path, unsigned flags)
 		printf("\nplatform %s: %s family %u model %u stepping %u, kernel %s\n\n",
 		       p->platform.fingerprint, p->platform.cpu.vendor, p->platform.cpu.family,
 		       p->platform.cpu.model, p->platform.cpu.stepping, p->platform.kernel);
-		for (size_t i = 0; i < p->ntargets; i++)
+		for (size_t i = 0; i < p->ntargets; i++) {
 			table_print_target(stdout, &p->targets[i], color);
+			table_print_unmeasured(stdout, p, &p->targets[i]);
+		}
 		export_print(stdout, p);
 	}
 	policy_bundle_free(b);

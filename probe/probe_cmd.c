@@ -292,8 +292,10 @@ int probe_cmd(const struct probe_opts *o)
 			fputs(s, stdout);
 		free(s);
 	} else {
-		for (size_t i = 0; i < p->ntargets; i++)
+		for (size_t i = 0; i < p->ntargets; i++) {
 			table_print_target(stdout, &p->targets[i], isatty(STDOUT_FILENO));
+			table_print_unmeasured(stdout, p, &p->targets[i]);
+		}
 		export_print(stdout, p);
 	}
 	if (o->output) {

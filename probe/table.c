@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cpu.h"
 #include "crossover.h"
+#include "strategy.h"
 #include "table.h"
 
 #define BOLD "\033[1m"
@@ -92,4 +94,41 @@ void table_print_target(FILE *f, const struct policy_target *t, bool color)
 	fputc('\n', f);
 	for (size_t o = 0; o < t->nops; o++)
 		print_op(f, &t->ops[o], color);
+}
+
+static bool platform_has(const struct policy *p, const char *feature)
+{
+	for (size_t i = 0; i < p->platform.cpu.nfeatures; i++)
+		if (!strcmp(p->platform.cpu.features[i], feature))
+			return true;
+	return false;
+}
+
+static bool measured(const struct policy_target *t, const char *name)
+{
+	for (size_t o = 0; o < t->nops; o++)
+		if (policy_op_find_curve(&t->ops[o], name))
+			return true;
+	return false;
+}
+
+void table_print_unmeasured(FILE *f, const struct policy *p, const struct policy_target *t)
+{
+	bool any = false;
+
+	for (unsigned i = 0; i < strategy_count; i++) {
+		const struct strategy *s = &strategy_table[i];
+		const char *lacks = NULL;
+
+		if (measured(t, s->name))
+			continue;
+		for (int b = 0; b < CPU_NR_FEATURES && !lacks; b++)
+			if ((s->needs & CPU_BIT(b)) && !platform_has(p, cpu_feature_name(b)))
+				lacks = cpu_feature_name(b);
+		fprintf(f, "%s %s (%s%s)", any ? "," : "  not measured:", s->name,
+			lacks ? "this CPU lacks " : "not requested", lacks ? lacks : "");
+		any = true;
+	}
+	if (any)
+		fputc('\n', f);
 }

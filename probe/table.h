@@ -13,4 +13,7 @@ void table_format_size(uint64_t bytes, char *buf, size_t len);
 /* Every op of t as a table; color: ANSI marks for a terminal. */
 void table_print_target(FILE *f, const struct policy_target *t, bool color);
 
+/* The strategies t has no curve of, and why (the CPU lacks a feature, or not asked for). */
+void table_print_unmeasured(FILE *f, const struct policy *p, const struct policy_target *t);
+
 #endif

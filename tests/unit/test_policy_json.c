@@ -48,8 +48,11 @@ static struct policy *sample_policy(void)
 	t->area_bytes = 1 << 30;
 	op = policy_target_add_op(t, "write", "sequential", 1, sizes, 4);
 	op->ceiling_mib_s = 21800;
-	a = policy_op_add_curve(op, "clwb");
-	b = policy_op_add_curve(op, "movnt_avx512");
+	/* adding a curve moves the others: look both up afterwards */
+	policy_op_add_curve(op, "clwb");
+	policy_op_add_curve(op, "movnt_avx512");
+	a = policy_op_find_curve(op, "clwb");
+	b = policy_op_find_curve(op, "movnt_avx512");
 	for (size_t i = 0; i < 4; i++) {
 		double va = 1000 + 100 * (double)i, vb = 500 + 400 * (double)i;
 
