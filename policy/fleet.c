@@ -286,14 +286,21 @@ fail:
 
 /* ---- diff ---- */
 
-/* Two sizes within one sqrt(2) grid step: the same decision, seen through noise. */
+/*
+ * Two sizes within one step of the probe's grid (2^k and 3 * 2^(k-1):
+ * neighbours are at most 1.5x apart) are the same decision seen through
+ * noise.
+ */
 static bool same_size(uint64_t a, uint64_t b)
 {
+	double r;
+
 	if (a == b)
 		return true;
 	if (!a || !b || a == POLICY_SIZE_OPEN || b == POLICY_SIZE_OPEN)
 		return false;
-	return fabs(log2((double)a / (double)b)) <= 0.5 + 1e-9;
+	r = a > b ? (double)a / (double)b : (double)b / (double)a;
+	return r <= 1.5 + 1e-9;
 }
 
 struct differ {

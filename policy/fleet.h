@@ -23,8 +23,9 @@ int policy_merge(struct policy_bundle *const *in, size_t nin, const struct expor
 /*
  * What changed from a to b in decisions (ranges and crossovers) and
  * exports, one line each to f (NULL: count only).  A crossover or a
- * threshold that moved by at most one sqrt(2) grid step with the same
- * strategies is noise, not a change.  Returns the number of changes.
+ * threshold that moved by at most one step of the probe's sqrt(2) grid
+ * (at most 1.5x) with the same strategies is noise, not a change.
+ * Returns the number of changes.
  */
 int policy_bundle_diff(const struct policy_bundle *a, const struct policy_bundle *b, FILE *f);
 

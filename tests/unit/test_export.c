@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Exports and their regret on synthetic curves with known answers. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "crossover.h"
+#include "export.h"
+#include "policy.h"
+
+/* sizes 64 .. 64 << (n-1), powers of two: even weights on the log axis */
+#define N 8
+static const uint64_t sizes[N] = { 64, 128, 256, 512, 1024, 2048, 4096, 8192 };
+
+static void set_curve(struct policy_op *op, const char *name, const double *v)
+{
+	struct policy_curve *c = policy_op_find_curve(op, name);
+
+	if (!c) {
+		policy_op_add_curve(op, name);
+		c = policy_op_find_curve(op, name);
+	}
+	for (size_t i = 0; i < op->nsizes; i++) {
+		c->median_mib_s[i] = v[i];
+		c->p10_mib_s[i] = c->ci_lo_mib_s[i] = v[i] * 0.99;
+		c->p90_mib_s[i] = c->ci_hi_mib_s[i] = v[i] * 1.01;
+		c->samples[i] = isnan(v[i]) ? 0 : 11;
+	}
+}
+
+static struct policy *two_curve_policy(const char *low, const double *lv, const char *high,
+				       const double *hv)
+{
+	struct policy *p = policy_new();
+	struct policy_target *t = policy_add_target(p, "dram");
+	struct policy_op *op;
+
+	snprintf(t->kind, sizeof(t->kind), "dram");
+	op = policy_target_add_op(t, "write", "sequential", 1, sizes, N);
+	set_curve(op, low, lv);
+	set_curve(op, high, hv);
+	crossover_decide(op);
+	return p;
+}
+
+static void test_rule_regret(void)
+{
+	/* clwb wins below 1024, movnt_avx2 from 1024 on, each by 2x */
+	const double lv[N] = { 200, 400, 800, 1600, 1000, 1000, 1000, 1000 };
+	const double hv[N] = { 100, 200, 400, 800, 2000, 2000, 2000, 2000 };
+	struct policy *p = two_curve_policy("clwb", lv, "movnt_avx2", hv);
+	const struct policy_op *op = &p->targets[0].ops[0], *ops[1] = { op };
+	uint64_t thr;
+	double r;
+
+	/* the right threshold costs nothing */
+	CHECK_NEAR(export_rule_regret(op, "clwb", "movnt_avx2", 1024, NULL), 0, 1e-12);
+	/* always non-temporal: half the throughput on 4 of 8 evenly weighted sizes */
+	CHECK_NEAR(export_rule_regret(op, "clwb", "movnt_avx2", 0, NULL), 0.25, 1e-12);
+	/* never non-temporal: likewise */
+	CHECK_NEAR(export_rule_regret(op, "clwb", "movnt_avx2", POLICY_SIZE_OPEN, NULL), 0.25,
+		   1e-12);
+	/* one size on the wrong side: 0.5 of it, at 1/8 weight (end sizes weigh half) */
+	CHECK_NEAR(export_rule_regret(op, "clwb", "movnt_avx2", 2048, NULL), 0.5 / 8, 1e-12);
+	CHECK_INT(export_best_threshold(ops, 1, "clwb", "movnt_avx2", NULL, &thr, &r), 0);
+	CHECK_INT(thr, 1024);
+	CHECK_NEAR(r, 0, 1e-12);
+	/* unknown strategies: no answer */
+	CHECK(isnan(export_rule_regret(op, "nope", "nada", 1024, NULL)));
+	CHECK(export_best_threshold(ops, 1, "nope", "movnt_avx2", NULL, &thr, &r) < 0);
+	policy_free(p);
+}
+
+static void test_weights(void)
+{
+	const double lv[N] = { 200, 400, 800, 1600, 1000, 1000, 1000, 1000 };
+	const double hv[N] = { 100, 200, 400, 800, 2000, 2000, 2000, 2000 };
+	struct policy *p = two_curve_policy("clwb", lv, "movnt_avx2", hv);
+	const struct policy_op *op = &p->targets[0].ops[0], *ops[1] = { op };
+	struct export_weights w = { 0 };
+	char path[] = "/tmp/pt-weights-XXXXXX", err[256];
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	uint64_t thr;
+	double r;
+
+	/* a workload of nothing but 8 KiB copies: never-NT costs the full half */
+	fprintf(f, "# size weight\n64 0\n8K 1\n");
+	fclose(f);
+	CHECK_INT(export_weights_load(path, &w, err, sizeof(err)), 0);
+	CHECK_NEAR(export_rule_regret(op, "clwb", "movnt_avx2", POLICY_SIZE_OPEN, &w), 0.5, 1e-12);
+	CHECK_NEAR(export_rule_regret(op, "clwb", "movnt_avx2", 0, &w), 0, 1e-12);
+	/* only the large size counts: the smallest threshold that wins there */
+	CHECK_INT(export_best_threshold(ops, 1, "clwb", "movnt_avx2", &w, &thr, &r), 0);
+	CHECK_INT(thr, 0);
+	export_weights_free(&w);
+
+	f = fopen(path, "w");
+	fprintf(f, "64 1\n32 1\n");
+	fclose(f);
+	CHECK(export_weights_load(path, &w, err, sizeof(err)) < 0);
+	CHECK_MSG(strstr(err, ":2:") && strstr(err, "ascending"), "%s", err);
+	f = fopen(path, "w");
+	fprintf(f, "64 -1\n");
+	fclose(f);
+	CHECK(export_weights_load(path, &w, err, sizeof(err)) < 0);
+	CHECK_MSG(strstr(err, path) != NULL, "%s", err);
+	unlink(path);
+	policy_free(p);
+}
+
+static const char *kv(const struct policy_export *e, const char *key)
+{
+	for (size_t i = 0; i < e->nkv; i++)
+		if (!strcmp(e->kv[i].key, key))
+			return e->kv[i].value;
+	return NULL;
+}
+
+static void test_compute(void)
+{
+	/* PMDK's rule fits: flush below 1024, non-temporal above */
+	const double lv[N] = { 200, 400, 800, 1600, 1000, 1000, 1000, 1000 };
+	const double hv[N] = { 100, 200, 400, 800, 2000, 2000, 2000, 2000 };
+	const double movnt[N] = { 190, 380, 760, 1500, 2100, 2100, 2100, 2100 };
+	const double clflushopt[N] = { 50, 100, 200, 400, 900, 900, 900, 900 };
+	const double noflush[N] = { 9000, 9000, 9000, 9000, 9000, 8000, 1500, 1200 };
+	struct policy *p = two_curve_policy("clwb", lv, "movnt_avx2", hv);
+	struct policy_op *op = &p->targets[0].ops[0];
+	const char *v;
+
+	policy_cpu_add_feature(&p->platform.cpu, "avx");
+	policy_cpu_add_feature(&p->platform.cpu, "clwb");
+	policy_cpu_add_feature(&p->platform.cpu, "clflushopt");
+	set_curve(op, "movnt", movnt);
+	set_curve(op, "clflushopt", clflushopt);
+	set_curve(op, "noflush", noflush);
+	policy_op_find_curve(op, "noflush")->reference_only = true;
+	crossover_decide(op);
+	CHECK_INT(export_compute(p, NULL), 0);
+
+	CHECK(p->exports.libpmem.present);
+	v = kv(&p->exports.libpmem, "PMEM_MOVNT_THRESHOLD");
+	CHECK_MSG(v && !strcmp(v, "1024"), "PMEM_MOVNT_THRESHOLD=%s", v ? v : "(none)");
+	v = kv(&p->exports.libpmem, "PMEM_AVX");
+	CHECK_MSG(v && !strcmp(v, "1"), "PMEM_AVX=%s", v ? v : "(none)");
+	CHECK(kv(&p->exports.libpmem, "PMEM_NO_CLWB") == NULL);
+	CHECK(kv(&p->exports.libpmem, "PMEM_AVX512F") == NULL);	/* the CPU has none */
+	/* beside the best of all curves (movnt at 2100 from 1024 on): 1 - 2000/2100 */
+	CHECK_NEAR(p->exports.libpmem.regret, (0.5 + 3) / 7 * (1 - 2000.0 / 2100) +
+		   0.5 / 7 * 0, 0.02);
+
+	/* the kernel's rule: movnt (2100 at >= 1024, else below clwb) vs clflushopt: never switch */
+	CHECK(p->exports.kernel.present);
+	CHECK(p->exports.kernel.threshold_bytes == POLICY_SIZE_OPEN);
+
+	/* glibc: noflush wins up to 2048, movnt_avx2 from 4096 on (glibc's minimum is 0x4041) */
+	CHECK(p->exports.glibc.present);
+	v = kv(&p->exports.glibc, "glibc.cpu.x86_non_temporal_threshold");
+	CHECK_MSG(v && !strcmp(v, "0x4041"), "x86_non_temporal_threshold=%s", v ? v : "(none)");
+	policy_free(p);
+}
+
+static void test_kernel_rule(void)
+{
+	/* movnt wins up to 512, clflushopt from 1024 on: dm-writecache's shape */
+	const double movnt[N] = { 500, 600, 700, 700, 500, 500, 500, 500 };
+	const double clflushopt[N] = { 100, 200, 300, 400, 900, 1000, 1000, 1000 };
+	struct policy *p = two_curve_policy("movnt", movnt, "clflushopt", clflushopt);
+
+	CHECK_INT(export_compute(p, NULL), 0);
+	CHECK(p->exports.kernel.present);
+	/* non-temporal up to and including the last size it won */
+	CHECK_INT(p->exports.kernel.threshold_bytes, 512);
+	CHECK_NEAR(p->exports.kernel.regret, 0, 1e-12);
+	/* no flush+nt pair PMDK can use, no noflush curve: no other export */
+	CHECK(!p->exports.libpmem.present);
+	CHECK(!p->exports.glibc.present);
+	policy_free(p);
+}
+
+int main(void)
+{
+	test_rule_regret();
+	test_weights();
+	test_compute();
+	test_kernel_rule();
+	return check_report("test_export");
+}

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Fleet bundles: load, merge (robust aggregation), diff (decisions, not noise). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "crossover.h"
+#include "fleet.h"
+#include "policy.h"
+
+#define N 6
+static const uint64_t sizes[N] = { 256, 512, 1024, 2048, 4096, 8192 };
+
+/* A host whose clwb curve is scaled by k, crossing movnt_avx2 near 'at'. */
+static struct policy *host(const char *fp, const char *created, double k, uint64_t at)
+{
+	struct policy *p = policy_new();
+	struct policy_target *t = policy_add_target(p, "region0");
+	struct policy_op *op;
+	struct policy_curve *a, *b;
+
+	snprintf(p->platform.fingerprint, sizeof(p->platform.fingerprint), "%s", fp);
+	snprintf(p->generator.created, sizeof(p->generator.created), "%s", created);
+	snprintf(t->kind, sizeof(t->kind), "pmem");
+	t->ceiling_mib_s = 3000 * k;
+	op = policy_target_add_op(t, "write", "sequential", 1, sizes, N);
+	op->ceiling_mib_s = 3000 * k;
+	policy_op_add_curve(op, "clwb");
+	policy_op_add_curve(op, "movnt_avx2");
+	a = policy_op_find_curve(op, "clwb");
+	b = policy_op_find_curve(op, "movnt_avx2");
+	for (size_t i = 0; i < N; i++) {
+		double va = 1000 * k, vb = sizes[i] >= at ? 2000 : 500;
+
+		a->median_mib_s[i] = va;
+		a->ci_lo_mib_s[i] = a->p10_mib_s[i] = va * 0.98;
+		a->ci_hi_mib_s[i] = a->p90_mib_s[i] = va * 1.02;
+		a->samples[i] = 9;
+		b->median_mib_s[i] = vb;
+		b->ci_lo_mib_s[i] = b->p10_mib_s[i] = vb * 0.98;
+		b->ci_hi_mib_s[i] = b->p90_mib_s[i] = vb * 1.02;
+		b->samples[i] = 9;
+	}
+	crossover_decide(op);
+	return p;
+}
+
+static struct policy_bundle *one(struct policy *p)
+{
+	struct policy_bundle *b = policy_bundle_new();
+
+	policy_bundle_add(b, p);
+	return b;
+}
+
+static void test_merge(void)
+{
+	struct policy_bundle *in[4], *out = NULL;
+	struct policy_curve *c;
+	struct policy *m;
+	char err[256];
+
+	/* three hosts of platform A (one an outlier), one of platform B */
+	in[0] = one(host("sha256:aa", "2026-11-01T00:00:00Z", 1.0, 2048));
+	in[1] = one(host("sha256:aa", "2026-11-03T00:00:00Z", 1.1, 2048));
+	in[2] = one(host("sha256:aa", "2026-11-02T00:00:00Z", 0.1, 2048));
+	in[3] = one(host("sha256:bb", "2026-11-02T00:00:00Z", 1.0, 512));
+	CHECK_INT(policy_merge(in, 4, NULL, &out, err, sizeof(err)), 0);
+	CHECK_INT(out->n, 2);
+	m = policy_bundle_find(out, "sha256:aa");
+	CHECK(m != NULL);
+	if (!m)
+		goto out;
+	CHECK_INT(m->merged.hosts, 3);
+	CHECK_STR(m->merged.created_first, "2026-11-01T00:00:00Z");
+	CHECK_STR(m->merged.created_last, "2026-11-03T00:00:00Z");
+	c = policy_op_find_curve(&m->targets[0].ops[0], "clwb");
+	/* the median of 1000, 1100 and the outlier's 100 */
+	CHECK_NEAR(c->median_mib_s[0], 1000, 1e-9);
+	CHECK_NEAR(c->hosts_min_mib_s[0], 100, 1e-9);
+	CHECK_NEAR(c->hosts_max_mib_s[0], 1100, 1e-9);
+	CHECK_INT(c->samples[0], 27);
+	/* decisions recomputed from the aggregate: clwb below 2048, movnt_avx2 from it */
+	CHECK_INT(m->targets[0].ops[0].ncrossovers, 1);
+	CHECK_INT(m->targets[0].ops[0].crossovers[0].size_bytes, 2048);
+	CHECK_NEAR(m->targets[0].ceiling_mib_s, 3000, 1e-6);
+	/* a lone host's entry is itself */
+	m = policy_bundle_find(out, "sha256:bb");
+	CHECK(m && m->merged.hosts == 0 && m->targets[0].ops[0].crossovers[0].size_bytes == 512);
+
+	/* the bundle round-trips through its JSON form */
+	{
+		char *s = policy_bundle_to_string(out);
+		struct policy_bundle *back = policy_bundle_parse(s, strlen(s), err, sizeof(err));
+
+		CHECK_MSG(back != NULL, "%s", err);
+		if (back) {
+			char *s2 = policy_bundle_to_string(back);
+
+			CHECK_STR(s, s2);
+			CHECK_INT(policy_bundle_diff(out, back, NULL), 0);
+			free(s2);
+			policy_bundle_free(back);
+		}
+		free(s);
+	}
+out:
+	for (int i = 0; i < 4; i++)
+		policy_bundle_free(in[i]);
+	policy_bundle_free(out);
+}
+
+static void test_diff(void)
+{
+	struct policy_bundle *a = one(host("sha256:aa", "2026-11-01T00:00:00Z", 1.0, 2048));
+	struct policy_bundle *noise = one(host("sha256:aa", "2026-11-02T00:00:00Z", 1.05, 2048));
+	struct policy_bundle *moved = one(host("sha256:aa", "2026-11-02T00:00:00Z", 1.0, 8192));
+	struct policy_bundle *other = one(host("sha256:cc", "2026-11-02T00:00:00Z", 1.0, 2048));
+	struct policy *near = host("sha256:aa", "2026-11-02T00:00:00Z", 1.0, 2048);
+	struct policy_bundle *nb;
+
+	/* throughputs moved, decisions did not */
+	CHECK_INT(policy_bundle_diff(a, noise, NULL), 0);
+	/* the crossover moved two grid steps: a change */
+	CHECK(policy_bundle_diff(a, moved, NULL) >= 1);
+	/* a different platform is a change, and its decisions are still compared */
+	CHECK_INT(policy_bundle_diff(a, other, NULL), 1);
+	/* a crossover within one grid step (at most 1.5x) is noise */
+	near->targets[0].ops[0].crossovers[0].size_bytes = 2048 + 1024;
+	nb = one(near);
+	CHECK_INT(policy_bundle_diff(a, nb, NULL), 0);
+	nb->entries[0]->targets[0].ops[0].crossovers[0].size_bytes = 4096;
+	CHECK(policy_bundle_diff(a, nb, NULL) >= 1);
+	policy_bundle_free(a);
+	policy_bundle_free(noise);
+	policy_bundle_free(moved);
+	policy_bundle_free(other);
+	policy_bundle_free(nb);
+}
+
+static void test_bundle_errors(void)
+{
+	char err[256];
+	struct policy_bundle *b;
+	const char *dup = "{\"schema\":\"pmem-policy/1\",\"bundle\":["
+			  "{\"schema\":\"pmem-policy/1\",\"platform\":{\"fingerprint\":\"x\",\"cpu\":"
+			  "{\"vendor\":\"v\",\"family\":1,\"model\":1,\"stepping\":1}},\"targets\":[]},"
+			  "{\"schema\":\"pmem-policy/1\",\"platform\":{\"fingerprint\":\"x\",\"cpu\":"
+			  "{\"vendor\":\"v\",\"family\":1,\"model\":1,\"stepping\":1}},\"targets\":[]}]}";
+	const char *bad = "{\"schema\":\"pmem-policy/1\",\"bundle\":["
+			  "{\"schema\":\"pmem-policy/1\",\"platform\":{\"fingerprint\":\"x\",\"cpu\":"
+			  "{\"vendor\":\"v\",\"family\":-1,\"model\":1,\"stepping\":1}},"
+			  "\"targets\":[]}]}";
+
+	b = policy_bundle_parse(dup, strlen(dup), err, sizeof(err));
+	CHECK_MSG(!b && strstr(err, "bundle[1].platform.fingerprint"), "%s", err);
+	b = policy_bundle_parse(bad, strlen(bad), err, sizeof(err));
+	CHECK_MSG(!b && strstr(err, "bundle[0].platform.cpu.family"), "%s", err);
+	{
+		const char *empty = "{\"schema\":\"pmem-policy/1\",\"bundle\":[]}";
+
+		b = policy_bundle_parse(empty, strlen(empty), err, sizeof(err));
+	}
+	CHECK_MSG(!b && strstr(err, "bundle"), "%s", err);
+	{
+		const char *v2 = "{\"schema\":\"pmem-policy/2\",\"bundle\":[{}]}";
+
+		b = policy_bundle_parse(v2, strlen(v2), err, sizeof(err));
+	}
+	CHECK_MSG(!b && strstr(err, "schema"), "%s", err);
+}
+
+int main(void)
+{
+	test_merge();
+	test_diff();
+	test_bundle_errors();
+	return check_report("test_fleet");
+}
