@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Policy -> sinks.  A new policy replaces the applied one only once it
+ * has loaded, validated and matched this host; until then what is
+ * applied stays applied.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bus.h"
+#include "daemon.h"
+#include "log.h"
+#include "match.h"
+#include "policy.h"
+#include "util.h"
+
+const struct sink *const sinks[] = { &sink_sysfs, &sink_libpmem, &sink_glibc, NULL };
+
+int daemon_init(struct daemon *d)
+{
+	int r;
+
+	config_load(&d->opt);
+	log_set_policy(d->opt.policy);
+	if (d->opt.mode != MODE_DRY_RUN && d->opt.mode != MODE_VERIFY) {
+		r = mkdir_p(d->opt.state_dir, 0700);
+		if (r < 0)
+			log_err("state directory %s: %s; originals cannot be saved, "
+				"nothing will be written", d->opt.state_dir, strerror(-r));
+	}
+	state_load(&d->state, d->opt.state_dir);
+	if (!d->opt.no_bus) {
+		r = bus_open(&d->bus);
+		if (r < 0) {
+			log_notice("no system bus (%s): the service manager's environment "
+				   "is left alone, the environment files still apply",
+				   strerror(-r));
+			d->bus = NULL;
+		}
+	}
+	return 0;
+}
+
+void daemon_fini(struct daemon *d)
+{
+	policy_free(d->policy);
+	d->policy = NULL;
+	knobmap_free(&d->knobs);
+	state_free(&d->state);
+	bus_close(d->bus);
+	d->bus = NULL;
+}
+
+static void ctx_init(struct daemon *d, struct sink_ctx *ctx, const struct policy *p)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->opt = &d->opt;
+	ctx->policy = p;
+	ctx->policy_id = d->policy_id;
+	ctx->knobs = &d->knobs;
+	ctx->state = &d->state;
+	ctx->bus = d->bus;
+	ctx->dry_run = d->opt.mode == MODE_DRY_RUN;
+	ctx->verify = d->opt.mode == MODE_VERIFY;
+}
+
+static void add_stats(struct sink_stats *a, const struct sink_stats *b)
+{
+	a->set += b->set;
+	a->unchanged += b->unchanged;
+	a->failed += b->failed;
+	a->refused += b->refused;
+	a->drift += b->drift;
+}
+
+static void run_sinks(struct daemon *d, const struct policy *p)
+{
+	const struct sink *const *s;
+
+	memset(&d->stats, 0, sizeof(d->stats));
+	for (s = sinks; *s; s++) {
+		struct sink_ctx ctx;
+
+		ctx_init(d, &ctx, p);
+		if (ctx.verify) {
+			(*s)->verify(&ctx);
+		} else if (ctx.dry_run) {
+			(*s)->apply(&ctx);
+		} else {
+			state_untouch(&d->state, (*s)->name);
+			(*s)->apply(&ctx);
+			/* what the new policy no longer sets goes back to its original */
+			(*s)->restore(&ctx, true);
+		}
+		add_stats(&d->stats, &ctx.stats);
+	}
+}
+
+void daemon_load_knobs(struct daemon *d)
+{
+	char dir[PATH_MAX];
+
+	knobmap_free(&d->knobs);
+	if (etc_path(&d->opt, PT_KNOBS_DIR, dir, sizeof(dir)) == 0)
+		knobmap_load(&d->knobs, dir);
+}
+
+int daemon_reload(struct daemon *d, const char *why)
+{
+	const char *path = d->opt.policy;
+	const char *kept = d->policy ? "keeping the applied one" : "nothing applied";
+	char reason[2 * PATH_MAX];
+	struct policy *p;
+
+	log_debug("reloading (%s)", why);
+	config_load(&d->opt);
+	daemon_load_knobs(d);
+
+	switch (policy_pick(path, d->opt.sysfs_root, d->opt.force, &p, reason,
+			    sizeof(reason))) {
+	case PICK_OK:
+		break;
+	case PICK_MISSING:
+		snprintf(d->status, sizeof(d->status), "No policy at %s; %s", path, kept);
+		log_notice("%s", d->status);
+		return RELOAD_KEPT;
+	case PICK_INVALID:
+		snprintf(d->status, sizeof(d->status), "Policy rejected: %s; %s", reason, kept);
+		log_err("%s", d->status);
+		return RELOAD_KEPT;
+	case PICK_FOREIGN:
+	case PICK_UNKNOWN_HOST:
+		snprintf(d->status, sizeof(d->status), "Policy not applied: %s (--force "
+			 "overrides); %s", reason, kept);
+		log_warn("%s", d->status);
+		return RELOAD_KEPT;
+	}
+	if (d->opt.force)
+		log_debug("policy %s taken with --force", path);
+
+	snprintf(d->policy_id, sizeof(d->policy_id), "%s (%s)", path,
+		 p->platform.fingerprint[0] ? p->platform.fingerprint : "no fingerprint");
+	run_sinks(d, p);
+
+	if (d->opt.mode == MODE_DRY_RUN || d->opt.mode == MODE_VERIFY) {
+		snprintf(d->status, sizeof(d->status), "Policy %s: %u to change, %u "
+			 "unchanged, %u refused", d->policy_id, d->stats.drift,
+			 d->stats.unchanged, d->stats.refused);
+		policy_free(p);
+		return RELOAD_APPLIED;
+	}
+	policy_free(d->policy);
+	d->policy = p;
+	d->probe_requested = false;
+	snprintf(d->status, sizeof(d->status),
+		 "Applied %s: %u set, %u unchanged, %u failed, %u refused", d->policy_id,
+		 d->stats.set, d->stats.unchanged, d->stats.failed, d->stats.refused);
+	log_kv_msg(d->stats.failed ? LOG_WARNING : LOG_INFO, NULL, "%s", d->status);
+	return RELOAD_APPLIED;
+}
+
+int daemon_apply_module(struct daemon *d, const char *module)
+{
+	struct sink_ctx ctx;
+	int r;
+
+	if (!d->policy)
+		return 0;
+	ctx_init(d, &ctx, d->policy);
+	ctx.only_module = module;
+	r = sink_sysfs.apply(&ctx);
+	if (ctx.stats.set || ctx.stats.failed || ctx.stats.refused)
+		log_info("module %s loaded: %u set, %u unchanged, %u failed, %u refused",
+			 module, ctx.stats.set, ctx.stats.unchanged, ctx.stats.failed,
+			 ctx.stats.refused);
+	return r;
+}
+
+int daemon_apply_sysfs(struct daemon *d)
+{
+	struct sink_ctx ctx;
+	int r;
+
+	if (!d->policy)
+		return 0;
+	ctx_init(d, &ctx, d->policy);
+	state_untouch(&d->state, sink_sysfs.name);
+	r = sink_sysfs.apply(&ctx);
+	sink_sysfs.restore(&ctx, true);
+	if (ctx.stats.set || ctx.stats.failed)
+		log_info("devices changed: %u set, %u unchanged, %u failed, %u refused",
+			 ctx.stats.set, ctx.stats.unchanged, ctx.stats.failed,
+			 ctx.stats.refused);
+	return r;
+}
+
+void daemon_region_added(struct daemon *d, const char *region)
+{
+	char reason[2 * PATH_MAX];
+	enum pick_result pick;
+	struct policy *p;
+	int r;
+
+	pick = policy_pick(d->opt.policy, d->opt.sysfs_root, false, &p, reason, sizeof(reason));
+	policy_free(p);
+	/* a host we cannot fingerprint would only probe in circles */
+	if (pick == PICK_OK || pick == PICK_UNKNOWN_HOST || d->probe_requested)
+		return;
+	if (!d->bus) {
+		log_notice("pmem region %s appeared and no valid policy matches this host; "
+			   "run pmem-tune --probe (no bus to start %s)", region, PT_PROBE_UNIT);
+		return;
+	}
+	r = bus_start_unit(d->bus, PT_PROBE_UNIT);
+	if (r < 0)
+		log_warn("pmem region %s appeared, no policy matches this host; starting "
+			 "%s failed: %s", region, PT_PROBE_UNIT, strerror(-r));
+	else
+		log_notice("pmem region %s appeared, no policy matches this host; "
+			   "started %s", region, PT_PROBE_UNIT);
+	d->probe_requested = true;
+}
+
+int daemon_restore(struct daemon *d, bool force)
+{
+	const struct sink *const *s;
+	size_t n = 0;
+	int ret = 0;
+
+	if (d->opt.rollback == ROLLBACK_NEVER && !force) {
+		if (d->state.n)
+			log_notice("rollback=never: leaving %zu tuned value(s) in place; "
+				   "originals kept in %s", d->state.n, d->state.path);
+		return 0;
+	}
+	/* reverse order of apply */
+	while (sinks[n])
+		n++;
+	for (s = sinks + n; s-- > sinks;) {
+		struct sink_ctx ctx;
+		int r;
+
+		ctx_init(d, &ctx, NULL);
+		r = (*s)->restore(&ctx, false);
+		if (r < 0 && ret == 0)
+			ret = r;
+	}
+	if (d->state.n)
+		log_warn("%zu original(s) could not be restored; kept in %s for "
+			 "pmem-tuned --restore", d->state.n, d->state.path);
+	return ret;
+}

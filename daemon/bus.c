@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <systemd/sd-bus.h>
+
+#include "bus.h"
+#include "log.h"
+
+#define SD_DEST		"org.freedesktop.systemd1"
+#define SD_PATH		"/org/freedesktop/systemd1"
+#define SD_MANAGER	"org.freedesktop.systemd1.Manager"
+
+struct bus {
+	sd_bus *bus;
+};
+
+int bus_open(struct bus **ret)
+{
+	struct bus *b;
+	int r;
+
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	r = sd_bus_open_system_with_description(&b->bus, "pmem-tuned");
+	if (r < 0) {
+		free(b);
+		return r;
+	}
+	/* calls are synchronous in the loop: a stuck bus must not outlast the watchdog */
+	(void)sd_bus_set_method_call_timeout(b->bus, 5 * 1000 * 1000);
+	*ret = b;
+	return 0;
+}
+
+void bus_close(struct bus *b)
+{
+	if (!b)
+		return;
+	sd_bus_flush_close_unref(b->bus);
+	free(b);
+}
+
+int bus_manager_getenv(struct bus *b, const char *name, char **value)
+{
+	sd_bus_error err = SD_BUS_ERROR_NULL;
+	char **env = NULL, **e;
+	size_t n = strlen(name);
+	int r;
+
+	r = sd_bus_get_property_strv(b->bus, SD_DEST, SD_PATH, SD_MANAGER,
+				     "Environment", &err, &env);
+	sd_bus_error_free(&err);
+	if (r < 0)
+		return r;
+	r = -ENOENT;
+	for (e = env; e && *e; e++) {
+		if (r == -ENOENT && !strncmp(*e, name, n) && (*e)[n] == '=') {
+			*value = strdup(*e + n + 1);
+			r = *value ? 0 : -ENOMEM;
+		}
+		free(*e);
+	}
+	free(env);
+	return r;
+}
+
+static int call_strv(struct bus *b, const char *method, const char *item)
+{
+	sd_bus_error err = SD_BUS_ERROR_NULL;
+	sd_bus_message *m = NULL;
+	char *strv[] = { (char *)item, NULL };
+	int r;
+
+	r = sd_bus_message_new_method_call(b->bus, &m, SD_DEST, SD_PATH, SD_MANAGER, method);
+	if (r >= 0)
+		r = sd_bus_message_append_strv(m, strv);
+	if (r >= 0)
+		r = sd_bus_call(b->bus, m, 0, &err, NULL);
+	if (r < 0 && sd_bus_error_is_set(&err))
+		log_debug("%s(%s): %s", method, item, err.message);
+	sd_bus_error_free(&err);
+	sd_bus_message_unref(m);
+	return r;
+}
+
+int bus_manager_setenv(struct bus *b, const char *name, const char *value)
+{
+	char *a;
+	int r;
+
+	if (asprintf(&a, "%s=%s", name, value) < 0)
+		return -ENOMEM;
+	r = call_strv(b, "SetEnvironment", a);
+	free(a);
+	return r;
+}
+
+int bus_manager_unsetenv(struct bus *b, const char *name)
+{
+	return call_strv(b, "UnsetEnvironment", name);
+}
+
+int bus_start_unit(struct bus *b, const char *unit)
+{
+	sd_bus_error err = SD_BUS_ERROR_NULL;
+	int r;
+
+	r = sd_bus_call_method(b->bus, SD_DEST, SD_PATH, SD_MANAGER, "StartUnit", &err,
+			       NULL, "ss", unit, "replace");
+	if (r < 0 && sd_bus_error_is_set(&err))
+		log_debug("StartUnit(%s): %s", unit, err.message);
+	sd_bus_error_free(&err);
+	return r;
+}

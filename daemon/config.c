@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "log.h"
+#include "util.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: pmem-tuned [OPTION]...\n"
+		"Apply the persistent-memory copy policy to kernel knobs and libraries.\n\n"
+		"  --policy FILE      policy to apply (default " PT_POLICY_PATH ")\n"
+		"  --oneshot          apply once and exit, restoring nothing\n"
+		"  --dry-run          print what would change and exit, change nothing\n"
+		"  --verify           report knobs that differ from the policy and exit\n"
+		"  --restore          put back the originals saved in " PT_STATE_DIR " and exit\n"
+		"  --force            apply a policy made for another platform\n"
+		"  --no-bus           do not update the service manager's environment\n"
+		"  --sysfs-root DIR   read and write DIR/sys instead of /sys (tests)\n"
+		"  --etc-root DIR     use DIR/etc and DIR/run instead of /etc and /run (tests;\n"
+		"                     implies --no-bus)\n"
+		"  --state-dir DIR    where the originals are kept (default " PT_STATE_DIR ")\n"
+		"  -v, --verbose      log debug messages\n"
+		"  -h, --help         show this help\n"
+		"  --version          show the version\n");
+}
+
+static int set_path(char *dst, const char *opt, const char *arg)
+{
+	size_t n = strlen(arg);
+
+	if (n >= PATH_MAX) {
+		fprintf(stderr, "pmem-tuned: %s: path too long\n", opt);
+		return -EINVAL;
+	}
+	memcpy(dst, arg, n + 1);
+	/* roots are prefixes: "/" and "dir/" become "" and "dir" */
+	return 0;
+}
+
+static void strip_root(char *root)
+{
+	size_t n = strlen(root);
+
+	while (n && root[n - 1] == '/')
+		root[--n] = '\0';
+}
+
+int options_parse(struct options *o, int argc, char **argv)
+{
+	enum { OPT_POLICY = 256, OPT_ONESHOT, OPT_DRY_RUN, OPT_VERIFY, OPT_RESTORE,
+	       OPT_FORCE, OPT_NO_BUS, OPT_SYSFS_ROOT, OPT_ETC_ROOT, OPT_STATE_DIR,
+	       OPT_VERSION };
+	static const struct option longopts[] = {
+		{ "policy", required_argument, NULL, OPT_POLICY },
+		{ "oneshot", no_argument, NULL, OPT_ONESHOT },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "verify", no_argument, NULL, OPT_VERIFY },
+		{ "restore", no_argument, NULL, OPT_RESTORE },
+		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "no-bus", no_argument, NULL, OPT_NO_BUS },
+		{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
+		{ "etc-root", required_argument, NULL, OPT_ETC_ROOT },
+		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		{}
+	};
+	bool have_policy = false, have_state = false;
+	int c, nmodes = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->mode = MODE_DAEMON;
+	o->rollback = ROLLBACK_AUTO;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_POLICY:
+			if (set_path(o->policy, "--policy", optarg) < 0)
+				return -EINVAL;
+			have_policy = true;
+			break;
+		case OPT_ONESHOT:
+			o->mode = MODE_ONESHOT;
+			nmodes++;
+			break;
+		case OPT_DRY_RUN:
+			o->mode = MODE_DRY_RUN;
+			nmodes++;
+			break;
+		case OPT_VERIFY:
+			o->mode = MODE_VERIFY;
+			nmodes++;
+			break;
+		case OPT_RESTORE:
+			o->mode = MODE_RESTORE;
+			nmodes++;
+			break;
+		case OPT_FORCE:
+			o->force = true;
+			break;
+		case OPT_NO_BUS:
+			o->no_bus = true;
+			break;
+		case OPT_SYSFS_ROOT:
+			if (set_path(o->sysfs_root, "--sysfs-root", optarg) < 0)
+				return -EINVAL;
+			strip_root(o->sysfs_root);
+			break;
+		case OPT_ETC_ROOT:
+			if (set_path(o->etc_root, "--etc-root", optarg) < 0)
+				return -EINVAL;
+			strip_root(o->etc_root);
+			/* a test tree never reaches the real service manager */
+			o->no_bus = true;
+			break;
+		case OPT_STATE_DIR:
+			if (set_path(o->state_dir, "--state-dir", optarg) < 0)
+				return -EINVAL;
+			have_state = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case OPT_VERSION:
+			printf("pmem-tuned %s\n", PT_VERSION);
+			return 1;
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "pmem-tuned: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return -EINVAL;
+	}
+	if (nmodes > 1) {
+		fprintf(stderr, "pmem-tuned: --oneshot, --dry-run, --verify and --restore "
+			"exclude each other\n");
+		return -EINVAL;
+	}
+	if (!have_policy &&
+	    etc_path(o, PT_POLICY_PATH, o->policy, sizeof(o->policy)) < 0)
+		return -EINVAL;
+	if (!have_state &&
+	    etc_path(o, PT_STATE_DIR, o->state_dir, sizeof(o->state_dir)) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+int etc_path(const struct options *o, const char *path, char *out, size_t len)
+{
+	return path_join(out, len, o->etc_root, path);
+}
+
+int config_load(struct options *o)
+{
+	char path[PATH_MAX], *text, *line, *cur;
+	unsigned lineno = 0;
+	int r;
+
+	r = etc_path(o, PT_CONF_PATH, path, sizeof(path));
+	if (r < 0)
+		return r;
+	o->rollback = ROLLBACK_AUTO;
+	r = read_text(path, 64 * 1024, &text);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		log_err("%s: cannot read: %s; using defaults", path, strerror(-r));
+		return r;
+	}
+	cur = text;
+	while ((line = next_line(&cur))) {
+		char *eq, *key, *val;
+
+		lineno++;
+		line = strtrim(line);
+		if (!*line || *line == '#' || *line == ';' || *line == '[')
+			continue;
+		eq = strchr(line, '=');
+		if (!eq) {
+			log_warn("%s:%u: expected key=value, got '%s'; ignored",
+				 path, lineno, line);
+			continue;
+		}
+		*eq = '\0';
+		key = strtrim(line);
+		val = strtrim(eq + 1);
+		if (!strcmp(key, "rollback")) {
+			if (!strcmp(val, "auto"))
+				o->rollback = ROLLBACK_AUTO;
+			else if (!strcmp(val, "never"))
+				o->rollback = ROLLBACK_NEVER;
+			else
+				log_warn("%s:%u: rollback=%s: expected auto or never; "
+					 "keeping auto", path, lineno, val);
+		} else {
+			log_warn("%s:%u: unknown key '%s'; ignored", path, lineno, key);
+		}
+	}
+	free(text);
+	return 0;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Command line and /etc/pmem-tuned/pmem-tuned.conf.  Every path the
+ * daemon touches is built here from the two roots, so that the tests'
+ * fake trees cover exactly what production touches.
+ */
+#ifndef PT_CONFIG_H
+#define PT_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+#define PT_POLICY_PATH		"/etc/pmem-policy.json"
+#define PT_CONF_PATH		"/etc/pmem-tuned/pmem-tuned.conf"
+#define PT_KNOBS_DIR		"/etc/pmem-tuned/knobs.d"
+#define PT_STATE_DIR		"/run/pmem-tuned"
+#define PT_LIBPMEM_ENV		"/etc/pmem-tuned/libpmem.env"
+#define PT_GLIBC_ENV		"/etc/pmem-tuned/glibc.env"
+#define PT_ENVD_DIR		"/etc/environment.d"
+#define PT_ENVD_LIBPMEM		"/etc/environment.d/60-pmem-tuned.conf"
+#define PT_ENVD_GLIBC		"/etc/environment.d/60-pmem-tuned-glibc.conf"
+#define PT_PROBE_UNIT		"pmem-tune-probe.service"
+
+enum rollback {
+	ROLLBACK_AUTO,		/* restore every original on stop (default) */
+	ROLLBACK_NEVER,		/* leave the tuned values in place */
+};
+
+enum run_mode {
+	MODE_DAEMON,
+	MODE_ONESHOT,		/* apply once and exit, nothing restored */
+	MODE_DRY_RUN,		/* print what would change, change nothing */
+	MODE_VERIFY,		/* report drift from the policy, change nothing */
+	MODE_RESTORE,		/* put back the originals saved in the state dir */
+};
+
+struct options {
+	enum run_mode mode;
+	bool force;		/* apply a policy made for another platform */
+	bool no_bus;		/* never talk to the service manager */
+	bool verbose;
+	char policy[PATH_MAX];
+	char sysfs_root[PATH_MAX];	/* "" = / */
+	char etc_root[PATH_MAX];	/* "" = / ; also roots /run */
+	char state_dir[PATH_MAX];
+	enum rollback rollback;
+};
+
+/* Parse argv; returns 0, 1 when the program should exit 0 (--help), or -EINVAL. */
+int options_parse(struct options *o, int argc, char **argv);
+/* <etc-root> + path into out */
+int etc_path(const struct options *o, const char *path, char *out, size_t len);
+/* Read pmem-tuned.conf into o (missing file = defaults). */
+int config_load(struct options *o);
+
+#endif

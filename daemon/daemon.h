@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef PT_DAEMON_H
+#define PT_DAEMON_H
+
+#include <stdbool.h>
+
+#include "config.h"
+#include "knobmap.h"
+#include "sink.h"
+#include "state.h"
+
+struct policy;
+struct bus;
+
+enum reload_result {
+	RELOAD_APPLIED,		/* the policy is applied (some knobs may have failed) */
+	RELOAD_KEPT,		/* rejected, missing or foreign: previous state kept */
+};
+
+struct daemon {
+	struct options opt;
+	struct policy *policy;		/* the one applied; NULL = none */
+	char policy_id[PATH_MAX + 96];
+	struct knobmap knobs;
+	struct state state;
+	struct bus *bus;
+	struct sink_stats stats;	/* of the last full pass */
+	char status[2 * PATH_MAX + 1024];	/* STATUS= line */
+	bool probe_requested;
+};
+
+extern const struct sink *const sinks[];
+
+int daemon_init(struct daemon *d);
+void daemon_fini(struct daemon *d);
+/* (Re)read the knob map. */
+void daemon_load_knobs(struct daemon *d);
+/* Load policy, knob map and config; apply (or dry-run / verify) everything. */
+int daemon_reload(struct daemon *d, const char *why);
+/* A module just loaded: its knobs, nothing else. */
+int daemon_apply_module(struct daemon *d, const char *module);
+/* New block or nd devices: the sysfs sink again, same policy. */
+int daemon_apply_sysfs(struct daemon *d);
+/* A pmem region appeared: probe again when the policy no longer fits. */
+void daemon_region_added(struct daemon *d, const char *region);
+/* Every sink puts back its originals (honours rollback=). */
+int daemon_restore(struct daemon *d, bool force);
+
+/* loop.c */
+int daemon_loop(struct daemon *d);
+
+#endif

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * What the libpmem and glibc sinks share: files we own (an
+ * EnvironmentFile= for services, an environment.d drop-in for user
+ * sessions) and variables in the service manager's environment.  Both
+ * libraries read their settings once, when they load, so these only
+ * reach processes started afterwards.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bus.h"
+#include "log.h"
+#include "policy.h"
+#include "sink.h"
+#include "state.h"
+#include "util.h"
+
+/* "A=1 B=2" from the assignments of a file, for log lines */
+static void summarize(const char *content, char *out, size_t len)
+{
+	const char *p = content;
+	size_t o = 0;
+
+	out[0] = '\0';
+	while (*p && o + 1 < len) {
+		const char *nl = strchrnul(p, '\n');
+
+		if (*p != '#' && nl > p) {
+			int n = snprintf(out + o, len - o, "%s%.*s", o ? " " : "",
+					 (int)(nl - p), p);
+
+			if (n < 0 || (size_t)n >= len - o)
+				break;
+			o += n;
+		}
+		p = *nl ? nl + 1 : nl;
+	}
+}
+
+static int parent_dir(const char *path, char *out, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash || (size_t)(slash - path) >= len)
+		return -EINVAL;
+	memcpy(out, path, slash - path);
+	out[slash - path] = '\0';
+	return 0;
+}
+
+int envfile_apply(struct sink_ctx *ctx, const char *sink, const char *rel_path,
+		  const char *content)
+{
+	char path[PATH_MAX], key[PATH_MAX + 8], dir[PATH_MAX], summary[512];
+	char *current = NULL;
+	bool existed, had_entry;
+	struct state_entry *e;
+	int r;
+
+	r = etc_path(ctx->opt, rel_path, path, sizeof(path));
+	if (r < 0)
+		return r;
+	snprintf(key, sizeof(key), "file:%s", rel_path);
+	summarize(content, summary, sizeof(summary));
+
+	r = read_text(path, 1024 * 1024, &current);
+	if (r < 0 && r != -ENOENT) {
+		log_knob(LOG_ERR, sink, path, summary, NULL,
+			 "%s: %s: cannot read: %s; not written", sink, path, strerror(-r));
+		ctx->stats.failed++;
+		return r;
+	}
+	existed = r == 0;
+	e = state_find(ctx->state, sink, key);
+	if (existed && !strcmp(current, content)) {
+		if (e)
+			e->touched = true;
+		ctx->stats.unchanged++;
+		free(current);
+		return 0;
+	}
+	if (ctx->verify || ctx->dry_run) {
+		ctx->stats.drift++;
+		if (ctx->dry_run)
+			printf("%s: would write %s: %s\n", sink, path, summary);
+		else
+			log_knob(LOG_NOTICE, sink, path, summary, NULL,
+				 "%s: %s differs from the policy (%s)", sink, path, summary);
+		free(current);
+		return 0;
+	}
+	/*
+	 * A file carrying our marker with no state behind it is a leftover
+	 * of a run whose state was lost (reboot after a crash): restoring
+	 * means removing it, not writing it back.
+	 */
+	if (existed && startswith(current, PT_FILE_MARKER) && !e)
+		existed = false;
+	had_entry = e != NULL;
+	r = state_remember(ctx->state, sink, key, existed, existed ? current : NULL, content);
+	free(current);
+	if (r < 0) {
+		log_knob(LOG_ERR, sink, path, summary, NULL,
+			 "%s: %s: cannot save the original in %s: %s; not written",
+			 sink, path, ctx->state->path, strerror(-r));
+		ctx->stats.failed++;
+		return r;
+	}
+	r = parent_dir(path, dir, sizeof(dir));
+	if (r == 0)
+		r = mkdir_p(dir, 0755);
+	if (r == 0)
+		r = atomic_write_file(path, content, strlen(content), 0644);
+	if (r < 0) {
+		log_knob(LOG_ERR, sink, path, summary, NULL,
+			 "%s: %s: cannot write: %s", sink, path, strerror(-r));
+		ctx->stats.failed++;
+		if (!had_entry) {
+			e = state_find(ctx->state, sink, key);
+			if (e)
+				state_forget(ctx->state, e);
+			state_save(ctx->state);
+		}
+		return r;
+	}
+	log_knob(LOG_INFO, sink, path, summary, NULL, "%s: wrote %s: %s", sink, path, summary);
+	ctx->stats.set++;
+	return 0;
+}
+
+int manager_env_base(struct sink_ctx *ctx, const char *sink, const char *name,
+		     char **value)
+{
+	char key[256];
+	struct state_entry *e;
+	const char *v;
+
+	snprintf(key, sizeof(key), "manager:%s", name);
+	e = state_find(ctx->state, sink, key);
+	if (e) {
+		/* the manager holds our value now; the original is what counts */
+		if (!e->existed)
+			return -ENOENT;
+		*value = strdup(e->original ? e->original : "");
+		return *value ? 0 : -ENOMEM;
+	}
+	if (ctx->bus)
+		return bus_manager_getenv(ctx->bus, name, value);
+	/* without a bus, what we inherited from the manager is the best view */
+	v = getenv(name);
+	if (!v)
+		return -ENOENT;
+	*value = strdup(v);
+	return *value ? 0 : -ENOMEM;
+}
+
+int manager_env_apply(struct sink_ctx *ctx, const char *sink, const char *name,
+		      const char *value)
+{
+	char key[256], *current = NULL;
+	struct state_entry *e;
+	bool existed, had_entry;
+	int r;
+
+	if (!ctx->bus)
+		return 0;
+	snprintf(key, sizeof(key), "manager:%s", name);
+	r = bus_manager_getenv(ctx->bus, name, &current);
+	if (r < 0 && r != -ENOENT) {
+		log_knob(LOG_WARNING, sink, name, value, NULL,
+			 "%s: cannot read the service manager's environment: %s; "
+			 "%s not set there", sink, strerror(-r), name);
+		ctx->stats.failed++;
+		return r;
+	}
+	existed = r == 0;
+	e = state_find(ctx->state, sink, key);
+	if (existed && !strcmp(current, value)) {
+		if (e)
+			e->touched = true;
+		ctx->stats.unchanged++;
+		free(current);
+		return 0;
+	}
+	if (ctx->verify || ctx->dry_run) {
+		ctx->stats.drift++;
+		if (ctx->dry_run)
+			printf("%s: would set %s=%s in the service manager's environment\n",
+			       sink, name, value);
+		free(current);
+		return 0;
+	}
+	had_entry = e != NULL;
+	r = state_remember(ctx->state, sink, key, existed, current, value);
+	if (r < 0) {
+		log_knob(LOG_ERR, sink, name, value, current,
+			 "%s: cannot save the original of %s in %s: %s; not set",
+			 sink, name, ctx->state->path, strerror(-r));
+		free(current);
+		ctx->stats.failed++;
+		return r;
+	}
+	r = bus_manager_setenv(ctx->bus, name, value);
+	if (r < 0) {
+		log_knob(LOG_WARNING, sink, name, value, current,
+			 "%s: SetEnvironment %s=%s failed: %s", sink, name, value,
+			 strerror(-r));
+		ctx->stats.failed++;
+		if (!had_entry) {
+			e = state_find(ctx->state, sink, key);
+			if (e)
+				state_forget(ctx->state, e);
+			state_save(ctx->state);
+		}
+	} else {
+		log_knob(LOG_INFO, sink, name, value, current,
+			 "%s: service manager environment %s=%s (was %s)", sink, name,
+			 value, current ? current : "unset");
+		ctx->stats.set++;
+	}
+	free(current);
+	return r;
+}
+
+/*
+ * Only what the env sinks write can come back from the state file: a
+ * damaged or planted entry must not make a root process unlink or
+ * rewrite an arbitrary file.
+ */
+static bool restorable(const struct state_entry *e)
+{
+	static const char *const files[] = {
+		"file:" PT_LIBPMEM_ENV, "file:" PT_GLIBC_ENV,
+		"file:" PT_ENVD_LIBPMEM, "file:" PT_ENVD_GLIBC,
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++)
+		if (!strcmp(e->key, files[i]))
+			return true;
+	return startswith(e->key, "manager:PMEM_") ||
+	       !strcmp(e->key, "manager:GLIBC_TUNABLES");
+}
+
+int env_entry_restore(struct sink_ctx *ctx, struct state_entry *e)
+{
+	int r;
+
+	if (!restorable(e)) {
+		log_warn("%s: state entry '%s' is not ours to restore; dropped", e->sink,
+			 e->key);
+		return 0;
+	}
+
+	if (startswith(e->key, "file:")) {
+		const char *rel = e->key + 5;
+		char path[PATH_MAX];
+
+		r = etc_path(ctx->opt, rel, path, sizeof(path));
+		if (r < 0)
+			return r;
+		if (ctx->dry_run) {
+			printf("%s: would %s %s\n", e->sink,
+			       e->existed ? "restore" : "remove", path);
+			return 1;
+		}
+		if (!e->existed) {
+			r = unlink(path) < 0 && errno != ENOENT ? -errno : 0;
+		} else {
+			const char *o = e->original ? e->original : "";
+
+			r = atomic_write_file(path, o, strlen(o), 0644);
+		}
+		if (r < 0) {
+			log_knob(LOG_ERR, e->sink, path, NULL, e->applied,
+				 "%s: cannot %s %s: %s", e->sink,
+				 e->existed ? "restore" : "remove", path, strerror(-r));
+			return r;
+		}
+		log_knob(LOG_INFO, e->sink, path, e->original, e->applied, "%s: %s %s",
+			 e->sink, e->existed ? "restored" : "removed", path);
+		return 0;
+	}
+	if (startswith(e->key, "manager:")) {
+		const char *name = e->key + 8;
+
+		if (ctx->dry_run) {
+			printf("%s: would %s %s in the service manager's environment\n",
+			       e->sink, e->existed ? "restore" : "unset", name);
+			return 1;
+		}
+		if (!ctx->bus) {
+			log_knob(LOG_WARNING, e->sink, name, e->original, e->applied,
+				 "%s: no service manager bus; %s left as %s there", e->sink,
+				 name, e->applied ? e->applied : "set");
+			return -ENOTCONN;
+		}
+		if (e->existed)
+			r = bus_manager_setenv(ctx->bus, name, e->original ? e->original : "");
+		else
+			r = bus_manager_unsetenv(ctx->bus, name);
+		if (r < 0) {
+			log_knob(LOG_ERR, e->sink, name, e->original, e->applied,
+				 "%s: cannot restore %s in the service manager's environment: %s",
+				 e->sink, name, strerror(-r));
+			return r;
+		}
+		log_knob(LOG_INFO, e->sink, name, e->original, e->applied,
+			 "%s: service manager environment %s %s", e->sink, name,
+			 e->existed ? "restored" : "unset");
+		return 0;
+	}
+	return 0;
+}
+
+int env_restore(struct sink_ctx *ctx, const char *sink, bool stale_only)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = ctx->state->n; i-- > 0;) {
+		struct state_entry *e = &ctx->state->e[i];
+		int r;
+
+		if (strcmp(e->sink, sink) || (stale_only && e->touched))
+			continue;
+		r = env_entry_restore(ctx, e);
+		if (r == 0)
+			state_forget(ctx->state, e);
+		else if (r < 0 && ret == 0)
+			ret = r;
+	}
+	if (!ctx->dry_run) {
+		int r = state_save(ctx->state);
+
+		if (r < 0) {
+			log_err("state %s: cannot save: %s", ctx->state->path, strerror(-r));
+			if (ret == 0)
+				ret = r;
+		}
+	}
+	return ret;
+}

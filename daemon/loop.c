@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The event loop: signals, the policy file, kernel modules and pmem
+ * devices appearing.  Everything funnels into one short timer so that a
+ * burst of events (an editor's save, udev's add storm) costs one pass.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-device.h>
+#include <systemd/sd-event.h>
+
+#include "daemon.h"
+#include "log.h"
+#include "util.h"
+
+#define USEC_PER_MSEC	1000ULL
+#define SETTLE_USEC	(100 * USEC_PER_MSEC)
+#define MAX_PENDING	64
+
+struct loop {
+	struct daemon *d;
+	sd_event *ev;
+	sd_event_source *timer;
+	sd_device_monitor *mon;
+	char policy_name[256];
+	bool pending_reload, pending_sysfs;
+	size_t npending;
+	char pending[MAX_PENDING][64];
+};
+
+static void notify_status(struct loop *l, bool ready)
+{
+	sd_notifyf(0, "%sSTATUS=%s", ready ? "READY=1\n" : "", l->d->status);
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct loop *l = userdata;
+	size_t i;
+
+	l->timer = sd_event_source_unref(l->timer);
+	if (l->pending_reload) {
+		/* a full pass covers modules and devices too */
+		l->pending_reload = l->pending_sysfs = false;
+		l->npending = 0;
+		daemon_reload(l->d, "policy file changed");
+		notify_status(l, false);
+		return 0;
+	}
+	if (l->pending_sysfs) {
+		l->pending_sysfs = false;
+		l->npending = 0;
+		daemon_apply_sysfs(l->d);
+		return 0;
+	}
+	for (i = 0; i < l->npending; i++)
+		daemon_apply_module(l->d, l->pending[i]);
+	l->npending = 0;
+	return 0;
+}
+
+static void schedule(struct loop *l)
+{
+	int r;
+
+	if (l->timer)
+		return;
+	r = sd_event_add_time_relative(l->ev, &l->timer, CLOCK_MONOTONIC, SETTLE_USEC, 0,
+				       on_timer, l);
+	if (r < 0) {
+		/* cannot defer: do it now rather than lose the event */
+		log_err("cannot arm the settle timer: %s", strerror(-r));
+		on_timer(NULL, 0, l);
+	}
+}
+
+static void queue_module(struct loop *l, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < l->npending; i++)
+		if (!strcmp(l->pending[i], name))
+			return;
+	if (l->npending == MAX_PENDING || strlen(name) >= sizeof(l->pending[0])) {
+		l->pending_sysfs = true;	/* too many: one full sysfs pass */
+	} else {
+		strcpy(l->pending[l->npending++], name);
+	}
+	schedule(l);
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	struct loop *l = userdata;
+
+	if (si->ssi_signo == SIGHUP) {
+		sd_notify(0, "RELOADING=1");
+		log_info("SIGHUP: reloading %s", l->d->opt.policy);
+		daemon_reload(l->d, "SIGHUP");
+		notify_status(l, true);
+		return 0;
+	}
+	log_info("%s: stopping", strsignal(si->ssi_signo));
+	return sd_event_exit(l->ev, 0);
+}
+
+static int on_policy_dir(sd_event_source *s, const struct inotify_event *ev, void *userdata)
+{
+	struct loop *l = userdata;
+
+	if (ev->mask & IN_Q_OVERFLOW) {
+		l->pending_reload = true;
+		schedule(l);
+		return 0;
+	}
+	if (!ev->len || strcmp(ev->name, l->policy_name))
+		return 0;
+	if (ev->mask & (IN_DELETE | IN_MOVED_FROM)) {
+		log_notice("policy %s removed; the applied values stay until stop",
+			   l->d->opt.policy);
+		return 0;
+	}
+	/* IN_MOVED_TO: atomic replace by rename; IN_CLOSE_WRITE: in-place write */
+	l->pending_reload = true;
+	schedule(l);
+	return 0;
+}
+
+/* Test trees have no udev: a directory appearing under sys/module stands in. */
+static int on_fake_module(sd_event_source *s, const struct inotify_event *ev, void *userdata)
+{
+	struct loop *l = userdata;
+
+	if (ev->len && (ev->mask & IN_ISDIR)) {
+		log_debug("module %s appeared (test tree)", ev->name);
+		queue_module(l, ev->name);
+	}
+	return 0;
+}
+
+static int on_device(sd_device_monitor *m, sd_device *dev, void *userdata)
+{
+	struct loop *l = userdata;
+	const char *subsystem = NULL, *sysname = NULL;
+	sd_device_action_t action;
+
+	if (sd_device_get_action(dev, &action) < 0 || action != SD_DEVICE_ADD)
+		return 0;
+	if (sd_device_get_subsystem(dev, &subsystem) < 0 ||
+	    sd_device_get_sysname(dev, &sysname) < 0)
+		return 0;
+	if (!strcmp(subsystem, "module")) {
+		log_debug("module %s loaded", sysname);
+		queue_module(l, sysname);
+	} else if (!strcmp(subsystem, "nd")) {
+		if (startswith(sysname, "region"))
+			daemon_region_added(l->d, sysname);
+		l->pending_sysfs = true;
+		schedule(l);
+	} else if (!strcmp(subsystem, "block") && startswith(sysname, "pmem")) {
+		l->pending_sysfs = true;
+		schedule(l);
+	}
+	return 0;
+}
+
+static int watch_devices(struct loop *l)
+{
+	int r;
+
+	r = sd_device_monitor_new(&l->mon);
+	if (r < 0)
+		return r;
+	r = sd_device_monitor_filter_add_match_subsystem_devtype(l->mon, "module", NULL);
+	if (r >= 0)
+		r = sd_device_monitor_filter_add_match_subsystem_devtype(l->mon, "nd", NULL);
+	if (r >= 0)
+		r = sd_device_monitor_filter_add_match_subsystem_devtype(l->mon, "block", "disk");
+	if (r >= 0)
+		r = sd_device_monitor_attach_event(l->mon, l->ev);
+	if (r >= 0)
+		r = sd_device_monitor_start(l->mon, on_device, l);
+	if (r < 0)
+		l->mon = sd_device_monitor_unref(l->mon);
+	return r;
+}
+
+int daemon_loop(struct daemon *d)
+{
+	struct loop l = { .d = d };
+	char dir[PATH_MAX], name[PATH_MAX];
+	uint64_t wd_usec = 0;
+	int r;
+
+	r = sd_event_default(&l.ev);
+	if (r < 0) {
+		log_err("cannot create the event loop: %s", strerror(-r));
+		return r;
+	}
+	if ((r = sd_event_add_signal(l.ev, NULL, SIGTERM | SD_EVENT_SIGNAL_PROCMASK,
+				     on_signal, &l)) < 0 ||
+	    (r = sd_event_add_signal(l.ev, NULL, SIGINT | SD_EVENT_SIGNAL_PROCMASK,
+				     on_signal, &l)) < 0 ||
+	    (r = sd_event_add_signal(l.ev, NULL, SIGHUP | SD_EVENT_SIGNAL_PROCMASK,
+				     on_signal, &l)) < 0) {
+		log_err("cannot handle signals: %s", strerror(-r));
+		goto out;
+	}
+
+	snprintf(dir, sizeof(dir), "%s", d->opt.policy);
+	snprintf(name, sizeof(name), "%s", d->opt.policy);
+	snprintf(l.policy_name, sizeof(l.policy_name), "%s", basename(name));
+	r = sd_event_add_inotify(l.ev, NULL, dirname(dir),
+				 IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE |
+				 IN_ONLYDIR, on_policy_dir, &l);
+	if (r < 0)
+		log_err("cannot watch %s for a new policy: %s; SIGHUP still reloads", dir,
+			strerror(-r));
+
+	if (d->opt.sysfs_root[0]) {
+		char mod[PATH_MAX];
+
+		if (path_join(mod, sizeof(mod), d->opt.sysfs_root, "/sys/module") < 0)
+			mod[0] = '\0';
+		r = sd_event_add_inotify(l.ev, NULL, mod, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR,
+					 on_fake_module, &l);
+		if (r < 0)
+			log_debug("cannot watch %s: %s", mod, strerror(-r));
+	} else {
+		r = watch_devices(&l);
+		if (r < 0)
+			log_warn("cannot monitor udev events: %s; modules loaded later get "
+				 "their knobs on SIGHUP only", strerror(-r));
+	}
+
+	if (sd_watchdog_enabled(0, &wd_usec) > 0) {
+		/* sd-event pings at half the interval from the loop itself */
+		r = sd_event_set_watchdog(l.ev, true);
+		if (r < 0)
+			log_warn("cannot enable the watchdog: %s", strerror(-r));
+		else
+			log_debug("watchdog every %llu ms", (unsigned long long)wd_usec / 2000);
+	}
+
+	daemon_reload(d, "start");
+	notify_status(&l, true);
+
+	r = sd_event_loop(l.ev);
+	if (r < 0)
+		log_err("event loop failed: %s", strerror(-r));
+
+	sd_notify(0, "STOPPING=1\nSTATUS=Restoring original values");
+	daemon_restore(d, false);
+out:
+	sd_event_source_unref(l.timer);
+	sd_device_monitor_unref(l.mon);
+	sd_event_unref(l.ev);
+	return r < 0 ? r : 0;
+}

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fingerprint.h"
+#include "match.h"
+#include "policy.h"
+
+/* This host's fingerprint, or -errno with the reason in why. */
+static int host_fingerprint(const char *sysfs_root, char *fp, size_t fplen, char *why,
+			    size_t len)
+{
+#ifdef PT_HAVE_FINGERPRINT_HOST
+	struct policy *me = policy_new();
+	int r;
+
+	if (!me)
+		return -ENOMEM;
+	r = fingerprint_host(sysfs_root && *sysfs_root ? sysfs_root : "/", me);
+	if (r < 0)
+		snprintf(why, len, "cannot fingerprint this host: %s", strerror(-r));
+	else
+		snprintf(fp, fplen, "%s", me->platform.fingerprint);
+	policy_free(me);
+	return r < 0 ? r : 0;
+#else
+	/* built before policy/fingerprint.c existed: nothing can be vouched for */
+	snprintf(why, len, "this build cannot fingerprint the host");
+	return -ENOSYS;
+#endif
+}
+
+enum pick_result policy_pick(const char *path, const char *sysfs_root, bool force,
+			     struct policy **out, char *why, size_t len)
+{
+	char err[512] = "", host[FINGERPRINT_LEN] = "", reason[256] = "";
+	struct policy_bundle *b;
+	struct policy *p = NULL;
+	size_t i;
+	int r;
+
+	*out = NULL;
+	errno = 0;
+	/* flags 0: as root, refuse a file someone else could have written */
+	b = policy_bundle_load(path, 0, err, sizeof(err));
+	if (!b) {
+		r = errno;
+		snprintf(why, len, "%s", err[0] ? err : strerror(r ? r : EINVAL));
+		return r == ENOENT ? PICK_MISSING : PICK_INVALID;
+	}
+	r = host_fingerprint(sysfs_root, host, sizeof(host), reason, sizeof(reason));
+	if (r == 0)
+		p = policy_bundle_find(b, host);
+	if (!p && force && b->n == 1)
+		p = b->entries[0];
+	if (p) {
+		/* take the entry out of the bundle rather than copy it */
+		for (i = 0; i < b->n; i++)
+			if (b->entries[i] == p)
+				b->entries[i] = NULL;
+		*out = p;
+		policy_bundle_free(b);
+		return PICK_OK;
+	}
+	if (r < 0) {
+		snprintf(why, len, "%s: %s", path, reason);
+	} else if (b->n == 1) {
+		snprintf(why, len, "%s is for platform %s, this host is %s", path,
+			 b->entries[0]->platform.fingerprint, host);
+	} else {
+		snprintf(why, len, "%s: none of its %zu entries is for this host (%s)", path,
+			 b->n, host);
+	}
+	policy_bundle_free(b);
+	return r < 0 ? PICK_UNKNOWN_HOST : PICK_FOREIGN;
+}

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Kernel knobs from the knob map.  Each matched path is resolved and
+ * must stay inside the allowed sysfs areas after every symlink is
+ * followed; the original is saved before the write, the value is read
+ * back after it.  One knob failing never stops the others.
+ */
+#include <errno.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "knobmap.h"
+#include "log.h"
+#include "policy.h"
+#include "sink.h"
+#include "state.h"
+#include "util.h"
+
+#define SINK "sysfs"
+
+/* realpath(<root><sub>) or -errno */
+static int root_real(const struct options *o, const char *sub, char *out)
+{
+	char p[PATH_MAX];
+
+	if (path_join(p, sizeof(p), o->sysfs_root, sub) < 0)
+		return -ENAMETOOLONG;
+	if (!realpath(p, out))
+		return -errno;
+	return 0;
+}
+
+static bool under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strncmp(path, dir, n) && path[n] == '/';
+}
+
+/*
+ * Where the knob really is.  rel is an expanded path below the sysfs
+ * root.  The entry a path goes through (/sys/module/NAME,
+ * /sys/block/NAME, /sys/bus/nd/devices/NAME) must be that directory
+ * itself or, for devices, the kernel's own link into /sys/devices; the
+ * rest of the path must not contain a symlink at all.  -ENOENT when it
+ * does not exist, -EPERM with a reason when it escapes.
+ */
+static int resolve(const struct options *o, const char *rel, char *real,
+		   char *anchor_real, char *why, size_t whylen)
+{
+	char buf[PATH_MAX], anchor[PATH_MAX], dir_real[PATH_MAX], devices[PATH_MAX];
+	char expect[PATH_MAX * 2];
+	const char *name, *tail;
+	enum knob_root kind;
+	struct stat st;
+	int skip, i, r;
+
+	if (knob_path_check(rel, &kind, why, whylen) < 0)
+		return -EPERM;
+	/* the entry is the 3rd (module, block) or 5th (nd) component */
+	skip = kind == KNOB_ND_DEVICE ? 5 : 3;
+	tail = rel;
+	for (i = 0; i < skip; i++) {
+		tail += strspn(tail, "/");
+		tail += strcspn(tail, "/");
+	}
+	snprintf(anchor, sizeof(anchor), "%.*s", (int)(tail - rel), rel);
+	name = strrchr(anchor, '/') + 1;
+	snprintf(buf, sizeof(buf), "%.*s", (int)(name - anchor - 1), anchor);
+
+	r = root_real(o, anchor, anchor_real);
+	if (r < 0) {
+		snprintf(why, whylen, "%s: %s", anchor, strerror(-r));
+		return r == -ENOENT ? -ENOENT : -EPERM;
+	}
+	r = root_real(o, buf, dir_real);
+	if (r < 0) {
+		snprintf(why, whylen, "%s: %s", buf, strerror(-r));
+		return -EPERM;
+	}
+	snprintf(expect, sizeof(expect), "%s/%s", dir_real, name);
+	if (strcmp(anchor_real, expect)) {
+		/* block devices and nd devices are links into /sys/devices */
+		bool ok = kind != KNOB_MODULE && root_real(o, "/sys/devices", devices) == 0 &&
+			  under(anchor_real, devices);
+
+		if (!ok) {
+			snprintf(why, whylen, "%s resolves to %s, outside the sysfs "
+				 "device tree", anchor, anchor_real);
+			return -EPERM;
+		}
+	}
+	r = root_real(o, rel, real);
+	if (r < 0) {
+		snprintf(why, whylen, "%s", strerror(-r));
+		return r == -ENOENT ? -ENOENT : -EPERM;
+	}
+	snprintf(expect, sizeof(expect), "%s%s", anchor_real, tail);
+	if (strcmp(real, expect)) {
+		snprintf(why, whylen, "resolves to %s through a symlink", real);
+		return -EPERM;
+	}
+	if (stat(real, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "%s is not an attribute file", real);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/*
+ * The persistence domain of the region a block device or nd device
+ * belongs to.  A pmem block device's "device" link points at its
+ * namespace (raw), pfn (fsdax) or btt device, whose parent is the
+ * region; the region's persistence_domain says "cpu_cache" when the
+ * platform flushes CPU caches on power loss (eADR), "memory_controller"
+ * for ADR, "" when neither is guaranteed.
+ */
+static int region_domain(const struct options *o, enum knob_root kind, const char *rel,
+			 const char *anchor_real, char *out, size_t len)
+{
+	char dev[PATH_MAX], sys[PATH_MAX], attr[PATH_MAX + 32];
+	int i, r;
+
+	if (kind == KNOB_BLOCK_DAX) {
+		char link[PATH_MAX];
+		const char *dax = strstr(rel, "/dax/");
+
+		if (!dax || snprintf(link, sizeof(link), "%s%.*s/device", o->sysfs_root,
+				     (int)(dax - rel), rel) >= (int)sizeof(link))
+			return -ENAMETOOLONG;
+		if (!realpath(link, dev))
+			return -errno;
+	} else {
+		snprintf(dev, sizeof(dev), "%s", anchor_real);
+	}
+	r = root_real(o, "/sys", sys);
+	if (r < 0)
+		return r;
+	/* the region is the parent; a few levels cover namespace/pfn/btt */
+	for (i = 0; i < 4 && under(dev, sys); i++) {
+		char *slash;
+
+		snprintf(attr, sizeof(attr), "%s/persistence_domain", dev);
+		r = read_attr(attr, out, len);
+		if (r == 0)
+			return 0;
+		slash = strrchr(dev, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+	}
+	return -ENOENT;
+}
+
+static void apply_one(struct sink_ctx *ctx, const struct knob *k, const char *rel,
+		      const char *desired)
+{
+	char real[PATH_MAX], anchor_real[PATH_MAX], why[PATH_MAX + 64];
+	char cur[256], back[256];
+	struct state_entry *e;
+	bool had;
+	int r;
+
+	r = resolve(ctx->opt, rel, real, anchor_real, why, sizeof(why));
+	if (r == -ENOENT) {
+		log_debug("%s: %s (%s): gone: %s", SINK, rel, k->origin, why);
+		return;
+	}
+	if (r < 0) {
+		log_knob(LOG_WARNING, SINK, rel, desired, NULL,
+			 "%s: %s (%s): refused: %s", SINK, rel, k->origin, why);
+		ctx->stats.refused++;
+		return;
+	}
+	if (k->cond_domain[0]) {
+		char dom[64] = "";
+		enum knob_root kind;
+
+		knob_path_check(rel, &kind, why, sizeof(why));
+		r = region_domain(ctx->opt, kind, rel, anchor_real, dom, sizeof(dom));
+		if (r < 0 || strcmp(dom, k->cond_domain)) {
+			log_debug("%s: %s left alone: region persistence domain is '%s', "
+				  "knob wants '%s' (%s)", SINK, rel, r < 0 ? "unknown" : dom,
+				  k->cond_domain, k->origin);
+			return;
+		}
+	}
+	r = read_attr(real, cur, sizeof(cur));
+	if (r < 0) {
+		log_knob(LOG_ERR, SINK, rel, desired, NULL,
+			 "%s: %s: cannot read: %s; not written", SINK, rel, strerror(-r));
+		ctx->stats.failed++;
+		return;
+	}
+	e = state_find(ctx->state, SINK, rel);
+	if (values_equal(cur, desired)) {
+		if (e)
+			e->touched = true;
+		ctx->stats.unchanged++;
+		return;
+	}
+	if (ctx->dry_run || ctx->verify) {
+		ctx->stats.drift++;
+		if (ctx->dry_run)
+			printf("%s: would set %s = %s (now %s)\n", SINK, rel, desired, cur);
+		else
+			log_knob(LOG_NOTICE, SINK, rel, desired, cur,
+				 "%s: %s is %s, policy says %s", SINK, rel, cur, desired);
+		return;
+	}
+	had = e != NULL;
+	r = state_remember(ctx->state, SINK, rel, true, cur, desired);
+	if (r < 0) {
+		/* without a saved original a crash could not be undone */
+		log_knob(LOG_ERR, SINK, rel, desired, cur,
+			 "%s: %s: cannot save the original in %s: %s; not written", SINK,
+			 rel, ctx->state->path, strerror(-r));
+		ctx->stats.failed++;
+		return;
+	}
+	r = write_attr(real, desired);
+	if (r < 0) {
+		log_knob(LOG_ERR, SINK, rel, desired, cur, "%s: %s = %s: write failed: %s",
+			 SINK, rel, desired, strerror(-r));
+		ctx->stats.failed++;
+		if (!had) {
+			e = state_find(ctx->state, SINK, rel);
+			if (e)
+				state_forget(ctx->state, e);
+			state_save(ctx->state);
+		}
+		return;
+	}
+	r = read_attr(real, back, sizeof(back));
+	if (r < 0 || !values_equal(back, desired)) {
+		log_knob(LOG_WARNING, SINK, rel, desired, cur,
+			 "%s: %s = %s: reads back as %s", SINK, rel, desired,
+			 r < 0 ? strerror(-r) : back);
+		ctx->stats.failed++;
+		return;
+	}
+	log_knob(LOG_INFO, SINK, rel, desired, cur, "%s: %s = %s (was %s)", SINK, rel,
+		 desired, cur);
+	ctx->stats.set++;
+}
+
+/* glob(3) metacharacters in the root are literal */
+static void glob_escape(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (; *in && o + 2 < len; in++) {
+		if (strchr("*?[]\\", *in))
+			out[o++] = '\\';
+		out[o++] = *in;
+	}
+	out[o] = '\0';
+}
+
+static int sysfs_run(struct sink_ctx *ctx)
+{
+	const struct options *o = ctx->opt;
+	char root[PATH_MAX * 2], module_prefix[PATH_MAX];
+	size_t i, rootlen = strlen(o->sysfs_root);
+
+	if (!ctx->policy || !ctx->knobs)
+		return 0;
+	glob_escape(o->sysfs_root, root, sizeof(root));
+	if (ctx->only_module)
+		snprintf(module_prefix, sizeof(module_prefix), "/sys/module/%s/",
+			 ctx->only_module);
+
+	for (i = 0; i < ctx->knobs->n; i++) {
+		const struct knob *k = &ctx->knobs->k[i];
+		char value[256], desired[256], pattern[PATH_MAX * 3];
+		glob_t g;
+		size_t j;
+		int r;
+
+		if (ctx->only_module && k->root != KNOB_MODULE)
+			continue;
+		if (k->source[0] == '=') {
+			snprintf(value, sizeof(value), "%s", k->source + 1);
+		} else {
+			r = export_lookup(ctx->policy, k->source, value, sizeof(value));
+			if (r == -ENOENT) {
+				log_debug("%s: %s: policy has no %s; skipped", SINK, k->origin,
+					  k->source);
+				continue;
+			}
+			if (r == -ERANGE) {
+				log_info("%s: %s: %s is open (never switch), no value for %s; "
+					 "left as it is", SINK, k->origin, k->source, k->path);
+				continue;
+			}
+			if (r < 0) {
+				log_warn("%s: %s: %s: %s; skipped", SINK, k->origin, k->source,
+					 strerror(-r));
+				ctx->stats.refused++;
+				continue;
+			}
+		}
+		r = knob_format(k, value, desired, sizeof(desired));
+		if (r < 0) {
+			log_knob(LOG_WARNING, SINK, k->path, value, NULL,
+				 "%s: %s: %s=%s does not fit format '%s'; skipped", SINK,
+				 k->origin, k->source, value, k->format);
+			ctx->stats.refused++;
+			continue;
+		}
+		snprintf(pattern, sizeof(pattern), "%s%s", root, k->path);
+		r = glob(pattern, 0, NULL, &g);
+		if (r == GLOB_NOMATCH) {
+			log_debug("%s: %s: nothing matches %s", SINK, k->origin, k->path);
+			continue;
+		}
+		if (r != 0) {
+			log_err("%s: %s: cannot expand %s", SINK, k->origin, k->path);
+			ctx->stats.failed++;
+			continue;
+		}
+		for (j = 0; j < g.gl_pathc; j++) {
+			const char *rel = g.gl_pathv[j] + rootlen;
+
+			if (ctx->only_module && !startswith(rel, module_prefix))
+				continue;
+			apply_one(ctx, k, rel, desired);
+		}
+		globfree(&g);
+	}
+	return ctx->stats.failed ? -EIO : 0;
+}
+
+static int sysfs_apply(struct sink_ctx *ctx)
+{
+	return sysfs_run(ctx);
+}
+
+static int sysfs_verify(struct sink_ctx *ctx)
+{
+	bool v = ctx->verify;
+	int r;
+
+	ctx->verify = true;
+	r = sysfs_run(ctx);
+	ctx->verify = v;
+	return r;
+}
+
+static int sysfs_restore(struct sink_ctx *ctx, bool stale_only)
+{
+	size_t i;
+	int ret = 0, r;
+
+	for (i = ctx->state->n; i-- > 0;) {
+		struct state_entry *e = &ctx->state->e[i];
+		char real[PATH_MAX], anchor_real[PATH_MAX], why[PATH_MAX + 64], back[256] = "";
+
+		if (strcmp(e->sink, SINK) || (stale_only && e->touched))
+			continue;
+		r = resolve(ctx->opt, e->key, real, anchor_real, why, sizeof(why));
+		if (r == -ENOENT) {
+			/* module unloaded or namespace gone: it comes back at defaults */
+			log_knob(LOG_INFO, SINK, e->key, e->original, e->applied,
+				 "%s: %s is gone; nothing to restore", SINK, e->key);
+			if (!ctx->dry_run)
+				state_forget(ctx->state, e);
+			continue;
+		}
+		if (r < 0) {
+			log_knob(LOG_WARNING, SINK, e->key, e->original, e->applied,
+				 "%s: %s: refused to restore: %s", SINK, e->key, why);
+			if (!ctx->dry_run)
+				state_forget(ctx->state, e);
+			continue;
+		}
+		if (ctx->dry_run) {
+			printf("%s: would restore %s = %s\n", SINK, e->key,
+			       e->original ? e->original : "");
+			continue;
+		}
+		if (!e->existed || !e->original) {
+			state_forget(ctx->state, e);
+			continue;
+		}
+		r = write_attr(real, e->original);
+		if (r < 0) {
+			log_knob(LOG_ERR, SINK, e->key, e->original, e->applied,
+				 "%s: %s: restoring %s failed: %s", SINK, e->key, e->original,
+				 strerror(-r));
+			if (ret == 0)
+				ret = r;
+			continue;	/* kept: a later --restore may succeed */
+		}
+		if (read_attr(real, back, sizeof(back)) < 0 || !values_equal(back, e->original))
+			log_knob(LOG_WARNING, SINK, e->key, e->original, e->applied,
+				 "%s: %s: restored %s, reads back as %s", SINK, e->key,
+				 e->original, back);
+		else
+			log_knob(LOG_INFO, SINK, e->key, e->original, e->applied,
+				 "%s: %s restored to %s", SINK, e->key, e->original);
+		state_forget(ctx->state, e);
+	}
+	if (!ctx->dry_run) {
+		r = state_save(ctx->state);
+		if (r < 0) {
+			log_err("state %s: cannot save: %s", ctx->state->path, strerror(-r));
+			if (ret == 0)
+				ret = r;
+		}
+	}
+	return ret;
+}
+
+const struct sink sink_sysfs = {
+	.name = SINK,
+	.apply = sysfs_apply,
+	.verify = sysfs_verify,
+	.restore = sysfs_restore,
+};

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "log.h"
+#include "policy.h"
+#include "state.h"
+#include "util.h"
+
+#define STATE_FORMAT "pmem-tuned-state/1"
+
+static void entry_free(struct state_entry *e)
+{
+	free(e->sink);
+	free(e->key);
+	free(e->original);
+	free(e->applied);
+}
+
+void state_free(struct state *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->n; i++)
+		entry_free(&st->e[i]);
+	free(st->e);
+	st->e = NULL;
+	st->n = 0;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static int add_entry(struct state *st, const char *sink, const char *key, bool existed,
+		     const char *original, const char *applied)
+{
+	struct state_entry *ne, *e;
+
+	ne = realloc(st->e, (st->n + 1) * sizeof(*ne));
+	if (!ne)
+		return -ENOMEM;
+	st->e = ne;
+	e = &st->e[st->n];
+	memset(e, 0, sizeof(*e));
+	e->sink = strdup(sink);
+	e->key = strdup(key);
+	e->existed = existed;
+	e->original = existed ? dup_or_null(original) : NULL;
+	e->applied = dup_or_null(applied);
+	if (!e->sink || !e->key || (existed && original && !e->original) ||
+	    (applied && !e->applied)) {
+		entry_free(e);
+		return -ENOMEM;
+	}
+	st->n++;
+	return 0;
+}
+
+static const char *jstr(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static int parse(struct state *st, const char *text)
+{
+	struct json_object *root, *arr;
+	size_t i, n;
+	int r = 0;
+
+	root = json_tokener_parse(text);
+	if (!root)
+		return -EBADMSG;
+	if (!jstr(root, "format") || strcmp(jstr(root, "format"), STATE_FORMAT) ||
+	    !json_object_object_get_ex(root, "entries", &arr) ||
+	    !json_object_is_type(arr, json_type_array)) {
+		json_object_put(root);
+		return -EBADMSG;
+	}
+	n = json_object_array_length(arr);
+	for (i = 0; i < n && r == 0; i++) {
+		struct json_object *e = json_object_array_get_idx(arr, i), *ex;
+		const char *sink = jstr(e, "sink"), *key = jstr(e, "key");
+		bool existed;
+
+		if (!sink || !key || !json_object_object_get_ex(e, "existed", &ex)) {
+			r = -EBADMSG;
+			break;
+		}
+		existed = json_object_get_boolean(ex);
+		r = add_entry(st, sink, key, existed, jstr(e, "original"), jstr(e, "applied"));
+	}
+	json_object_put(root);
+	return r;
+}
+
+int state_load(struct state *st, const char *dir)
+{
+	char *text;
+	int r;
+
+	memset(st, 0, sizeof(*st));
+	r = path_join(st->path, sizeof(st->path), dir, "/state.json");
+	if (r < 0)
+		return r;
+	r = read_text(st->path, 16 * 1024 * 1024, &text);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		log_err("state %s: cannot read: %s; originals of an earlier run are lost",
+			st->path, strerror(-r));
+		return r;
+	}
+	r = parse(st, text);
+	free(text);
+	if (r < 0) {
+		char aside[4200];
+
+		/* keep the evidence; a fresh file will be written next to it */
+		state_free(st);
+		snprintf(aside, sizeof(aside), "%s.corrupt", st->path);
+		rename(st->path, aside);
+		log_err("state %s: malformed (%s); moved to %s, originals of an earlier "
+			"run are lost", st->path, strerror(-r), aside);
+	}
+	return r;
+}
+
+int state_save(struct state *st)
+{
+	struct json_object *root, *arr;
+	const char *text;
+	size_t i;
+	int r;
+
+	if (st->n == 0) {
+		if (unlink(st->path) < 0 && errno != ENOENT)
+			return -errno;
+		return 0;
+	}
+	root = json_object_new_object();
+	arr = json_object_new_array();
+	if (!root || !arr) {
+		json_object_put(root);
+		json_object_put(arr);
+		return -ENOMEM;
+	}
+	json_object_object_add(root, "format", json_object_new_string(STATE_FORMAT));
+	for (i = 0; i < st->n; i++) {
+		const struct state_entry *e = &st->e[i];
+		struct json_object *o = json_object_new_object();
+
+		if (!o) {
+			json_object_put(root);
+			json_object_put(arr);
+			return -ENOMEM;
+		}
+		json_object_object_add(o, "sink", json_object_new_string(e->sink));
+		json_object_object_add(o, "key", json_object_new_string(e->key));
+		json_object_object_add(o, "existed", json_object_new_boolean(e->existed));
+		if (e->original)
+			json_object_object_add(o, "original",
+					       json_object_new_string(e->original));
+		if (e->applied)
+			json_object_object_add(o, "applied",
+					       json_object_new_string(e->applied));
+		json_object_array_add(arr, o);
+	}
+	json_object_object_add(root, "entries", arr);
+	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+					      JSON_C_TO_STRING_NOSLASHESCAPE);
+	r = atomic_write_file(st->path, text, strlen(text), 0600);
+	json_object_put(root);
+	return r;
+}
+
+struct state_entry *state_find(struct state *st, const char *sink, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < st->n; i++)
+		if (!strcmp(st->e[i].sink, sink) && !strcmp(st->e[i].key, key))
+			return &st->e[i];
+	return NULL;
+}
+
+int state_remember(struct state *st, const char *sink, const char *key,
+		   bool existed, const char *original, const char *applied)
+{
+	struct state_entry *e = state_find(st, sink, key);
+	int r;
+
+	if (e) {
+		char *a = dup_or_null(applied);
+
+		if (applied && !a)
+			return -ENOMEM;
+		free(e->applied);
+		e->applied = a;
+		e->touched = true;
+	} else {
+		r = add_entry(st, sink, key, existed, original, applied);
+		if (r < 0)
+			return r;
+		st->e[st->n - 1].touched = true;
+	}
+	return state_save(st);
+}
+
+void state_forget(struct state *st, struct state_entry *e)
+{
+	size_t i = e - st->e;
+
+	entry_free(e);
+	memmove(&st->e[i], &st->e[i + 1], (st->n - i - 1) * sizeof(*e));
+	st->n--;
+}
+
+void state_untouch(struct state *st, const char *sink)
+{
+	size_t i;
+
+	for (i = 0; i < st->n; i++)
+		if (!strcmp(st->e[i].sink, sink))
+			st->e[i].touched = false;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Originals of everything the daemon changed, kept in
+ * /run/pmem-tuned/state.json so that a restarted daemon (after a crash,
+ * or ExecStopPost=pmem-tuned --restore) can still put them back.
+ * The first original recorded for a key wins: a restarted daemon must
+ * not mistake its predecessor's value for the original.
+ */
+#ifndef PT_STATE_H
+#define PT_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct state_entry {
+	char *sink;		/* "sysfs", "libpmem", "glibc" */
+	char *key;		/* sysfs path, "file:PATH" or "manager:NAME" */
+	bool existed;		/* false: the file or variable was absent */
+	char *original;		/* NULL when !existed */
+	char *applied;		/* what we last wrote */
+	bool touched;		/* set by the current apply pass */
+};
+
+struct state {
+	char path[4096];
+	size_t n;
+	struct state_entry *e;
+};
+
+/* Missing file = empty state; a corrupt one is logged and set aside. */
+int state_load(struct state *st, const char *dir);
+/* Atomic; removes the file when nothing is left to restore. */
+int state_save(struct state *st);
+void state_free(struct state *st);
+
+struct state_entry *state_find(struct state *st, const char *sink, const char *key);
+/*
+ * Record that key is about to be changed to applied; the original is
+ * kept only if none was recorded.  Saved before returning, so the
+ * caller writes only once the original is safe.
+ */
+int state_remember(struct state *st, const char *sink, const char *key,
+		   bool existed, const char *original, const char *applied);
+void state_forget(struct state *st, struct state_entry *e);
+void state_untouch(struct state *st, const char *sink);
+
+#endif

@@ -1,0 +1,723 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The daemon's apply/restore path against a fake sysfs and etc tree:
+ * allowlist and symlink escapes, a knob that refuses writes beside ones
+ * that work, persistence-domain gating, save/write/read-back/restore,
+ * restore after a "crash", dry-run and verify, rollback=never, the
+ * libpmem and glibc environment files.
+ *
+ * Run as root it drops to nobody first, so that a read-only knob really
+ * refuses the write (EACCES) the way a kernel knob can.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "daemon.h"
+#include "knobmap.h"
+#include "log.h"
+#include "mkpolicy.h"
+#include "policy.h"
+#include "util.h"
+
+static char root[PATH_MAX];
+static char *builtin_conf;
+
+static const char *P(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static const char *P(const char *fmt, ...)
+{
+	static char bufs[8][PATH_MAX];
+	static int i;
+	char rel[PATH_MAX];
+	va_list ap;
+	char *b = bufs[i++ % 8];
+
+	va_start(ap, fmt);
+	vsnprintf(rel, sizeof(rel), fmt, ap);
+	va_end(ap);
+	if (snprintf(b, PATH_MAX, "%s/%s", root, rel) >= PATH_MAX)
+		abort();
+	return b;
+}
+
+static void put(const char *rel, const char *content, unsigned mode)
+{
+	char path[PATH_MAX], dir[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s", P("%s", rel));
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = '\0';
+	if (mkdir_p(dir, 0755) < 0) {
+		perror(dir);
+		exit(2);
+	}
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, content, strlen(content)) != (ssize_t)strlen(content)) {
+		perror(path);
+		exit(2);
+	}
+	close(fd);
+	chmod(path, mode);
+}
+
+static void link_to(const char *rel, const char *target)
+{
+	char path[PATH_MAX], dir[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s", P("%s", rel));
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = '\0';
+	mkdir_p(dir, 0755);
+	unlink(path);
+	if (symlink(target, path) < 0) {
+		perror(path);
+		exit(2);
+	}
+}
+
+/* first line of a file under root, "<absent>" when missing */
+static const char *get(const char *rel)
+{
+	static char bufs[4][4096];
+	static int i;
+	char *b = bufs[i++ % 4];
+
+	if (read_attr(P("%s", rel), b, 4096) < 0)
+		snprintf(b, 4096, "<absent>");
+	return b;
+}
+
+/* whole file; the last two results stay valid (one CHECK compares two) */
+static char *slurp(const char *rel)
+{
+	static char *keep[2];
+	static int i;
+	char *t;
+
+	i ^= 1;
+	free(keep[i]);
+	keep[i] = NULL;
+	if (read_text(P("%s", rel), 1 << 20, &t) < 0)
+		return (char *)"<absent>";
+	keep[i] = t;
+	return t;
+}
+
+static bool exists(const char *rel)
+{
+	return access(P("%s", rel), F_OK) == 0;
+}
+
+static void rm_rf(const char *path)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", path);
+}
+
+/*
+ * A sysfs tree shaped like the kernel's: /sys/block and /sys/bus/nd
+ * entries are links into /sys/devices, pmem0 is a raw namespace of a
+ * cpu_cache region, pmem1 an fsdax (pfn) namespace of an ADR region.
+ */
+static void make_tree(void)
+{
+	rm_rf(root);
+	mkdir_p(root, 0755);
+	put("sys/module/alpha/parameters/thresh", "768\n", 0644);
+	put("sys/module/alpha/parameters/flag", "N\n", 0644);
+	put("sys/module/alpha/parameters/movnt", "0x100\n", 0644);
+	put("sys/module/beta/parameters/locked", "5\n", 0444);
+	put("sys/devices/ndbus0/region0/persistence_domain", "cpu_cache\n", 0444);
+	put("sys/devices/ndbus0/region0/namespace0.0/block/pmem0/dax/write_cache", "1\n", 0644);
+	link_to("sys/devices/ndbus0/region0/namespace0.0/block/pmem0/device", "../../../namespace0.0");
+	link_to("sys/block/pmem0", "../devices/ndbus0/region0/namespace0.0/block/pmem0");
+	put("sys/devices/ndbus0/region1/persistence_domain", "memory_controller\n", 0444);
+	put("sys/devices/ndbus0/region1/pfn1.0/block/pmem1/dax/write_cache", "1\n", 0644);
+	link_to("sys/devices/ndbus0/region1/pfn1.0/block/pmem1/device", "../../../pfn1.0");
+	link_to("sys/block/pmem1", "../devices/ndbus0/region1/pfn1.0/block/pmem1");
+	put("sys/devices/ndbus0/region0/knob", "3\n", 0644);
+	link_to("sys/bus/nd/devices/region0", "../../../devices/ndbus0/region0");
+
+	/* escapes: every one of these must stay untouched */
+	put("outside/secret", "secret\n", 0644);
+	link_to("sys/module/evil/parameters/x", "../../../../outside/secret");
+	put("outside/fakemod/parameters/x", "outside\n", 0644);
+	link_to("sys/module/evil2", "../../outside/fakemod");
+	put("outside/blk/dax/write_cache", "outside\n", 0644);
+	link_to("sys/block/pmem9", "../../outside/blk");
+	put("outside/region/knob", "outside\n", 0644);
+	link_to("sys/bus/nd/devices/region9", "../../../../outside/region");
+	link_to("sys/module/alpha/parameters/alias", "thresh");
+
+	put("etc/pmem-tuned/knobs.d/50-builtin.conf", builtin_conf, 0644);
+	put("etc/pmem-tuned/knobs.d/60-test.conf",
+	    "# test knobs\n"
+	    "kernel.threshold_bytes\t/sys/module/alpha/parameters/thresh\n"
+	    "=Y /sys/module/alpha/parameters/flag %s\n"
+	    "libpmem.PMEM_MOVNT_THRESHOLD /sys/module/alpha/parameters/movnt %#llx\n"
+	    "=7 /sys/module/beta/parameters/locked\n"
+	    "=1 /sys/module/evil/parameters/x\n"
+	    "=1 /sys/module/evil2/parameters/x\n"
+	    "=0 /sys/block/pmem9/dax/write_cache %s\n"
+	    "=1 /sys/bus/nd/devices/region*/knob\n"
+	    "=1 /sys/module/alpha/parameters/alias\n"
+	    "=9 /sys/module/alpha/parameters/../../../../outside/secret\n"
+	    "=9 /sys/kernel/mm/transparent_hugepage/enabled\n", 0644);
+	mkdir_p(P("run"), 0755);
+}
+
+static void daemon_setup(struct daemon *d, enum run_mode mode)
+{
+	memset(d, 0, sizeof(*d));
+	d->opt.mode = mode;
+	d->opt.force = true;	/* a made-up platform */
+	d->opt.no_bus = true;
+	snprintf(d->opt.sysfs_root, PATH_MAX, "%s", root);
+	snprintf(d->opt.etc_root, PATH_MAX, "%s", root);
+	snprintf(d->opt.policy, PATH_MAX, "%s", P("etc/pmem-policy.json"));
+	snprintf(d->opt.state_dir, PATH_MAX, "%s", P("run/pmem-tuned"));
+	daemon_init(d);
+}
+
+static void write_policy(const struct mkpolicy_opts *o)
+{
+	int r = mkpolicy_write(o, P("etc/pmem-policy.json"));
+
+	if (r < 0) {
+		fprintf(stderr, "mkpolicy: %s\n", strerror(-r));
+		exit(2);
+	}
+}
+
+static const struct mkpolicy_opts base_policy = {
+	.movnt = "512", .nt = "0x100000", .movsb = "0x2000", .kernel = 4096,
+};
+
+static void test_lexical(void)
+{
+	static const struct { const char *path; int ok; } cases[] = {
+		{ "/sys/module/dm_writecache/parameters/x", 1 },
+		{ "/sys/module/*/parameters/*", 1 },
+		{ "/sys/block/pmem0/dax/write_cache", 1 },
+		{ "/sys/bus/nd/devices/region0/deep/attr", 1 },
+		{ "/sys//module/m/parameters/x", 1 },
+		{ "/sys/module/m/parameters/../../../etc/passwd", 0 },
+		{ "/sys/module/m/./parameters/x", 0 },
+		{ "/sys/module/m/parameters", 0 },
+		{ "/sys/module/m/holders/x", 0 },
+		{ "/sys/kernel/mm/transparent_hugepage/enabled", 0 },
+		{ "/sys/block/pmem0/queue/write_cache", 0 },
+		{ "/sys/bus/nd/devices/region0", 0 },
+		{ "/proc/sys/vm/swappiness", 0 },
+		{ "sys/module/m/parameters/x", 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		enum knob_root kind;
+		char why[256];
+		int r = knob_path_check(cases[i].path, &kind, why, sizeof(why));
+
+		CHECK_MSG((r == 0) == cases[i].ok, "knob_path_check(%s) = %d (%s)",
+			  cases[i].path, r, r ? why : "ok");
+	}
+}
+
+static void test_knob_parse(void)
+{
+	static const struct { const char *line; int ok; } cases[] = {
+		{ "kernel.threshold_bytes /sys/module/m/parameters/x", 1 },
+		{ "kernel.flushcache_nt_max_bytes /sys/module/m/parameters/x %#llx", 1 },
+		{ "libpmem.PMEM_MOVNT_THRESHOLD\t/sys/module/m/parameters/x\t%llu", 1 },
+		{ "glibc.cpu.x86_non_temporal_threshold /sys/module/m/parameters/x %s", 1 },
+		{ "=0 /sys/block/pmem*/dax/write_cache %s persistence_domain=cpu_cache", 1 },
+		{ "=0 /sys/block/pmem*/dax/write_cache persistence_domain=cpu_cache", 1 },
+		{ "kernel.threshold_bytes /sys/module/m/parameters/x %d", 0 },
+		{ "kernel.threshold_bytes /sys/module/m/parameters/x %n", 0 },
+		{ "kernel.threshold_bytes /sys/module/m/parameters/x %llu%llu", 0 },
+		{ "kernel.bogus /sys/module/m/parameters/x", 0 },
+		{ "libpmem.LD_PRELOAD /sys/module/m/parameters/x", 0 },
+		{ "=abc /sys/module/m/parameters/x %llu", 0 },
+		{ "= /sys/module/m/parameters/x", 0 },
+		{ "=1 /sys/module/m/parameters/x persistence_domain=cpu_cache", 0 },
+		{ "=1 /sys/module/m/parameters/x frobnicate", 0 },
+		{ "=1 /sys/module/m/parameters/../x", 0 },
+		{ "=1 /etc/passwd", 0 },
+		{ "kernel.threshold_bytes", 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		char line[256], why[256] = "";
+		struct knob k;
+		int r;
+
+		snprintf(line, sizeof(line), "%s", cases[i].line);
+		r = knob_parse_line(&k, line, why, sizeof(why));
+		CHECK_MSG((r == 0) == cases[i].ok, "knob_parse_line('%s') = %d (%s)",
+			  cases[i].line, r, why);
+	}
+}
+
+static void test_apply_restore(void)
+{
+	struct daemon d, d2;
+	char *t;
+
+	make_tree();
+	write_policy(&base_policy);
+	daemon_setup(&d, MODE_ONESHOT);
+	CHECK_INT(d.knobs.n, 0);	/* loaded by reload, not init */
+	CHECK_INT(daemon_reload(&d, "test"), RELOAD_APPLIED);
+	/* 11 test lines, 2 refused at parse, + 1 built-in */
+	CHECK_INT(d.knobs.n, 10);
+
+	/* knobs that work are set even though one refuses the write */
+	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "4096");
+	CHECK_STR(get("sys/module/alpha/parameters/flag"), "Y");
+	CHECK_STR(get("sys/module/alpha/parameters/movnt"), "0x200");
+	CHECK_STR(get("sys/devices/ndbus0/region0/knob"), "1");
+	CHECK_STR(get("sys/module/beta/parameters/locked"), "5");
+	CHECK_INT(d.stats.failed, 1);
+	/* persistence domain: cpu_cache region gets 0, ADR region keeps 1 */
+	CHECK_STR(get("sys/block/pmem0/dax/write_cache"), "0");
+	CHECK_STR(get("sys/block/pmem1/dax/write_cache"), "1");
+	/* escapes refused, targets untouched */
+	CHECK_STR(get("outside/secret"), "secret");
+	CHECK_STR(get("outside/fakemod/parameters/x"), "outside");
+	CHECK_STR(get("outside/blk/dax/write_cache"), "outside");
+	CHECK_STR(get("outside/region/knob"), "outside");
+	/* evil, evil2, pmem9 (twice: the built-in pmem* glob reaches it too), region9, alias */
+	CHECK_INT(d.stats.refused, 6);
+
+	/* originals saved before the writes */
+	t = slurp("run/pmem-tuned/state.json");
+	CHECK(strstr(t, "\"/sys/module/alpha/parameters/thresh\"") != NULL);
+	CHECK(strstr(t, "\"original\": \"768\"") != NULL ||
+	      strstr(t, "\"original\":\"768\"") != NULL);
+	CHECK(strstr(t, "/sys/module/beta/parameters/locked") == NULL);
+
+	/* libpmem: the EnvironmentFile and the environment.d drop-in */
+	t = slurp("etc/pmem-tuned/libpmem.env");
+	CHECK(startswith(t, "# Written by pmem-tuned"));
+	CHECK(strstr(t, "\nPMEM_MOVNT_THRESHOLD=512\n") != NULL);
+	CHECK_STR(slurp("etc/environment.d/60-pmem-tuned.conf"),
+		  slurp("etc/pmem-tuned/libpmem.env"));
+
+	/* a second pass changes nothing */
+	policy_free(d.policy);
+	d.policy = NULL;
+	CHECK_INT(daemon_reload(&d, "again"), RELOAD_APPLIED);
+	CHECK_INT(d.stats.set, 0);
+	daemon_fini(&d);
+
+	/* "crash": a new process finds the originals and restores them */
+	daemon_setup(&d2, MODE_RESTORE);
+	CHECK(d2.state.n >= 6);
+	CHECK_INT(daemon_restore(&d2, false), 0);
+	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "768");
+	CHECK_STR(get("sys/module/alpha/parameters/flag"), "N");
+	CHECK_STR(get("sys/module/alpha/parameters/movnt"), "0x100");
+	CHECK_STR(get("sys/block/pmem0/dax/write_cache"), "1");
+	CHECK_STR(get("sys/devices/ndbus0/region0/knob"), "3");
+	CHECK(!exists("etc/pmem-tuned/libpmem.env"));
+	CHECK(!exists("etc/pmem-tuned/glibc.env"));
+	CHECK(!exists("etc/environment.d/60-pmem-tuned.conf"));
+	CHECK(!exists("run/pmem-tuned/state.json"));
+	CHECK_INT(d2.state.n, 0);
+	daemon_fini(&d2);
+}
+
+static void test_first_original_wins(void)
+{
+	struct mkpolicy_opts o = base_policy;
+	struct daemon d;
+
+	make_tree();
+	write_policy(&o);
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "first");
+	daemon_fini(&d);
+	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "4096");
+
+	/* restarted without restoring, with a new policy */
+	o.kernel = 8192;
+	write_policy(&o);
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "second");
+	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "8192");
+	daemon_restore(&d, false);
+	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "768");
+	daemon_fini(&d);
+}
+
+static void test_stale_restored(void)
+{
+	struct mkpolicy_opts o = base_policy;
+	struct daemon d;
+
+	make_tree();
+	write_policy(&o);
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "with kernel export");
+	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "4096");
+	CHECK(exists("etc/pmem-tuned/libpmem.env"));
+
+	/* the new policy has no kernel and no libpmem export */
+	o.no_kernel = true;
+	o.no_libpmem = true;
+	write_policy(&o);
+	CHECK_INT(daemon_reload(&d, "without"), RELOAD_APPLIED);
+	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "768");
+	CHECK_STR(get("sys/module/alpha/parameters/movnt"), "0x100");
+	CHECK(!exists("etc/pmem-tuned/libpmem.env"));
+	CHECK_STR(get("sys/module/alpha/parameters/flag"), "Y");
+	daemon_restore(&d, false);
+	daemon_fini(&d);
+}
+
+static void test_bad_policy_keeps_state(void)
+{
+	struct daemon d;
+
+	make_tree();
+	write_policy(&base_policy);
+	daemon_setup(&d, MODE_ONESHOT);
+	CHECK_INT(daemon_reload(&d, "good"), RELOAD_APPLIED);
+	put("etc/pmem-policy.json", "{\"schema\": \"pmem-policy/1\", \"targets\": 3}", 0644);
+	CHECK_INT(daemon_reload(&d, "bad"), RELOAD_KEPT);
+	CHECK(d.policy != NULL);
+	CHECK(strstr(d.status, "rejected") != NULL);
+	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "4096");
+	CHECK_STR(get("sys/block/pmem0/dax/write_cache"), "0");
+	unlink(P("etc/pmem-policy.json"));
+	CHECK_INT(daemon_reload(&d, "gone"), RELOAD_KEPT);
+	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "4096");
+	daemon_restore(&d, false);
+	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "768");
+	daemon_fini(&d);
+}
+
+static void test_foreign_platform(void)
+{
+	struct daemon d;
+
+	make_tree();
+	write_policy(&base_policy);	/* all-zero fingerprint */
+	daemon_setup(&d, MODE_ONESHOT);
+	d.opt.force = false;
+	CHECK_INT(daemon_reload(&d, "foreign"), RELOAD_KEPT);
+	CHECK(strstr(d.status, "not applied") != NULL);
+	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "768");
+	CHECK(!exists("run/pmem-tuned/state.json"));
+	daemon_fini(&d);
+}
+
+static void test_dry_run_and_verify(void)
+{
+	struct daemon d;
+
+	make_tree();
+	write_policy(&base_policy);
+	daemon_setup(&d, MODE_DRY_RUN);
+	CHECK_INT(daemon_reload(&d, "dry"), RELOAD_APPLIED);
+	CHECK(d.stats.drift >= 6);
+	CHECK_INT(d.stats.set, 0);
+	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "768");
+	CHECK_STR(get("sys/block/pmem0/dax/write_cache"), "1");
+	CHECK(!exists("etc/pmem-tuned/libpmem.env"));
+	CHECK(!exists("etc/pmem-tuned/glibc.env"));
+	CHECK(!exists("etc/environment.d"));
+	CHECK(!exists("run/pmem-tuned/state.json"));
+	CHECK(!exists("run/pmem-tuned"));
+	daemon_fini(&d);
+
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "apply");
+	daemon_fini(&d);
+	daemon_setup(&d, MODE_VERIFY);
+	CHECK_INT(daemon_reload(&d, "verify"), RELOAD_APPLIED);
+	/* only the knob that refused the write differs */
+	CHECK_INT(d.stats.drift, 1);
+	put("sys/module/alpha/parameters/thresh", "100\n", 0644);
+	CHECK_INT(daemon_reload(&d, "verify"), RELOAD_APPLIED);
+	CHECK_INT(d.stats.drift, 2);
+	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "100");
+	daemon_fini(&d);
+}
+
+static void test_rollback_never(void)
+{
+	struct daemon d;
+
+	make_tree();
+	put("etc/pmem-tuned/pmem-tuned.conf", "# test\nrollback = never\n", 0644);
+	write_policy(&base_policy);
+	daemon_setup(&d, MODE_ONESHOT);
+	CHECK_INT(d.opt.rollback, ROLLBACK_NEVER);
+	daemon_reload(&d, "apply");
+	CHECK_INT(daemon_restore(&d, false), 0);
+	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "4096");
+	CHECK(exists("etc/pmem-tuned/libpmem.env"));
+	CHECK(exists("run/pmem-tuned/state.json"));
+	/* pmem-tuned --restore --force */
+	CHECK_INT(daemon_restore(&d, true), 0);
+	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "768");
+	CHECK(!exists("etc/pmem-tuned/libpmem.env"));
+	daemon_fini(&d);
+
+	put("etc/pmem-tuned/pmem-tuned.conf", "rollback=sometimes\n", 0644);
+	daemon_setup(&d, MODE_ONESHOT);
+	CHECK_INT(d.opt.rollback, ROLLBACK_AUTO);
+	daemon_fini(&d);
+}
+
+static const char *glibc_var(void)
+{
+	static char v[1024];
+	char *t = slurp("etc/pmem-tuned/glibc.env"), *l;
+
+	l = strstr(t, "\nGLIBC_TUNABLES=");
+	if (!l)
+		return "<none>";
+	l += strlen("\nGLIBC_TUNABLES=");
+	snprintf(v, sizeof(v), "%.*s", (int)strcspn(l, "\n"), l);
+	return v;
+}
+
+static void test_glibc(void)
+{
+	struct mkpolicy_opts o = base_policy;
+	struct daemon d;
+
+	/* plain: both tunables, hex */
+	make_tree();
+	unsetenv("GLIBC_TUNABLES");
+	write_policy(&o);
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "glibc");
+	CHECK_STR(glibc_var(), "glibc.cpu.x86_non_temporal_threshold=0x100000:"
+		  "glibc.cpu.x86_rep_movsb_threshold=0x2000");
+	daemon_restore(&d, false);
+	CHECK(!exists("etc/pmem-tuned/glibc.env"));
+	daemon_fini(&d);
+
+	/* the administrator's tunables stay, theirs win on the same name */
+	setenv("GLIBC_TUNABLES", "glibc.malloc.check=3:"
+	       "glibc.cpu.x86_non_temporal_threshold=0x200000", 1);
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "merge");
+	CHECK_STR(glibc_var(), "glibc.malloc.check=3:glibc.cpu.x86_non_temporal_threshold="
+		  "0x200000:glibc.cpu.x86_rep_movsb_threshold=0x2000");
+	daemon_restore(&d, false);
+	daemon_fini(&d);
+	unsetenv("GLIBC_TUNABLES");
+
+	/* user sessions: names set by an earlier environment.d file stay */
+	put("etc/environment.d/50-admin.conf",
+	    "GLIBC_TUNABLES=glibc.cpu.x86_rep_movsb_threshold=0x3000\n", 0644);
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "session");
+	{
+		char *t = slurp("etc/environment.d/60-pmem-tuned-glibc.conf");
+
+		CHECK(strstr(t, "\nGLIBC_TUNABLES=${GLIBC_TUNABLES}${GLIBC_TUNABLES:+:}"
+			     "glibc.cpu.x86_non_temporal_threshold=0x100000\n") != NULL);
+		CHECK(strstr(t, "rep_movsb") == NULL);
+	}
+	CHECK_STR(get("etc/environment.d/50-admin.conf"),
+		  "GLIBC_TUNABLES=glibc.cpu.x86_rep_movsb_threshold=0x3000");
+	daemon_restore(&d, false);
+	CHECK(!exists("etc/environment.d/60-pmem-tuned-glibc.conf"));
+	CHECK(exists("etc/environment.d/50-admin.conf"));
+	daemon_fini(&d);
+	unlink(P("etc/environment.d/50-admin.conf"));
+
+	/* glibc ignores x86_non_temporal_threshold <= 0x4040: never exported */
+	o.nt = "0x4040";
+	o.movsb = NULL;
+	write_policy(&o);
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "0x4040");
+	CHECK(!exists("etc/pmem-tuned/glibc.env"));
+	CHECK(d.stats.refused >= 1);
+	daemon_fini(&d);
+	o.nt = "16449";		/* 0x4041 */
+	write_policy(&o);
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "0x4041");
+	CHECK_STR(glibc_var(), "glibc.cpu.x86_non_temporal_threshold=0x4041");
+	daemon_restore(&d, false);
+	daemon_fini(&d);
+
+	/* rep_movsb only from a calibrated dram target */
+	o.nt = "0x100000";
+	o.movsb = "0x2000";
+	o.glibc_target = "region0";
+	write_policy(&o);
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "pmem target");
+	CHECK_STR(glibc_var(), "glibc.cpu.x86_non_temporal_threshold=0x100000");
+	daemon_restore(&d, false);
+	daemon_fini(&d);
+}
+
+static void test_libpmem(void)
+{
+	struct mkpolicy_opts o = base_policy;
+	struct daemon d;
+	char *t;
+
+	make_tree();
+	o.env[o.nenv++] = "PMEM_NO_CLWB=1";
+	o.env[o.nenv++] = "LD_PRELOAD=1";
+	o.env[o.nenv++] = "PMEM_AVX512F=yes";
+	write_policy(&o);
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "libpmem");
+	t = slurp("etc/pmem-tuned/libpmem.env");
+	CHECK(strstr(t, "\nPMEM_MOVNT_THRESHOLD=512\nPMEM_NO_CLWB=1\n") != NULL);
+	CHECK(strstr(t, "LD_PRELOAD") == NULL);
+	CHECK(strstr(t, "PMEM_AVX512F") == NULL);
+	CHECK(d.stats.refused >= 2);
+	/* an administrator's file in the way is kept and comes back on restore */
+	daemon_restore(&d, false);
+	put("etc/pmem-tuned/libpmem.env", "PMEM_MOVNT_THRESHOLD=1024\n", 0644);
+	daemon_reload(&d, "over admin file");
+	CHECK(strstr(slurp("etc/pmem-tuned/libpmem.env"), "=512") != NULL);
+	daemon_restore(&d, false);
+	CHECK_STR(slurp("etc/pmem-tuned/libpmem.env"), "PMEM_MOVNT_THRESHOLD=1024\n");
+	/* our own leftover without state (reboot after a crash) is removed on restore */
+	put("etc/pmem-tuned/libpmem.env", "# Written by pmem-tuned from x\nPMEM_X=1\n", 0644);
+	daemon_reload(&d, "over leftover");
+	daemon_restore(&d, false);
+	CHECK(!exists("etc/pmem-tuned/libpmem.env"));
+	daemon_fini(&d);
+}
+
+static void test_module_only(void)
+{
+	struct daemon d;
+
+	make_tree();
+	write_policy(&base_policy);
+	daemon_setup(&d, MODE_ONESHOT);
+	/* nothing applied yet: a module event does nothing */
+	CHECK_INT(daemon_apply_module(&d, "alpha"), 0);
+	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "768");
+	daemon_reload(&d, "apply");
+	put("sys/module/gamma/parameters/thresh", "1\n", 0644);
+	put("etc/pmem-tuned/knobs.d/70-gamma.conf",
+	    "kernel.threshold_bytes /sys/module/gamma/parameters/thresh\n", 0644);
+	daemon_load_knobs(&d);
+	put("sys/module/alpha/parameters/thresh", "999\n", 0644);
+	daemon_apply_module(&d, "gamma");
+	CHECK_STR(get("sys/module/gamma/parameters/thresh"), "4096");
+	/* only that module's knobs */
+	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "999");
+	daemon_restore(&d, false);
+	CHECK_STR(get("sys/module/gamma/parameters/thresh"), "1");
+	daemon_fini(&d);
+}
+
+/* A damaged or planted state file never steers a write or unlink. */
+static void test_planted_state(void)
+{
+	struct daemon d;
+
+	make_tree();
+	put("etc/victim", "keep me\n", 0644);
+	put("run/pmem-tuned/state.json",
+	    "{\"format\":\"pmem-tuned-state/1\",\"entries\":["
+	    "{\"sink\":\"libpmem\",\"key\":\"file:/etc/victim\",\"existed\":false},"
+	    "{\"sink\":\"glibc\",\"key\":\"file:/etc/victim\",\"existed\":true,"
+	    "\"original\":\"owned\"},"
+	    "{\"sink\":\"sysfs\",\"key\":\"/sys/module/evil/parameters/x\",\"existed\":true,"
+	    "\"original\":\"owned\"},"
+	    "{\"sink\":\"sysfs\",\"key\":\"/sys/kernel/mm/ksm/run\",\"existed\":true,"
+	    "\"original\":\"1\"},"
+	    "{\"sink\":\"sysfs\",\"key\":\"/sys/module/alpha/parameters/thresh\","
+	    "\"existed\":true,\"original\":\"100\"}]}", 0600);
+	daemon_setup(&d, MODE_RESTORE);
+	CHECK_INT(d.state.n, 5);
+	daemon_restore(&d, false);
+	CHECK_STR(slurp("etc/victim"), "keep me\n");
+	CHECK_STR(get("outside/secret"), "secret");
+	/* the one legitimate entry is restored */
+	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "100");
+	CHECK_INT(d.state.n, 0);
+	daemon_fini(&d);
+
+	/* garbage: set aside, nothing restored, the daemon goes on */
+	put("run/pmem-tuned/state.json", "{\"format\": 7", 0600);
+	daemon_setup(&d, MODE_RESTORE);
+	CHECK_INT(d.state.n, 0);
+	CHECK(exists("run/pmem-tuned/state.json.corrupt"));
+	daemon_fini(&d);
+}
+
+static void drop_privileges(void)
+{
+	const uid_t nobody = 65534;
+
+	if (geteuid() != 0)
+		return;
+	/* root writes through 0444; nobody meets a knob that refuses */
+	if (setgroups(0, NULL) < 0 || setresgid(nobody, nobody, nobody) < 0 ||
+	    setresuid(nobody, nobody, nobody) < 0) {
+		perror("dropping to nobody");
+		exit(2);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (argc < 2 || read_text(argv[1], 1 << 20, &builtin_conf) < 0) {
+		fprintf(stderr, "usage: test_sinks PATH/TO/50-builtin.conf\n");
+		return 2;
+	}
+	drop_privileges();
+	if (!tmp || access(tmp, W_OK) < 0)
+		tmp = "/tmp";
+	snprintf(root, sizeof(root), "%s/pt-sinks.XXXXXX", tmp);
+	if (!mkdtemp(root)) {
+		perror(root);
+		return 2;
+	}
+	log_setup(getenv("PT_TEST_VERBOSE") != NULL);
+
+	test_lexical();
+	test_knob_parse();
+	test_apply_restore();
+	test_first_original_wins();
+	test_stale_restored();
+	test_bad_policy_keeps_state();
+	test_foreign_platform();
+	test_dry_run_and_verify();
+	test_rollback_never();
+	test_glibc();
+	test_libpmem();
+	test_module_only();
+	test_planted_state();
+
+	if (!check_failed)
+		rm_rf(root);
+	else
+		fprintf(stderr, "tree kept in %s\n", root);
+	return check_report("test_sinks");
+}
