@@ -179,12 +179,14 @@ static double cell_sample(struct workers *w, struct cell *c)
 /* ---- the sweep state ---- */
 
 struct contender {
-	const struct strategy *s;
+	const char *name;
+	strategy_copy_fn copy;
 	struct policy_curve *curve;
 	double *v;		/* this size's samples */
 	unsigned n;
 	unsigned batch;
 	bool done;
+	struct sample_summary res;	/* valid when n > 0 */
 };
 
 struct sweep {
@@ -216,7 +218,8 @@ static void progress(struct sweep *sw, const struct policy_op *op, uint64_t size
 
 static void set_threads(struct sweep *sw, unsigned nthreads)
 {
-	size_t slice = (sw->t->len / nthreads) & ~(size_t)(2u << 20 ? (2u << 20) - 1 : 0);
+	/* whole 2 MiB pages per thread: no huge page shared by two slices */
+	size_t slice = (sw->t->len / nthreads) & ~(size_t)((2u << 20) - 1);
 
 	for (unsigned i = 0; i < nthreads; i++) {
 		sw->ts[i].slice = (char *)sw->t->base + (size_t)i * slice;
@@ -226,26 +229,15 @@ static void set_threads(struct sweep *sw, unsigned nthreads)
 }
 
 /*
- * Measure the contenders at one size until each one's interval is tight
- * or the size's share of the remaining time is spent.
+ * Sample the contenders at one size in turns until each one's interval
+ * is tight, max_samples are taken, or end passes (min_samples always).
  */
-static void measure_size(struct sweep *sw, struct policy_op *op, unsigned nthreads, bool random,
-			 struct contender *ct, unsigned nct, int idx)
+static void measure_contenders(struct sweep *sw, struct contender *ct, unsigned nct,
+			       uint64_t size, bool random, unsigned nthreads, uint64_t end)
 {
 	const struct sweep_config *cfg = sw->cfg;
-	const uint64_t size = op->sizes_bytes[idx];
 	struct cell c = { .size = size, .random = random, .nthreads = nthreads, .ts = sw->ts };
-	double weight = cell_weight(size) * nct;
-	uint64_t now = now_ns(), end;
 	unsigned active = nct;
-	double share;
-
-	/* this size's share of what is left, in proportion to its weight */
-	share = sw->deadline_ns > now ? (double)(sw->deadline_ns - now) * weight /
-					(sw->work_left > weight ? sw->work_left : weight)
-				      : 0;
-	end = now + (uint64_t)share;
-	sw->work_left -= weight;
 
 	for (unsigned i = 0; i < nct; i++) {
 		struct contender *k = &ct[i];
@@ -254,7 +246,7 @@ static void measure_size(struct sweep *sw, struct policy_op *op, unsigned nthrea
 		k->n = 0;
 		k->done = false;
 		/* warm-up: code, TLB and the source; also sizes the batch */
-		c.copy = k->s->copy;
+		c.copy = k->copy;
 		c.batch = 2;
 		t0 = now_ns();
 		workers_run(sw->w, nthreads, cell_work, &c);
@@ -268,7 +260,7 @@ static void measure_size(struct sweep *sw, struct policy_op *op, unsigned nthrea
 
 			if (k->done)
 				continue;
-			c.copy = k->s->copy;
+			c.copy = k->copy;
 			c.batch = k->batch;
 			k->v[k->n++] = cell_sample(sw->w, &c);
 			if (k->n >= cfg->max_samples) {
@@ -286,20 +278,38 @@ static void measure_size(struct sweep *sw, struct policy_op *op, unsigned nthrea
 				active--;
 		}
 	}
-	for (unsigned i = 0; i < nct; i++) {
-		struct contender *k = &ct[i];
-		struct policy_curve *cv = k->curve;
-		struct sample_summary s;
+	for (unsigned i = 0; i < nct; i++)
+		if (ct[i].n)	/* else interrupted before its first sample */
+			stats_summarize(ct[i].v, ct[i].n, &ct[i].res);
+}
 
-		if (!k->n)	/* interrupted before its first sample */
+/* One size of the sweep: its share of the remaining time, results into the curves. */
+static void measure_size(struct sweep *sw, struct policy_op *op, unsigned nthreads, bool random,
+			 struct contender *ct, unsigned nct, int idx)
+{
+	const uint64_t size = op->sizes_bytes[idx];
+	double weight = cell_weight(size) * nct;
+	uint64_t now = now_ns();
+	double share;
+
+	/* this size's share of what is left, in proportion to its weight */
+	share = sw->deadline_ns > now ? (double)(sw->deadline_ns - now) * weight /
+					(sw->work_left > weight ? sw->work_left : weight)
+				      : 0;
+	sw->work_left -= weight;
+	measure_contenders(sw, ct, nct, size, random, nthreads, now + (uint64_t)share);
+	for (unsigned i = 0; i < nct; i++) {
+		struct policy_curve *cv = ct[i].curve;
+		const struct sample_summary *r = &ct[i].res;
+
+		if (!ct[i].n)
 			continue;
-		stats_summarize(k->v, k->n, &s);
-		cv->median_mib_s[idx] = s.median;
-		cv->p10_mib_s[idx] = s.p10;
-		cv->p90_mib_s[idx] = s.p90;
-		cv->ci_lo_mib_s[idx] = s.ci_lo;
-		cv->ci_hi_mib_s[idx] = s.ci_hi;
-		cv->samples[idx] = s.n;
+		cv->median_mib_s[idx] = r->median;
+		cv->p10_mib_s[idx] = r->p10;
+		cv->p90_mib_s[idx] = r->p90;
+		cv->ci_lo_mib_s[idx] = r->ci_lo;
+		cv->ci_hi_mib_s[idx] = r->ci_hi;
+		cv->samples[idx] = r->n;
 	}
 	sw->cells_done += nct;
 }
@@ -325,8 +335,8 @@ static int refine(struct sweep *sw, struct policy_op *op, bool random, struct co
 			if (!mid)
 				continue;
 			for (unsigned i = 0; i < nall; i++)
-				if (!strcmp(all[i].s->name, br[b].below) ||
-				    !strcmp(all[i].s->name, br[b].above))
+				if (!strcmp(all[i].name, br[b].below) ||
+				    !strcmp(all[i].name, br[b].above))
 					pair[np++] = all[i];
 			if (np != 2)
 				continue;
@@ -335,7 +345,7 @@ static int refine(struct sweep *sw, struct policy_op *op, bool random, struct co
 				return idx;
 			/* the curve arrays moved: find them again */
 			for (unsigned i = 0; i < np; i++)
-				pair[i].curve = policy_op_find_curve(op, pair[i].s->name);
+				pair[i].curve = policy_op_find_curve(op, pair[i].name);
 			progress(sw, op, mid);
 			measure_size(sw, op, op->threads, random, pair, np, idx);
 		}
@@ -350,7 +360,7 @@ static int sweep_op(struct sweep *sw, struct policy_op *op, bool random, struct 
 		    unsigned nct)
 {
 	for (unsigned i = 0; i < nct; i++)
-		ct[i].curve = policy_op_find_curve(op, ct[i].s->name);
+		ct[i].curve = policy_op_find_curve(op, ct[i].name);
 	set_threads(sw, op->threads);
 	for (size_t idx = 0; idx < op->nsizes; idx++) {
 		if (sw->cfg->stop && *sw->cfg->stop)
@@ -465,6 +475,7 @@ int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sw
 	uint64_t sizes[MAX_GRID];
 	size_t nsizes = sweep_grid(cfg, sizes, MAX_GRID);
 	struct contender ct[MAX_STRATEGIES];
+	bool domain_only[MAX_STRATEGIES];
 	unsigned nct = 0, nthr_dims[2] = { 1, cfg->nthreads }, ndims;
 	double ceilings[2] = { NAN, NAN };
 	struct sweep sw;
@@ -482,7 +493,9 @@ int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sw
 					s->name, missing);
 			continue;
 		}
-		ct[nct].s = s;
+		ct[nct].name = s->name;
+		ct[nct].copy = s->copy;
+		domain_only[nct] = s->cpu_cache_domain_only;
 		ct[nct].v = calloc(cfg->max_samples, sizeof(double));
 		if (!ct[nct].v)
 			return -ENOMEM;
@@ -505,14 +518,14 @@ int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sw
 				goto out;
 			}
 			for (unsigned i = 0; i < nct; i++) {
-				struct policy_curve *c = policy_op_add_curve(op, ct[i].s->name);
+				struct policy_curve *c = policy_op_add_curve(op, ct[i].name);
 
 				if (!c) {
 					rc = -ENOMEM;
 					goto out;
 				}
 				/* noflush alone leaves data in a volatile cache */
-				c->reference_only = ct[i].s->cpu_cache_domain_only && !cpu_cache;
+				c->reference_only = domain_only[i] && !cpu_cache;
 			}
 			for (size_t k = 0; k < nsizes; k++)
 				sw.work_left += cell_weight(sizes[k]) * nct;
@@ -565,4 +578,66 @@ double sweep_ceiling(const struct target *t, unsigned nthreads, double seconds)
 		v = ceiling_of(&sw, nthreads, seconds);
 	sweep_teardown(&sw);
 	return v;
+}
+
+/* ---- measuring any copy functions: the benchmarks' entry ---- */
+
+struct sweep_bench {
+	struct sweep sw;
+	struct sweep_config cfg;
+	struct contender ct[SWEEP_BENCH_MAX_FNS];
+	unsigned nthreads;	/* slices are laid out for this many */
+};
+
+int sweep_bench_open(const struct target *t, const struct sweep_config *cfg,
+		     struct sweep_bench **out)
+{
+	struct sweep_bench *b = calloc(1, sizeof(*b));
+	int rc;
+
+	if (!b)
+		return -ENOMEM;
+	b->cfg = *cfg;
+	rc = sweep_setup(&b->sw, t, &b->cfg);
+	for (unsigned i = 0; !rc && i < SWEEP_BENCH_MAX_FNS; i++) {
+		b->ct[i].v = calloc(cfg->max_samples ? cfg->max_samples : 1, sizeof(double));
+		if (!b->ct[i].v)
+			rc = -ENOMEM;
+	}
+	if (rc) {
+		sweep_bench_close(b);
+		return rc;
+	}
+	*out = b;
+	return 0;
+}
+
+int sweep_bench_measure(struct sweep_bench *b, const strategy_copy_fn *fns, unsigned n,
+			uint64_t size_bytes, bool random, unsigned nthreads, double seconds,
+			struct sample_summary *out)
+{
+	if (n > SWEEP_BENCH_MAX_FNS || !nthreads || nthreads > b->cfg.nthreads ||
+	    size_bytes > b->cfg.max_size_bytes)
+		return -EINVAL;
+	if (b->nthreads != nthreads) {
+		set_threads(&b->sw, nthreads);
+		b->nthreads = nthreads;
+	}
+	for (unsigned i = 0; i < n; i++)
+		b->ct[i].copy = fns[i];
+	measure_contenders(&b->sw, b->ct, n, size_bytes, random, nthreads,
+			   now_ns() + (uint64_t)(seconds * 1e9));
+	for (unsigned i = 0; i < n; i++)
+		out[i] = b->ct[i].res;
+	return b->cfg.stop && *b->cfg.stop ? -EINTR : 0;
+}
+
+void sweep_bench_close(struct sweep_bench *b)
+{
+	if (!b)
+		return;
+	sweep_teardown(&b->sw);
+	for (unsigned i = 0; i < SWEEP_BENCH_MAX_FNS; i++)
+		free(b->ct[i].v);
+	free(b);
 }

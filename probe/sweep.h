@@ -14,6 +14,7 @@
 
 #include "cpu.h"
 #include "policy.h"
+#include "strategy.h"
 #include "target.h"
 
 enum sweep_mode { SWEEP_QUICK, SWEEP_STANDARD, SWEEP_THOROUGH };
@@ -51,6 +52,23 @@ size_t sweep_grid(const struct sweep_config *cfg, uint64_t *sizes, size_t max);
  */
 int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sweep_config *cfg,
 	      struct policy_target *out);
+
+/*
+ * Time any copy functions the way the sweep times strategies: cold
+ * destinations walked over t's area, pinned threads on their own
+ * slices, the functions sampled in turns until each median's 95 %
+ * interval is within cfg->rel_ci or seconds pass.  For the benchmarks,
+ * which compare the policy with fixed rules side by side.
+ */
+#define SWEEP_BENCH_MAX_FNS 32
+struct sweep_bench;
+struct sample_summary;
+int sweep_bench_open(const struct target *t, const struct sweep_config *cfg,
+		     struct sweep_bench **out);
+int sweep_bench_measure(struct sweep_bench *b, const strategy_copy_fn *fns, unsigned n,
+			uint64_t size_bytes, bool random, unsigned nthreads, double seconds,
+			struct sample_summary *out);
+void sweep_bench_close(struct sweep_bench *b);
 
 /* The non-temporal fill ceiling of t with nthreads threads, MiB/s. */
 double sweep_ceiling(const struct target *t, unsigned nthreads, double seconds);
