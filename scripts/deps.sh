@@ -5,7 +5,7 @@ set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config libndctl-dev libdaxctl-dev libjson-c-dev
 	    libsystemd-dev)
-test_pkgs=(python3 python3-jsonschema libxml2-utils clang libclang-rt-14-dev
+test_pkgs=(python3 python3-jsonschema libxml2-utils clang libclang-rt-14-dev ansible-core
 	   libpmem1 libpmem-dev libpmem1-debug ndctl daxctl systemd)
 
 want=("${build_pkgs[@]}")
