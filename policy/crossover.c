@@ -106,13 +106,25 @@ static int best_at(const struct policy_op *op, size_t i, int except)
 	return best;
 }
 
-/* Is c in the tie set of size i: measured and overlapping the best? */
+/*
+ * Does measured c tie with the best at size i?  Overlapping intervals
+ * tie; so does a median within CROSSOVER_EQUIVALENCE of the best's even
+ * when tight intervals separate: on a quiet machine two streaming-store
+ * widths separate by 1 %, and a switch worth that little would only
+ * move with the noise from one probe to the next.
+ */
+static bool ties_with(const struct policy_op *op, size_t i, int c, int best)
+{
+	return c == best || cell_hi(op, c, i) >= cell_lo(op, best, i) ||
+	       cell_median(op, c, i) >= cell_median(op, best, i) * (1 - CROSSOVER_EQUIVALENCE);
+}
+
+/* Is c in the tie set of size i: measured and tied with the best? */
 static bool in_tie_set(const struct policy_op *op, size_t i, int c)
 {
 	int best = best_at(op, i, -1);
 
-	return best >= 0 && cell_ok(op, c, i) &&
-	       (c == best || cell_hi(op, c, i) >= cell_lo(op, best, i));
+	return best >= 0 && cell_ok(op, c, i) && ties_with(op, i, c, best);
 }
 
 static void set_winner(const struct policy_op *op, size_t i, int winner,
@@ -147,8 +159,7 @@ static void decide_size(const struct policy_op *op, size_t i,
 	for (int c = 0; c < (int)op->ncurves; c++) {
 		if (c == best || !cell_ok(op, c, i))
 			continue;
-		/* c's median <= best's, so overlap <=> c's top reaches best's bottom */
-		if (cell_hi(op, c, i) >= cell_lo(op, best, i)) {
+		if (ties_with(op, i, c, best)) {
 			separated = false;
 			if (tie_prefers(op, i, c, winner))
 				winner = c;

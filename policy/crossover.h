@@ -3,8 +3,9 @@
  * Crossover maths: pure functions from measured curves to decisions.
  *
  * At each size the winner is the strategy with the highest median whose
- * 95 % interval lies wholly above every other candidate's.  Where
- * intervals overlap the size is a tie, resolved by a fixed rule: prefer
+ * 95 % interval lies wholly above every other candidate's and whose
+ * median beats theirs by more than CROSSOVER_EQUIVALENCE.  Otherwise the
+ * size is a tie, resolved by a fixed rule: prefer
  * a non-temporal strategy among the tied ones (streaming stores do not
  * evict the application's cache), then the lowest strategy_tie_rank().
  * Curves marked reference_only and cells that were not measured (NAN)
@@ -17,6 +18,9 @@
 #include <stdint.h>
 
 #include "policy.h"
+
+/* Medians closer than this fraction are practically equal: a tie. */
+#define CROSSOVER_EQUIVALENCE 0.03
 
 struct crossover_cell {
 	int winner;		/* curve index, -1 where nothing was measured */

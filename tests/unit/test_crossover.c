@@ -639,6 +639,48 @@ static void test_brackets_midpoint(void)
 	CHECK_INT(crossover_brackets(op, 1.5, 64, b, 4), 0);
 }
 
+/*
+ * Practical equivalence: tight intervals that separate by less than
+ * CROSSOVER_EQUIVALENCE still tie; a larger gap is a win.
+ */
+static void test_equivalence_margin(void)
+{
+	static const uint64_t sz[3] = { 1024, 2048, 4096 };
+	struct policy *p = policy_new();
+	struct policy_target *t = policy_add_target(p, "t");
+	struct policy_op *op = policy_target_add_op(t, "write", "sequential", 1, sz, 3);
+	struct crossover_cell cells[3];
+	struct policy_curve *a, *b;
+	/* sse2 ahead by 1 %, 1 %, then 10 %, each with a 0.2 % interval */
+	const double va[3] = { 10100, 10100, 11000 }, vb[3] = { 10000, 10000, 10000 };
+
+	policy_op_add_curve(op, "movnt_sse2");
+	policy_op_add_curve(op, "movnt_avx2");
+	a = policy_op_find_curve(op, "movnt_sse2");
+	b = policy_op_find_curve(op, "movnt_avx2");
+	for (int i = 0; i < 3; i++) {
+		a->median_mib_s[i] = va[i];
+		a->ci_lo_mib_s[i] = va[i] * 0.999;
+		a->ci_hi_mib_s[i] = va[i] * 1.001;
+		a->samples[i] = 41;
+		b->median_mib_s[i] = vb[i];
+		b->ci_lo_mib_s[i] = vb[i] * 0.999;
+		b->ci_hi_mib_s[i] = vb[i] * 1.001;
+		b->samples[i] = 41;
+	}
+	CHECK_INT(crossover_cells(op, cells), 0);
+	/* within the margin: a tie, resolved by rank (avx2 before sse2) */
+	CHECK_INT(cells[0].winner, 1);
+	CHECK_INT(cells[0].tie, 1);
+	/* beyond it: sse2 wins outright */
+	CHECK_INT(cells[2].winner, 0);
+	CHECK_INT(cells[2].tie, 0);
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->ncrossovers, 1);
+	CHECK_INT(op->crossovers[0].size_bytes, 4096);
+	policy_free(p);
+}
+
 int main(void)
 {
 	pol = policy_new();
@@ -662,5 +704,6 @@ int main(void)
 	test_brackets_midpoint();
 
 	policy_free(pol);
+	test_equivalence_margin();
 	return check_report("test_crossover");
 }
