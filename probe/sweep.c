@@ -314,12 +314,63 @@ static void measure_size(struct sweep *sw, struct policy_op *op, unsigned nthrea
 	sw->cells_done += nct;
 }
 
+/* The contenders named a and b, copied into pair[0..1] with their curves. */
+static unsigned pick_pair(struct policy_op *op, const struct contender *all, unsigned nall,
+			  const char *a, const char *b, struct contender pair[2])
+{
+	unsigned np = 0;
+
+	for (unsigned i = 0; i < nall && np < 2; i++)
+		if (!strcmp(all[i].name, a) || !strcmp(all[i].name, b)) {
+			pair[np] = all[i];
+			pair[np++].curve = policy_op_find_curve(op, all[i].name);
+		}
+	return np;
+}
+
+/*
+ * A single size won by a strategy that loses on both sides of it is
+ * either a real dip or a burst of noise that hit one contender's samples
+ * there.  Measure the two again, fresh, before believing it: the new
+ * cells replace the old ones, and a burst seldom strikes twice.
+ */
+static void confirm_islands(struct sweep *sw, struct policy_op *op, bool random,
+			    struct contender *all, unsigned nall)
+{
+	struct crossover_cell cells[op->nsizes ? op->nsizes : 1];
+	int prev = -1;
+
+	if (crossover_cells(op, cells))
+		return;
+	for (size_t i = 0; i < op->nsizes; i++) {
+		struct contender pair[2];
+		size_t next = i + 1;
+		int w = cells[i].winner;
+
+		if (w < 0)
+			continue;
+		while (next < op->nsizes && cells[next].winner < 0)
+			next++;
+		if (prev >= 0 && next < op->nsizes && !cells[i].tie &&
+		    cells[prev].winner == cells[next].winner && cells[prev].winner != w &&
+		    pick_pair(op, all, nall, op->curves[w].strategy,
+			      op->curves[cells[prev].winner].strategy, pair) == 2) {
+			progress(sw, op, op->sizes_bytes[i]);
+			measure_size(sw, op, op->threads, random, pair, 2, (int)i);
+		}
+		prev = (int)i;
+	}
+}
+
 /* Bisect each crossover with fresh measurements of its two strategies. */
 static int refine(struct sweep *sw, struct policy_op *op, bool random, struct contender *all,
 		  unsigned nall)
 {
 	struct crossover_bracket br[16];
-	int rc = crossover_decide(op);
+	int rc;
+
+	confirm_islands(sw, op, random, all, nall);
+	rc = crossover_decide(op);
 
 	for (unsigned round = 0; !rc && round < sw->cfg->refine_rounds; round++) {
 		size_t nb = crossover_brackets(op, 1.06, LINE, br, 16);
@@ -329,25 +380,18 @@ static int refine(struct sweep *sw, struct policy_op *op, bool random, struct co
 		for (size_t b = 0; b < nb; b++) {
 			uint64_t mid = crossover_midpoint(br[b].lo_bytes, br[b].hi_bytes, LINE);
 			struct contender pair[2];
-			unsigned np = 0;
 			int idx;
 
 			if (!mid)
 				continue;
-			for (unsigned i = 0; i < nall; i++)
-				if (!strcmp(all[i].name, br[b].below) ||
-				    !strcmp(all[i].name, br[b].above))
-					pair[np++] = all[i];
-			if (np != 2)
-				continue;
 			idx = policy_op_insert_size(op, mid);
 			if (idx < 0)
 				return idx;
-			/* the curve arrays moved: find them again */
-			for (unsigned i = 0; i < np; i++)
-				pair[i].curve = policy_op_find_curve(op, pair[i].name);
+			/* after the insertion: the curve arrays moved */
+			if (pick_pair(op, all, nall, br[b].below, br[b].above, pair) != 2)
+				continue;
 			progress(sw, op, mid);
-			measure_size(sw, op, op->threads, random, pair, np, idx);
+			measure_size(sw, op, op->threads, random, pair, 2, idx);
 		}
 		rc = crossover_decide(op);
 	}
