@@ -129,27 +129,15 @@ struct policy_bundle *policy_bundle_parse(const char *text, size_t len, char *er
 	return b;
 }
 
+static void *parse_bundle(const char *text, size_t len, char *err, size_t errlen)
+{
+	return policy_bundle_parse(text, len, err, errlen);
+}
+
 struct policy_bundle *policy_bundle_load(const char *path, unsigned flags, char *err,
 					 size_t errlen)
 {
-	struct policy_bundle *b;
-	char msg[400];
-	size_t len;
-	char *buf;
-	int e;
-
-	e = -policy_read_file(path, flags, &buf, &len, err, errlen);
-	if (e) {
-		errno = e;
-		return NULL;
-	}
-	b = policy_bundle_parse(buf, len, msg, sizeof(msg));
-	e = errno;
-	if (!b)
-		snprintf(err, errlen, "%s: %s", path, msg);
-	free(buf);
-	errno = e;
-	return b;
+	return policy_load_with(path, flags, parse_bundle, err, errlen);
 }
 
 char *policy_bundle_to_string(const struct policy_bundle *b)
@@ -177,14 +165,7 @@ char *policy_bundle_to_string(const struct policy_bundle *b)
 
 int policy_bundle_save(const struct policy_bundle *b, const char *path)
 {
-	char *text = policy_bundle_to_string(b);
-	int rc;
-
-	if (!text)
-		return -ENOMEM;
-	rc = atomic_write_file(path, text, strlen(text), 0644);
-	free(text);
-	return rc;
+	return policy_save_text(policy_bundle_to_string(b), path);
 }
 
 struct policy *policy_dup(const struct policy *p)

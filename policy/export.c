@@ -367,26 +367,6 @@ void export_print(FILE *f, const struct policy *p)
 		fprintf(f, "  none: the measured strategies do not cover any consumer's rule\n");
 }
 
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return -EINVAL;
-	switch (toupper((unsigned char)*end)) {
-	case 'K': v <<= 10; end++; break;
-	case 'M': v <<= 20; end++; break;
-	case 'G': v <<= 30; end++; break;
-	}
-	if (*end && !isspace((unsigned char)*end))
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 int export_weights_load(const char *path, struct export_weights *w, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "re");
@@ -411,7 +391,7 @@ int export_weights_load(const char *path, struct export_weights *w, char *err, s
 			p++;
 		if (!*p || *p == '#')
 			continue;
-		if (sscanf(p, "%63s %lf", sz, &weight) != 2 || parse_size(sz, &size) || !size ||
+		if (sscanf(p, "%63s %lf", sz, &weight) != 2 || policy_parse_size(sz, &size) || !size ||
 		    !isfinite(weight) || weight < 0) {
 			snprintf(err, errlen, "%s:%u: expected 'SIZE WEIGHT' (SIZE > 0, WEIGHT >= 0), "
 				 "got '%.40s'", path, lineno, strtok(p, "\n"));

@@ -92,3 +92,26 @@ out:
 	close(fd);
 	return rc;
 }
+
+void *policy_load_with(const char *path, unsigned flags, policy_parse_fn parse, char *err,
+		       size_t errlen)
+{
+	char msg[400];
+	size_t len;
+	char *buf;
+	void *out;
+	int e;
+
+	e = -policy_read_file(path, flags, &buf, &len, err, errlen);
+	if (e) {
+		errno = e;
+		return NULL;
+	}
+	out = parse(buf, len, msg, sizeof(msg));
+	e = errno;
+	if (!out)
+		snprintf(err, errlen, "%s: %s", path, msg);
+	free(buf);
+	errno = e;
+	return out;
+}

@@ -1129,24 +1129,12 @@ struct policy *policy_parse(const char *text, size_t len, char *err, size_t errl
 	return p;
 }
 
+static void *parse_one(const char *text, size_t len, char *err, size_t errlen)
+{
+	return policy_parse(text, len, err, errlen);
+}
+
 struct policy *policy_load(const char *path, char *err, size_t errlen)
 {
-	char msg[400];
-	struct policy *p;
-	size_t len;
-	char *buf;
-	int e;
-
-	e = -policy_read_file(path, POLICY_LOAD_INSECURE, &buf, &len, err, errlen);
-	if (e) {
-		errno = e;
-		return NULL;
-	}
-	p = policy_parse(buf, len, msg, sizeof(msg));
-	e = errno;
-	if (!p)
-		snprintf(err, errlen, "%s: %s", path, msg);
-	free(buf);
-	errno = e;
-	return p;
+	return policy_load_with(path, POLICY_LOAD_INSECURE, parse_one, err, errlen);
 }

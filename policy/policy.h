@@ -228,6 +228,9 @@ int policy_bundle_save(const struct policy_bundle *b, const char *path);
 /* Deep copy (merge works on copies of its inputs). */
 struct policy *policy_dup(const struct policy *p);
 
+/* size.c: "4096", "64K", "512M", "1GiB", "0x4041" -> bytes; -EINVAL otherwise. */
+int policy_parse_size(const char *s, uint64_t *bytes);
+
 /* save.c: temp file in the same directory, fsync, rename, fsync dir. */
 int policy_save(const struct policy *p, const char *path);
 int atomic_write_file(const char *path, const char *data, size_t len, unsigned mode);

@@ -23,6 +23,14 @@ struct policy *policy_from_json_at(struct json_object *root, const char *path, c
 int policy_read_file(const char *path, unsigned flags, char **buf, size_t *len, char *err,
 		     size_t errlen);
 
+/* Read path as policy_read_file does, then parse it; errors name the file. */
+typedef void *(*policy_parse_fn)(const char *text, size_t len, char *err, size_t errlen);
+void *policy_load_with(const char *path, unsigned flags, policy_parse_fn parse, char *err,
+		       size_t errlen);
+
+/* Write text atomically with mode 0644 and free it (NULL: -ENOMEM). */
+int policy_save_text(char *text, const char *path);
+
 /* Free what op holds (not op itself). */
 void policy_op_release(struct policy_op *op);
 

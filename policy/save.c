@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "policy.h"
+#include "policy_internal.h"
 
 static int write_all(int fd, const char *data, size_t len)
 {
@@ -67,9 +68,8 @@ int atomic_write_file(const char *path, const char *data, size_t len, unsigned m
 	return rc;
 }
 
-int policy_save(const struct policy *p, const char *path)
+int policy_save_text(char *text, const char *path)
 {
-	char *text = policy_to_string(p);
 	int rc;
 
 	if (!text)
@@ -77,4 +77,9 @@ int policy_save(const struct policy *p, const char *path)
 	rc = atomic_write_file(path, text, strlen(text), 0644);
 	free(text);
 	return rc;
+}
+
+int policy_save(const struct policy *p, const char *path)
+{
+	return policy_save_text(policy_to_string(p), path);
 }

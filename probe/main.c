@@ -40,29 +40,6 @@ static void usage(FILE *f)
 		"/dev/daxX.Y, region:NAME.  FILE defaults to " DEFAULT_POLICY ".\n");
 }
 
-/* "64M", "1G", "4096": bytes; returns -EINVAL on anything else. */
-static int parse_size_arg(const char *s, uint64_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || s[0] == '-')
-		return -EINVAL;
-	switch (*end) {
-	case 'G': case 'g': v <<= 30; end++; break;
-	case 'M': case 'm': v <<= 20; end++; break;
-	case 'K': case 'k': v <<= 10; end++; break;
-	}
-	if (*end == 'i' || *end == 'B')
-		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
-	if (*end)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 enum cmd {
 	CMD_NONE, CMD_PROBE, CMD_LIST, CMD_SHOW, CMD_CHECK, CMD_DIFF, CMD_MERGE, CMD_METRICS,
 	CMD_STRATEGIES,
@@ -180,7 +157,7 @@ int main(int argc, char **argv)
 			json = true;
 			break;
 		case OPT_AREA:
-			if (parse_size_arg(optarg, &po.area_bytes) || po.area_bytes < (64u << 20)) {
+			if (policy_parse_size(optarg, &po.area_bytes) || po.area_bytes < (64u << 20)) {
 				fprintf(stderr, "pmem-tune: --area-size %s: expected a size of at least "
 					"64M (e.g. 512M, 2G)\n", optarg);
 				return 2;

@@ -49,22 +49,6 @@ static void catch_signals(bool on)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-/*
- * The cache the destination area must dwarf.  CPUID gives the L3 one
- * core can fill (a core complex's on AMD); the OS may report the whole
- * socket's, which threads on several complexes do fill together.  The
- * larger keeps every thread's destinations cold.
- */
-static uint64_t area_cache_bytes(const struct cpu_info *ci)
-{
-	long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-	uint64_t c = ci->llc_bytes;
-
-	if (l3 > 0 && (uint64_t)l3 > c)
-		c = (uint64_t)l3;
-	return c ? c : 32u << 20;
-}
-
 static int fill_platform(struct policy *p, const struct cpu_info *ci)
 {
 	struct policy_cpu *c = &p->platform.cpu;
@@ -147,7 +131,7 @@ static int probe_one(struct policy *p, const char *spec, const char *name,
 		     const struct probe_opts *o, const struct cpu_info *ci)
 {
 	struct target_opts topts = { .area_bytes = o->area_bytes, .destroy_data = may_destroy,
-				     .llc_bytes = area_cache_bytes(ci) };
+				     .llc_bytes = target_cache_bytes(ci->llc_bytes) };
 	struct sweep_config cfg;
 	struct policy_target *pt;
 	struct target t;
@@ -209,7 +193,7 @@ out:
 static int probe_regions(struct policy *p, const struct probe_opts *o, const struct cpu_info *ci)
 {
 	char regions[MAX_REGIONS][POLICY_NAME_MAX], err[512];
-	uint64_t size = o->area_bytes ? o->area_bytes : target_default_area(area_cache_bytes(ci));
+	uint64_t size = o->area_bytes ? o->area_bytes : target_default_area(target_cache_bytes(ci->llc_bytes));
 	int n, status = 0;
 
 	n = scratch_reap_stale();

@@ -33,6 +33,22 @@ uint64_t target_default_area(uint64_t llc_bytes)
 	return (a + SZ_2M - 1) & ~(SZ_2M - 1);
 }
 
+/*
+ * The cache the destination area must dwarf.  CPUID gives the L3 one
+ * core can fill (a core complex's on AMD); the OS may report the whole
+ * socket's, which threads on several complexes do fill together.  The
+ * larger keeps every thread's destinations cold.
+ */
+uint64_t target_cache_bytes(uint64_t cpuid_llc_bytes)
+{
+	long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+	uint64_t c = cpuid_llc_bytes;
+
+	if (l3 > 0 && (uint64_t)l3 > c)
+		c = (uint64_t)l3;
+	return c ? c : 32u << 20;
+}
+
 static uint64_t mem_available_bytes(void)
 {
 	unsigned long long kb = 0;

@@ -33,6 +33,8 @@ struct target {
 	bool created;		/* we created the file: unlink on close */
 };
 
+/* The larger of the CPUID and the OS's last-level cache size (32 MiB if neither). */
+uint64_t target_cache_bytes(uint64_t cpuid_llc_bytes);
 /* Default destination area for an LLC of llc_bytes: 4 x LLC, at least 64 MiB. */
 uint64_t target_default_area(uint64_t llc_bytes);
 

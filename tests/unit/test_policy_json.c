@@ -311,8 +311,28 @@ static void test_insert_size(void)
 	policy_free(p);
 }
 
+static void test_parse_size(void)
+{
+	static const struct { const char *s; uint64_t v; } good[] = {
+		{ "4096", 4096 }, { "64K", 65536 }, { "64k", 65536 }, { "512M", 512u << 20 },
+		{ "1GiB", 1u << 30 }, { "2G", 2ull << 30 }, { "0x4041", 0x4041 }, { "768B", 768 },
+		{ " 8K", 8192 },
+	};
+	static const char *const bad[] = { "", "-1", "+5", "12Q", "1KB2", "K", "99999999999T",
+					   "1.5M" };
+	uint64_t v;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		CHECK_MSG(policy_parse_size(good[i].s, &v) == 0 && v == good[i].v, "'%s'",
+			  good[i].s);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK_MSG(policy_parse_size(bad[i], &v) < 0, "'%s' accepted", bad[i]);
+}
+
 int main(void)
 {
+	test_parse_size();
 	test_round_trip();
 	test_errors();
 	test_forward_compatible();
