@@ -17,6 +17,8 @@ int diff_cmd(const char *a, const char *b, unsigned flags);
 int merge_cmd(const char *out, char **in, int nin, const char *weights, unsigned flags);
 /* Prometheus text format for node-exporter's textfile collector. */
 int metrics_cmd(const char *out, const char *path, unsigned flags);
+/* The policy's curves as an SVG (plot.c); 0, or 2 bad policy or unwritable svg. */
+int plot_cmd(const char *svg, const char *path, unsigned flags);
 int strategies_cmd(void);
 /* 0 if every name of the comma list is a known strategy, else -EINVAL (said). */
 int strategies_validate(const char *list);

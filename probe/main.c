@@ -34,6 +34,7 @@ static void usage(FILE *f)
 		"  pmem-tune --diff A B\n"
 		"  pmem-tune --merge OUT IN... [--weights FILE]\n"
 		"  pmem-tune --metrics OUT [FILE]\n"
+		"  pmem-tune --plot FILE.svg [FILE]\n"
 		"  pmem-tune --strategies-list\n"
 		"\n"
 		"Targets: auto (default: every pmem region, else dram), dram, file:PATH,\n"
@@ -42,18 +43,20 @@ static void usage(FILE *f)
 
 enum cmd {
 	CMD_NONE, CMD_PROBE, CMD_LIST, CMD_SHOW, CMD_CHECK, CMD_DIFF, CMD_MERGE, CMD_METRICS,
-	CMD_STRATEGIES,
+	CMD_STRATEGIES, CMD_PLOT,
 };
 
 enum {
 	OPT_AREA = 256, OPT_THREADS, OPT_STRATEGIES, OPT_DESTROY, OPT_STRATEGIES_LIST, OPT_DIFF,
 	OPT_MERGE, OPT_METRICS, OPT_WEIGHTS, OPT_INSECURE,
+	OPT_PLOT,
 };
 
 static const struct option options[] = {
 	{ "diff", no_argument, NULL, OPT_DIFF },
 	{ "merge", required_argument, NULL, OPT_MERGE },
 	{ "metrics", required_argument, NULL, OPT_METRICS },
+	{ "plot", required_argument, NULL, OPT_PLOT },
 	{ "weights", required_argument, NULL, OPT_WEIGHTS },
 	{ "insecure", no_argument, NULL, OPT_INSECURE },
 	{ "probe", no_argument, NULL, 'p' },
@@ -80,7 +83,7 @@ static int set_cmd(enum cmd *cmd, enum cmd c)
 {
 	if (*cmd != CMD_NONE && *cmd != c) {
 		fprintf(stderr, "pmem-tune: give one command (--probe, --list, --show, --check, "
-			"--diff, --merge, --metrics)\n");
+			"--diff, --merge, --metrics, --plot)\n");
 		return -EINVAL;
 	}
 	*cmd = c;
@@ -126,6 +129,11 @@ int main(int argc, char **argv)
 		case OPT_MERGE:
 		case OPT_METRICS:
 			if (set_cmd(&cmd, c == OPT_MERGE ? CMD_MERGE : CMD_METRICS))
+				return 2;
+			cmd_arg = optarg;
+			break;
+		case OPT_PLOT:
+			if (set_cmd(&cmd, CMD_PLOT))
 				return 2;
 			cmd_arg = optarg;
 			break;
@@ -222,6 +230,13 @@ int main(int argc, char **argv)
 		return merge_cmd(cmd_arg, argv + optind, argc - optind, po.weights, flags);
 	case CMD_METRICS:
 		return metrics_cmd(cmd_arg, optind < argc ? argv[optind] : DEFAULT_POLICY, flags);
+	case CMD_PLOT:
+		if (argc - optind > 1) {
+			fprintf(stderr, "pmem-tune: --plot %s: unexpected argument '%s'\n", cmd_arg,
+				argv[optind + 1]);
+			return 2;
+		}
+		return plot_cmd(cmd_arg, optind < argc ? argv[optind] : DEFAULT_POLICY, flags);
 	case CMD_STRATEGIES:
 		return strategies_cmd();
 	case CMD_NONE:
