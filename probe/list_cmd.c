@@ -32,7 +32,6 @@ struct nd_dax_link {
 };
 
 struct list_ctx {
-	bool json;
 	struct cpu_info ci;
 	uint64_t llc;
 	struct nd_dax_link *links;
@@ -177,13 +176,12 @@ static void cpu_print(struct list_ctx *lc)
 		const struct strategy *s = &strategy_table[i];
 		const char *missing = NULL;
 		bool ok = strategy_supported(s, ci, &missing);
-		char note[64] = "";
 
-		if (!ok)
-			snprintf(note, sizeof(note), "needs %s", missing ? missing : "?");
-		else if (s->cpu_cache_domain_only)
-			snprintf(note, sizeof(note), "persistent only where the domain is cpu_cache");
-		printf("  %-15s %-12s %s\n", s->name, ok ? "supported" : "unsupported", note);
+		if (ok)
+			printf("  %-15s %-12s %s\n", s->name, "supported", s->summary);
+		else
+			printf("  %-15s %-12s needs %s\n", s->name, "unsupported",
+			       missing ? missing : "?");
 	}
 }
 
@@ -611,7 +609,7 @@ static int nd_list(struct list_ctx *lc, struct json_object *jroot)
 
 int list_cmd(bool json)
 {
-	struct list_ctx lc = { .json = json };
+	struct list_ctx lc = { 0 };
 	struct json_object *root = NULL;
 	int rc;
 

@@ -25,7 +25,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage:\n"
 		"  pmem-tune --probe [--target T] [--quick|--thorough] [--output FILE] [--quiet]\n"
-		"            [--area-size SIZE] [--threads N] [--strategies A,B,...]\n"
+		"            [--area-size SIZE] [--scratch-size SIZE] [--threads N]\n"
+		"            [--strategies A,B,...]\n"
 		"            [--destroy-data] [--json]\n"
 		"            [--weights FILE]\n"
 		"  pmem-tune --list [--json]\n"
@@ -49,7 +50,7 @@ enum cmd {
 enum {
 	OPT_AREA = 256, OPT_THREADS, OPT_STRATEGIES, OPT_DESTROY, OPT_STRATEGIES_LIST, OPT_DIFF,
 	OPT_MERGE, OPT_METRICS, OPT_WEIGHTS, OPT_INSECURE,
-	OPT_PLOT,
+	OPT_PLOT, OPT_SCRATCH,
 };
 
 static const struct option options[] = {
@@ -70,6 +71,7 @@ static const struct option options[] = {
 	{ "quiet", no_argument, NULL, 'Q' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "area-size", required_argument, NULL, OPT_AREA },
+	{ "scratch-size", required_argument, NULL, OPT_SCRATCH },
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "strategies", required_argument, NULL, OPT_STRATEGIES },
 	{ "strategies-list", no_argument, NULL, OPT_STRATEGIES_LIST },
@@ -168,6 +170,14 @@ int main(int argc, char **argv)
 			if (policy_parse_size(optarg, &po.area_bytes) || po.area_bytes < (64u << 20)) {
 				fprintf(stderr, "pmem-tune: --area-size %s: expected a size of at least "
 					"64M (e.g. 512M, 2G)\n", optarg);
+				return 2;
+			}
+			break;
+		case OPT_SCRATCH:
+			if (policy_parse_size(optarg, &po.scratch_bytes) ||
+			    po.scratch_bytes < (64u << 20)) {
+				fprintf(stderr, "pmem-tune: --scratch-size %s: expected a size of at "
+					"least 64M (e.g. 1G)\n", optarg);
 				return 2;
 			}
 			break;

@@ -127,10 +127,10 @@ static int set_identity(struct policy_target *pt, const struct target *t,
  * exit status.
  */
 static int probe_one(struct policy *p, const char *spec, const char *name,
-		     const struct region_identity *id, bool may_destroy,
+		     const struct region_identity *id, bool may_destroy, uint64_t area_bytes,
 		     const struct probe_opts *o, const struct cpu_info *ci)
 {
-	struct target_opts topts = { .area_bytes = o->area_bytes, .destroy_data = may_destroy,
+	struct target_opts topts = { .area_bytes = area_bytes, .destroy_data = may_destroy,
 				     .llc_bytes = target_cache_bytes(ci->llc_bytes) };
 	struct sweep_config cfg;
 	struct policy_target *pt;
@@ -193,13 +193,15 @@ out:
 static int probe_regions(struct policy *p, const struct probe_opts *o, const struct cpu_info *ci)
 {
 	char regions[MAX_REGIONS][POLICY_NAME_MAX], err[512];
-	uint64_t size = o->area_bytes ? o->area_bytes : target_default_area(target_cache_bytes(ci->llc_bytes));
+	uint64_t area = o->area_bytes ? o->area_bytes
+				      : target_default_area(target_cache_bytes(ci->llc_bytes));
+	uint64_t size = o->scratch_bytes ? o->scratch_bytes : area;
 	int n, status = 0;
 
+	/* it says what it removed, or why it could not look (-EBUSY: a probe runs) */
 	n = scratch_reap_stale();
-	if (n < 0)
-		fprintf(stderr, "pmem-tune: cannot look for stale scratch namespaces: %s\n",
-			strerror(-n));
+	if (n == -EBUSY)
+		return 1;
 	n = scratch_plan(o->target, o->destroy_data, regions, MAX_REGIONS, err, sizeof(err));
 	if (n < 0) {
 		fprintf(stderr, "pmem-tune: %s\n", err);
@@ -208,7 +210,7 @@ static int probe_regions(struct policy *p, const struct probe_opts *o, const str
 	if (n == 0) {
 		fprintf(stderr, "pmem-tune: no persistent-memory region to probe: using dram "
 			"(DRAM-emulated persistent memory)\n");
-		return probe_one(p, "dram", NULL, NULL, false, o, ci);
+		return probe_one(p, "dram", NULL, NULL, false, o->area_bytes, o, ci);
 	}
 	for (int i = 0; i < n && !status && !probe_stop; i++) {
 		struct scratch s = { 0 };
@@ -218,8 +220,9 @@ static int probe_regions(struct policy *p, const struct probe_opts *o, const str
 			status = 1;
 			break;
 		}
-		status = probe_one(p, s.spec, regions[i], &s.id, s.owned || o->destroy_data, o,
-				   ci);
+		/* an fsdax scratch file can hold less than the default area */
+		status = probe_one(p, s.spec, regions[i], &s.id, s.owned || o->destroy_data,
+				   s.area_bytes && s.area_bytes < area ? s.area_bytes : area, o, ci);
 		scratch_release(&s);
 	}
 	return probe_stop ? 1 : status;
@@ -258,7 +261,8 @@ int probe_cmd(const struct probe_opts *o)
 	if (is_region_spec(o->target))
 		status = probe_regions(p, o, &ci);
 	else
-		status = probe_one(p, o->target, NULL, NULL, o->destroy_data, o, &ci);
+		status = probe_one(p, o->target, NULL, NULL, o->destroy_data, o->area_bytes, o,
+				   &ci);
 	catch_signals(false);
 	if (status)
 		goto out;

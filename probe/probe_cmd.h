@@ -12,6 +12,7 @@ struct probe_opts {
 	const char *output;		/* policy path; NULL = print only */
 	enum sweep_mode mode;
 	uint64_t area_bytes;		/* 0 = default */
+	uint64_t scratch_bytes;		/* scratch namespace size, 0 = from the LLC */
 	unsigned threads;		/* 0 = every CPU available */
 	const char *strategies;		/* comma list, NULL = all */
 	bool destroy_data;

@@ -17,7 +17,7 @@
 #define SZ_2M	(2ull << 20)
 #define SZ_16M	(16ull << 20)
 
-static void quiet_log(struct ndctl_ctx *ctx, int priority, const char *file, int line,
+static void debug_log(struct ndctl_ctx *ctx, int priority, const char *file, int line,
 		      const char *fn, const char *format, va_list args)
 {
 	fprintf(stderr, "pmem-tune: libndctl: %s: ", fn);
@@ -36,7 +36,7 @@ int regions_ctx_new(struct ndctl_ctx **ctx)
 	 * lacks) and the caller says what failed in its own words.
 	 */
 	if (getenv("PMEM_TUNE_DEBUG")) {
-		ndctl_set_log_fn(*ctx, quiet_log);
+		ndctl_set_log_fn(*ctx, debug_log);
 		ndctl_set_log_priority(*ctx, 7);
 	} else {
 		ndctl_set_log_priority(*ctx, 0);

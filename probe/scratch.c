@@ -393,22 +393,24 @@ static int state_lock(char *err, size_t errlen)
 		return rc;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		ssize_t got = pread(fd, buf, sizeof(buf) - 1, 0);
+		ssize_t got;
 
 		rc = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		got = pread(fd, buf, sizeof(buf) - 1, 0);
 		buf[got > 0 ? got : 0] = '\0';
 		buf[strcspn(buf, "\n")] = '\0';
-		snprintf(err, errlen, "another pmem-tune probe%s%s holds the scratch lock %s",
-			 buf[0] ? " (pid " : "", buf[0] ? buf : "", path);
 		if (buf[0])
-			strncat(err, "", errlen);
+			snprintf(err, errlen, "another pmem-tune probe (pid %s) holds the scratch "
+				 "lock %s", buf, path);
+		else
+			snprintf(err, errlen, "another pmem-tune probe holds the scratch lock %s",
+				 path);
 		close(fd);
 		return rc;
 	}
 	snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) == 0 && pwrite(fd, buf, strlen(buf), 0) < 0) {
-		/* the pid is only for the message above */
-	}
+	if (ftruncate(fd, 0) || pwrite(fd, buf, strlen(buf), 0) < 0)
+		buf[0] = '\0';	/* the pid only serves the message above */
 	lock_fd = fd;
 	return 0;
 }
@@ -884,6 +886,13 @@ static int acquire_labelled(struct ndctl_region *region, uint64_t size_bytes, bo
 	align = region_size_align(region, dev_align);
 	extent = region_free_extent(region);
 	llc = cpu_detect(&ci) == 0 && ci.llc_bytes ? ci.llc_bytes : 32ull << 20;
+	if (!devdax) {
+		/* ext4 keeps a journal, inode tables and bitmaps: about 1/8 and 32 MiB */
+		uint64_t want = size_bytes ? size_bytes : 4 * llc;
+
+		want = want < REGION_MIN_SCRATCH ? REGION_MIN_SCRATCH : want;
+		size_bytes = want + want / 8 + (32ull << 20);
+	}
 	ns_size = region_scratch_size(size_bytes, llc, extent, align);
 	if (!ns_size) {
 		snprintf(err, errlen, "%s: the largest free extent is %" PRIu64 " MiB, too small "

@@ -55,17 +55,34 @@ struct scratch {
 int scratch_plan(const char *spec, bool destroy_data, char (*regions)[POLICY_NAME_MAX],
 		 size_t max, char *err, size_t errlen);
 
-/* Create scratch space of about size_bytes in region. */
+/*
+ * Create scratch space of about size_bytes usable (0: 4 x LLC, at least
+ * 64 MiB) in region, capped by its largest free extent: a devdax
+ * namespace, or fsdax + ext4 -o dax + a file where devdax cannot be had
+ * (PMEM_TUNE_SCRATCH_MODE=devdax|fsdax forces one, for tests).
+ * A label-less region (not subdividable) needs destroy_data and is
+ * taken whole: its namespace is used as it is when already devdax,
+ * else turned into devdax for the probe and put back into its mode
+ * (raw or fsdax, empty) by scratch_release(); refused while mounted,
+ * open elsewhere, or online as system RAM.  Holds a lock file until the
+ * process exits: a second probe gets -EBUSY.
+ */
 int scratch_acquire(const char *region, uint64_t size_bytes, bool destroy_data,
 		    struct scratch *s, char *err, size_t errlen);
 
-/* Destroy what scratch_acquire created; safe to call twice. */
+/*
+ * Destroy what scratch_acquire created (after target_close()); safe to
+ * call twice.  Call it from the normal path, not a signal handler.  If
+ * it cannot (busy), it says so and keeps the record for the next probe.
+ */
 void scratch_release(struct scratch *s);
 
 /*
  * Remove scratch namespaces a crashed probe left behind (alt-name and
- * the state file's UUID both match), saying so on stderr.  Returns the
- * number removed or negative errno.
+ * the state file's UUID both match), saying so on stderr; namespaces
+ * named pmem-tune-scratch without a record are reported and left alone.
+ * Returns the number removed or negative errno, already said on stderr
+ * (-EBUSY: another probe holds the lock).
  */
 int scratch_reap_stale(void);
 
@@ -74,7 +91,11 @@ int scratch_reap_stale(void);
  * destroyed, one record each, written (atomically) before the first
  * byte of a namespace label is.  Exposed for tests and --list.
  */
-#define SCRATCH_STATE_DIR	"/run/pmem-tune"	/* env PMEM_TUNE_STATE_DIR overrides */
+/*
+ * Labelled namespaces outlive a reboot, so the records of those a crash
+ * left behind must too: /var/lib, not /run.
+ */
+#define SCRATCH_STATE_DIR	"/var/lib/pmem-tune"	/* env PMEM_TUNE_STATE_DIR overrides */
 #define SCRATCH_STATE_FILE	"scratch.json"
 #define SCRATCH_STATE_SCHEMA	"pmem-tune-scratch/1"
 
