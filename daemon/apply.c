@@ -5,6 +5,7 @@
  * applied stays applied.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,23 @@ static void run_sinks(struct daemon *d, const struct policy *p)
 	}
 }
 
+/*
+ * STATUS= is one field of a newline-separated sd_notify message and
+ * quotes policy text (a fingerprint, a validation error): a newline in it
+ * would smuggle in fields such as WATCHDOG=trigger or MAINPID=.
+ */
+static void set_status(struct daemon *d, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void set_status(struct daemon *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(d->status, sizeof(d->status), fmt, ap);
+	va_end(ap);
+	sanitize_line(d->status);
+}
+
 void daemon_load_knobs(struct daemon *d)
 {
 	char dir[PATH_MAX];
@@ -123,17 +141,16 @@ int daemon_reload(struct daemon *d, const char *why)
 	case PICK_OK:
 		break;
 	case PICK_MISSING:
-		snprintf(d->status, sizeof(d->status), "No policy at %s; %s", path, kept);
+		set_status(d, "No policy at %s; %s", path, kept);
 		log_notice("%s", d->status);
 		return RELOAD_KEPT;
 	case PICK_INVALID:
-		snprintf(d->status, sizeof(d->status), "Policy rejected: %s; %s", reason, kept);
+		set_status(d, "Policy rejected: %s; %s", reason, kept);
 		log_err("%s", d->status);
 		return RELOAD_KEPT;
 	case PICK_FOREIGN:
 	case PICK_UNKNOWN_HOST:
-		snprintf(d->status, sizeof(d->status), "Policy not applied: %s (--force "
-			 "overrides); %s", reason, kept);
+		set_status(d, "Policy not applied: %s (--force overrides); %s", reason, kept);
 		log_warn("%s", d->status);
 		return RELOAD_KEPT;
 	}
@@ -142,21 +159,21 @@ int daemon_reload(struct daemon *d, const char *why)
 
 	snprintf(d->policy_id, sizeof(d->policy_id), "%s (%s)", path,
 		 p->platform.fingerprint[0] ? p->platform.fingerprint : "no fingerprint");
+	/* it heads every environment file we write: one comment line, always */
+	sanitize_line(d->policy_id);
 	run_sinks(d, p);
 
 	if (d->opt.mode == MODE_DRY_RUN || d->opt.mode == MODE_VERIFY) {
-		snprintf(d->status, sizeof(d->status), "Policy %s: %u to change, %u "
-			 "unchanged, %u refused", d->policy_id, d->stats.drift,
-			 d->stats.unchanged, d->stats.refused);
+		set_status(d, "Policy %s: %u to change, %u unchanged, %u refused", d->policy_id,
+			   d->stats.drift, d->stats.unchanged, d->stats.refused);
 		policy_free(p);
 		return RELOAD_APPLIED;
 	}
 	policy_free(d->policy);
 	d->policy = p;
 	d->probe_requested = false;
-	snprintf(d->status, sizeof(d->status),
-		 "Applied %s: %u set, %u unchanged, %u failed, %u refused", d->policy_id,
-		 d->stats.set, d->stats.unchanged, d->stats.failed, d->stats.refused);
+	set_status(d, "Applied %s: %u set, %u unchanged, %u failed, %u refused", d->policy_id,
+		   d->stats.set, d->stats.unchanged, d->stats.failed, d->stats.refused);
 	log_kv_msg(d->stats.failed ? LOG_WARNING : LOG_INFO, NULL, "%s", d->status);
 	return RELOAD_APPLIED;
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bus.h"
+#include "knobmap.h"
 #include "log.h"
 #include "policy.h"
 #include "sink.h"
@@ -52,6 +53,21 @@ static int parent_dir(const char *path, char *out, size_t len)
 	return 0;
 }
 
+/*
+ * Already what the policy wants: nothing to write, but an entry of ours
+ * is still wanted, so the stale pass after apply must not restore it.
+ */
+static bool already_set(struct sink_ctx *ctx, struct state_entry *e, const char *current,
+			const char *wanted)
+{
+	if (!current || strcmp(current, wanted))
+		return false;
+	if (e)
+		e->touched = true;
+	ctx->stats.unchanged++;
+	return true;
+}
+
 int envfile_apply(struct sink_ctx *ctx, const char *sink, const char *rel_path,
 		  const char *content)
 {
@@ -67,7 +83,17 @@ int envfile_apply(struct sink_ctx *ctx, const char *sink, const char *rel_path,
 	snprintf(key, sizeof(key), "file:%s", rel_path);
 	summarize(content, summary, sizeof(summary));
 
-	r = read_text(path, 1024 * 1024, &current);
+	/*
+	 * Not through a symlink: what it points at would be saved as "the
+	 * original" and written back here, world-readable, on restore.
+	 */
+	r = read_text_nofollow(path, 1024 * 1024, &current);
+	if (r == -ELOOP) {
+		log_knob(LOG_WARNING, sink, path, summary, NULL,
+			 "%s: %s is a symbolic link; refused, not written", sink, path);
+		ctx->stats.refused++;
+		return r;
+	}
 	if (r < 0 && r != -ENOENT) {
 		log_knob(LOG_ERR, sink, path, summary, NULL,
 			 "%s: %s: cannot read: %s; not written", sink, path, strerror(-r));
@@ -76,10 +102,7 @@ int envfile_apply(struct sink_ctx *ctx, const char *sink, const char *rel_path,
 	}
 	existed = r == 0;
 	e = state_find(ctx->state, sink, key);
-	if (existed && !strcmp(current, content)) {
-		if (e)
-			e->touched = true;
-		ctx->stats.unchanged++;
+	if (already_set(ctx, e, existed ? current : NULL, content)) {
 		free(current);
 		return 0;
 	}
@@ -119,12 +142,7 @@ int envfile_apply(struct sink_ctx *ctx, const char *sink, const char *rel_path,
 		log_knob(LOG_ERR, sink, path, summary, NULL,
 			 "%s: %s: cannot write: %s", sink, path, strerror(-r));
 		ctx->stats.failed++;
-		if (!had_entry) {
-			e = state_find(ctx->state, sink, key);
-			if (e)
-				state_forget(ctx->state, e);
-			state_save(ctx->state);
-		}
+		state_undo_remember(ctx->state, sink, key, had_entry);
 		return r;
 	}
 	log_knob(LOG_INFO, sink, path, summary, NULL, "%s: wrote %s: %s", sink, path, summary);
@@ -179,10 +197,7 @@ int manager_env_apply(struct sink_ctx *ctx, const char *sink, const char *name,
 	}
 	existed = r == 0;
 	e = state_find(ctx->state, sink, key);
-	if (existed && !strcmp(current, value)) {
-		if (e)
-			e->touched = true;
-		ctx->stats.unchanged++;
+	if (already_set(ctx, e, existed ? current : NULL, value)) {
 		free(current);
 		return 0;
 	}
@@ -210,12 +225,7 @@ int manager_env_apply(struct sink_ctx *ctx, const char *sink, const char *name,
 			 "%s: SetEnvironment %s=%s failed: %s", sink, name, value,
 			 strerror(-r));
 		ctx->stats.failed++;
-		if (!had_entry) {
-			e = state_find(ctx->state, sink, key);
-			if (e)
-				state_forget(ctx->state, e);
-			state_save(ctx->state);
-		}
+		state_undo_remember(ctx->state, sink, key, had_entry);
 	} else {
 		log_knob(LOG_INFO, sink, name, value, current,
 			 "%s: service manager environment %s=%s (was %s)", sink, name,
@@ -237,13 +247,18 @@ static bool restorable(const struct state_entry *e)
 		"file:" PT_LIBPMEM_ENV, "file:" PT_GLIBC_ENV,
 		"file:" PT_ENVD_LIBPMEM, "file:" PT_ENVD_GLIBC,
 	};
+	char name[256];
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(files); i++)
 		if (!strcmp(e->key, files[i]))
 			return true;
-	return startswith(e->key, "manager:PMEM_") ||
-	       !strcmp(e->key, "manager:GLIBC_TUNABLES");
+	if (!strcmp(e->key, "manager:GLIBC_TUNABLES"))
+		return true;
+	/* exactly the variables the libpmem sink sets, nothing else named PMEM_* */
+	return startswith(e->key, "manager:") &&
+	       snprintf(name, sizeof(name), "libpmem.%s", e->key + 8) < (int)sizeof(name) &&
+	       export_name_check(name) == 0;
 }
 
 int env_entry_restore(struct sink_ctx *ctx, struct state_entry *e)

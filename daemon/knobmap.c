@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "knobmap.h"
 #include "log.h"
@@ -270,13 +273,49 @@ static int conf_filter(const struct dirent *d)
 	return d->d_name[0] != '.' && n > 5 && !strcmp(d->d_name + n - 5, ".conf");
 }
 
+/*
+ * A knob map line picks the sysfs file root writes and, for a literal,
+ * the value: like the policy, it is taken only from a file that nobody
+ * but root could have written (symlinks are followed, the target counts).
+ */
+static int open_trusted(const char *path, bool dir)
+{
+	struct stat st = { 0 };
+	int fd;
+
+	/* O_NONBLOCK: a FIFO named *.conf must not hang the daemon */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (dir ? O_DIRECTORY : 0));
+	if (fd < 0) {
+		if (errno != ENOENT)
+			log_err("knob map %s: cannot read: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (fstat(fd, &st) < 0 || (!dir && !S_ISREG(st.st_mode))) {
+		log_err("knob map %s: not a regular file; ignored", path);
+		close(fd);
+		return -EINVAL;
+	}
+	if (!trusted_stat(&st)) {
+		log_err("knob map %s: refused: owned by uid %u with mode %04o; it must "
+			"belong to root and be writable by no one else", path,
+			(unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
 static int load_file(struct knobmap *km, const char *path)
 {
 	char *text, *line, *cur;
 	unsigned lineno = 0;
-	int r;
+	int fd, r;
 
-	r = read_text(path, 1024 * 1024, &text);
+	fd = open_trusted(path, false);
+	if (fd < 0)
+		return fd;
+	r = read_fd(fd, 1024 * 1024, &text);
+	close(fd);
 	if (r < 0) {
 		log_err("knob map %s: cannot read: %s", path, strerror(-r));
 		return r;
@@ -313,6 +352,14 @@ int knobmap_load(struct knobmap *km, const char *dir)
 	int n, i, r = 0;
 
 	memset(km, 0, sizeof(*km));
+	/* whoever may add a file to the directory may add knobs */
+	r = open_trusted(dir, true);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	close(r);
+	r = 0;
 	n = scandir(dir, &names, conf_filter, alphasort);
 	if (n < 0) {
 		if (errno == ENOENT)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <time.h>
 
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-device.h>
@@ -22,18 +23,27 @@
 
 #define USEC_PER_MSEC	1000ULL
 #define SETTLE_USEC	(100 * USEC_PER_MSEC)
+#define REWATCH_USEC	(1000 * USEC_PER_MSEC)
 #define MAX_PENDING	64
 
 struct loop {
 	struct daemon *d;
 	sd_event *ev;
 	sd_event_source *timer;
+	sd_event_source *policy_watch;	/* inotify on the policy's directory */
+	sd_event_source *rewatch_timer;	/* while that directory is missing */
 	sd_device_monitor *mon;
+	char policy_dir[PATH_MAX];
 	char policy_name[256];
 	bool pending_reload, pending_sysfs;
+	bool rewatch;			/* the watched directory is no longer the path's */
+	bool rewatch_warned;
 	size_t npending;
 	char pending[MAX_PENDING][64];
 };
+
+static int watch_policy_dir(struct loop *l);
+static void rewatch_policy_dir(struct loop *l);
 
 static void notify_status(struct loop *l, bool ready)
 {
@@ -46,6 +56,11 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	size_t i;
 
 	l->timer = sd_event_source_unref(l->timer);
+	if (l->rewatch) {
+		/* here, not in the inotify callback: that source is about to go */
+		l->rewatch = false;
+		rewatch_policy_dir(l);
+	}
 	if (l->pending_reload) {
 		/* a full pass covers modules and devices too */
 		l->pending_reload = l->pending_sysfs = false;
@@ -101,7 +116,13 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 	struct loop *l = userdata;
 
 	if (si->ssi_signo == SIGHUP) {
-		sd_notify(0, "RELOADING=1");
+		struct timespec ts;
+
+		/* MONOTONIC_USEC= pairs RELOADING=1 with this reload (systemd >= 253) */
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu",
+			   (unsigned long long)ts.tv_sec * 1000000ULL +
+			   (unsigned long long)ts.tv_nsec / 1000);
 		log_info("SIGHUP: reloading %s", l->d->opt.policy);
 		daemon_reload(l->d, "SIGHUP");
 		notify_status(l, true);
@@ -120,6 +141,19 @@ static int on_policy_dir(sd_event_source *s, const struct inotify_event *ev, voi
 		schedule(l);
 		return 0;
 	}
+	/*
+	 * The directory itself was renamed away, deleted or unmounted (a
+	 * configuration tool swapping in a new directory): the watch now
+	 * follows an inode that is no longer at the path, or is dead.
+	 */
+	if (ev->mask & (IN_MOVE_SELF | IN_DELETE_SELF | IN_IGNORED | IN_UNMOUNT)) {
+		if (!l->rewatch)
+			log_notice("policy directory %s was moved or removed; watching the "
+				   "path again", l->policy_dir);
+		l->rewatch = true;
+		schedule(l);
+		return 0;
+	}
 	if (!ev->len || strcmp(ev->name, l->policy_name))
 		return 0;
 	if (ev->mask & (IN_DELETE | IN_MOVED_FROM)) {
@@ -131,6 +165,49 @@ static int on_policy_dir(sd_event_source *s, const struct inotify_event *ev, voi
 	l->pending_reload = true;
 	schedule(l);
 	return 0;
+}
+
+static int watch_policy_dir(struct loop *l)
+{
+	l->policy_watch = sd_event_source_disable_unref(l->policy_watch);
+	return sd_event_add_inotify(l->ev, &l->policy_watch, l->policy_dir,
+				    IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE |
+				    IN_MOVE_SELF | IN_DELETE_SELF | IN_ONLYDIR,
+				    on_policy_dir, l);
+}
+
+static int on_rewatch_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct loop *l = userdata;
+
+	l->rewatch_timer = sd_event_source_unref(l->rewatch_timer);
+	rewatch_policy_dir(l);
+	return 0;
+}
+
+/* Watch whatever directory is at the path now; retry each second until there is one. */
+static void rewatch_policy_dir(struct loop *l)
+{
+	int r = watch_policy_dir(l);
+
+	if (r >= 0) {
+		if (l->rewatch_warned)
+			log_notice("watching %s for a new policy again", l->policy_dir);
+		l->rewatch_warned = false;
+		/* whatever the new directory holds may be a new policy */
+		l->pending_reload = true;
+		schedule(l);
+		return;
+	}
+	if (!l->rewatch_warned)
+		log_warn("cannot watch %s for a new policy: %s; retrying every second "
+			 "(SIGHUP reloads meanwhile)", l->policy_dir, strerror(-r));
+	l->rewatch_warned = true;
+	r = sd_event_add_time_relative(l->ev, &l->rewatch_timer, CLOCK_MONOTONIC, REWATCH_USEC,
+				       0, on_rewatch_timer, l);
+	if (r < 0)
+		log_err("cannot arm the timer to watch %s again: %s; only SIGHUP reloads now",
+			l->policy_dir, strerror(-r));
 }
 
 /* Test trees have no udev: a directory appearing under sys/module stands in. */
@@ -217,12 +294,9 @@ int daemon_loop(struct daemon *d)
 	snprintf(dir, sizeof(dir), "%s", d->opt.policy);
 	snprintf(name, sizeof(name), "%s", d->opt.policy);
 	snprintf(l.policy_name, sizeof(l.policy_name), "%s", basename(name));
-	r = sd_event_add_inotify(l.ev, NULL, dirname(dir),
-				 IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE |
-				 IN_ONLYDIR, on_policy_dir, &l);
-	if (r < 0)
-		log_err("cannot watch %s for a new policy: %s; SIGHUP still reloads", dir,
-			strerror(-r));
+	snprintf(l.policy_dir, sizeof(l.policy_dir), "%s", dirname(dir));
+	if (watch_policy_dir(&l) < 0)
+		rewatch_policy_dir(&l);
 
 	if (d->opt.sysfs_root[0]) {
 		char mod[PATH_MAX];
@@ -260,6 +334,8 @@ int daemon_loop(struct daemon *d)
 	daemon_restore(d, false);
 out:
 	sd_event_source_unref(l.timer);
+	sd_event_source_disable_unref(l.policy_watch);
+	sd_event_source_unref(l.rewatch_timer);
 	sd_device_monitor_unref(l.mon);
 	sd_event_unref(l.ev);
 	return r < 0 ? r : 0;

@@ -8,6 +8,7 @@
  * entries of GLIBC_TUNABLES in order, so appending ours after theirs
  * would silently win.  Ours are added only for names nobody set.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -248,7 +249,22 @@ static void session_base(struct sink_ctx *ctx, struct tunables *ts)
 	free(names);
 }
 
-static int glibc_run(struct sink_ctx *ctx)
+/*
+ * The manager's GLIBC_TUNABLES is copied into glibc.env as one unquoted
+ * assignment.  systemd's EnvironmentFile= parser gives quotes and
+ * backslashes a meaning and a newline starts another assignment, so a
+ * value with any of those (or blanks, '$', '`') cannot be carried over
+ * unchanged: such a line would set other variables or mangle theirs.
+ */
+static bool env_file_safe(const char *v)
+{
+	for (; *v; v++)
+		if (!isgraph((unsigned char)*v) || strchr("\"'\\$`", *v))
+			return false;
+	return true;
+}
+
+static int glibc_apply(struct sink_ctx *ctx)
 {
 	struct tunables mine, base = { 0 }, merged, added, sess = { 0 }, sess_added, tmp;
 	char *basestr = NULL, value[2048], content[4096];
@@ -265,7 +281,14 @@ static int glibc_run(struct sink_ctx *ctx)
 	if (r == 0)
 		parse(&base, basestr);
 	merge(&base, &mine, &merged, &added, "services");
-	if (added.n > 0 && join(&merged, value, sizeof(value)) == 0) {
+	if (added.n > 0 && basestr && !env_file_safe(basestr)) {
+		sanitize_line(basestr);
+		log_knob(LOG_WARNING, SINK, VAR, NULL, basestr,
+			 "%s: the service manager's %s (%s) has characters an environment "
+			 "file cannot carry; %s and the manager's %s left alone", SINK, VAR,
+			 basestr, PT_GLIBC_ENV, VAR);
+		ctx->stats.refused++;
+	} else if (added.n > 0 && join(&merged, value, sizeof(value)) == 0) {
 		snprintf(content, sizeof(content),
 			 PT_FILE_MARKER " from policy %s; removed when it stops.\n"
 			 "# Merged with the service manager's " VAR "; setuid programs "
@@ -302,20 +325,9 @@ static int glibc_run(struct sink_ctx *ctx)
 	return ret;
 }
 
-static int glibc_apply(struct sink_ctx *ctx)
-{
-	return glibc_run(ctx);
-}
-
 static int glibc_verify(struct sink_ctx *ctx)
 {
-	bool v = ctx->verify;
-	int r;
-
-	ctx->verify = true;
-	r = glibc_run(ctx);
-	ctx->verify = v;
-	return r;
+	return sink_verify_by_apply(ctx, glibc_apply);
 }
 
 static int glibc_restore(struct sink_ctx *ctx, bool stale_only)

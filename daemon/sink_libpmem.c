@@ -86,7 +86,7 @@ static int build(struct sink_ctx *ctx, char *body, size_t len)
 	return n;
 }
 
-static int libpmem_run(struct sink_ctx *ctx)
+static int libpmem_apply(struct sink_ctx *ctx)
 {
 	char body[1024], content[2048];
 	int r, ret = 0;
@@ -121,20 +121,9 @@ static int libpmem_run(struct sink_ctx *ctx)
 	return ret;
 }
 
-static int libpmem_apply(struct sink_ctx *ctx)
-{
-	return libpmem_run(ctx);
-}
-
 static int libpmem_verify(struct sink_ctx *ctx)
 {
-	bool v = ctx->verify;
-	int r;
-
-	ctx->verify = true;
-	r = libpmem_run(ctx);
-	ctx->verify = v;
-	return r;
+	return sink_verify_by_apply(ctx, libpmem_apply);
 }
 
 static int libpmem_restore(struct sink_ctx *ctx, bool stale_only)

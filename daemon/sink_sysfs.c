@@ -156,6 +156,29 @@ static int region_domain(const struct options *o, enum knob_root kind, const cha
 	return -ENOENT;
 }
 
+/*
+ * A knob with a persistence_domain= condition is written only where the
+ * region is known to have that domain: an unreadable domain is not a yes
+ * (write_cache = 0 on an ADR region would lose data on power failure).
+ */
+static bool domain_allows(struct sink_ctx *ctx, const struct knob *k, const char *rel,
+			  const char *anchor_real)
+{
+	char dom[64] = "", why[PATH_MAX + 64];
+	enum knob_root kind;
+	int r;
+
+	if (!k->cond_domain[0])
+		return true;
+	knob_path_check(rel, &kind, why, sizeof(why));
+	r = region_domain(ctx->opt, kind, rel, anchor_real, dom, sizeof(dom));
+	if (r == 0 && !strcmp(dom, k->cond_domain))
+		return true;
+	log_debug("%s: %s left alone: region persistence domain is '%s', knob wants '%s' (%s)",
+		  SINK, rel, r < 0 ? "unknown" : dom, k->cond_domain, k->origin);
+	return false;
+}
+
 static void apply_one(struct sink_ctx *ctx, const struct knob *k, const char *rel,
 		      const char *desired)
 {
@@ -176,19 +199,8 @@ static void apply_one(struct sink_ctx *ctx, const struct knob *k, const char *re
 		ctx->stats.refused++;
 		return;
 	}
-	if (k->cond_domain[0]) {
-		char dom[64] = "";
-		enum knob_root kind;
-
-		knob_path_check(rel, &kind, why, sizeof(why));
-		r = region_domain(ctx->opt, kind, rel, anchor_real, dom, sizeof(dom));
-		if (r < 0 || strcmp(dom, k->cond_domain)) {
-			log_debug("%s: %s left alone: region persistence domain is '%s', "
-				  "knob wants '%s' (%s)", SINK, rel, r < 0 ? "unknown" : dom,
-				  k->cond_domain, k->origin);
-			return;
-		}
-	}
+	if (!domain_allows(ctx, k, rel, anchor_real))
+		return;
 	r = read_attr(real, cur, sizeof(cur));
 	if (r < 0) {
 		log_knob(LOG_ERR, SINK, rel, desired, NULL,
@@ -227,12 +239,7 @@ static void apply_one(struct sink_ctx *ctx, const struct knob *k, const char *re
 		log_knob(LOG_ERR, SINK, rel, desired, cur, "%s: %s = %s: write failed: %s",
 			 SINK, rel, desired, strerror(-r));
 		ctx->stats.failed++;
-		if (!had) {
-			e = state_find(ctx->state, SINK, rel);
-			if (e)
-				state_forget(ctx->state, e);
-			state_save(ctx->state);
-		}
+		state_undo_remember(ctx->state, SINK, rel, had);
 		return;
 	}
 	r = read_attr(real, back, sizeof(back));
@@ -261,7 +268,7 @@ static void glob_escape(const char *in, char *out, size_t len)
 	out[o] = '\0';
 }
 
-static int sysfs_run(struct sink_ctx *ctx)
+static int sysfs_apply(struct sink_ctx *ctx)
 {
 	const struct options *o = ctx->opt;
 	char root[PATH_MAX * 2], module_prefix[PATH_MAX];
@@ -335,20 +342,9 @@ static int sysfs_run(struct sink_ctx *ctx)
 	return ctx->stats.failed ? -EIO : 0;
 }
 
-static int sysfs_apply(struct sink_ctx *ctx)
-{
-	return sysfs_run(ctx);
-}
-
 static int sysfs_verify(struct sink_ctx *ctx)
 {
-	bool v = ctx->verify;
-	int r;
-
-	ctx->verify = true;
-	r = sysfs_run(ctx);
-	ctx->verify = v;
-	return r;
+	return sink_verify_by_apply(ctx, sysfs_apply);
 }
 
 static int sysfs_restore(struct sink_ctx *ctx, bool stale_only)
@@ -384,6 +380,14 @@ static int sysfs_restore(struct sink_ctx *ctx, bool stale_only)
 			continue;
 		}
 		if (!e->existed || !e->original) {
+			state_forget(ctx->state, e);
+			continue;
+		}
+		/* read_attr() saves one line: anything else was not saved by us */
+		if (strpbrk(e->original, "\n\r")) {
+			log_knob(LOG_WARNING, SINK, e->key, NULL, e->applied,
+				 "%s: %s: saved original spans lines; refused to restore it",
+				 SINK, e->key);
 			state_forget(ctx->state, e);
 			continue;
 		}

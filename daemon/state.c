@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -104,18 +106,74 @@ static int parse(struct state *st, const char *text)
 	return r;
 }
 
+/*
+ * The state says what to write where on restore: only a directory and a
+ * file that no one but root (or this user) could have written are read,
+ * and an untrusted directory is never written to either, so that nothing
+ * is changed whose original could not be kept safe.  Returns the open
+ * file, -ENOENT when there is none, or another -errno (logged).
+ */
+static int open_trusted(struct state *st, const char *dir)
+{
+	struct stat sd = { 0 }, sf = { 0 };
+	int dfd, fd, r;
+
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0 && errno == ENOENT)
+		return -ENOENT;		/* --dry-run and --verify do not create it */
+	if (dfd < 0 || fstat(dfd, &sd) < 0 || !trusted_stat(&sd)) {
+		r = dfd < 0 ? -errno : -EPERM;
+		st->untrusted = true;
+		if (r == -EPERM)
+			log_err("state directory %s: refused: owned by uid %u with mode %04o, "
+				"not root's alone; nothing will be written", dir,
+				(unsigned)sd.st_uid, (unsigned)(sd.st_mode & 07777));
+		else
+			log_err("state directory %s: %s; originals cannot be saved, nothing "
+				"will be written", dir, strerror(-r));
+		if (dfd >= 0)
+			close(dfd);
+		return r;
+	}
+	fd = openat(dfd, "state.json", O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	r = fd < 0 ? -errno : 0;
+	if (r == 0 && (fstat(fd, &sf) < 0 || !S_ISREG(sf.st_mode) || !trusted_stat(&sf))) {
+		log_err("state %s: refused: owned by uid %u with mode %04o, not root's alone; "
+			"moved to %s.untrusted, originals of an earlier run are lost", st->path,
+			(unsigned)sf.st_uid, (unsigned)(sf.st_mode & 07777), st->path);
+		r = -EPERM;
+	} else if (r == -ELOOP) {
+		log_err("state %s: refused: a symbolic link; moved to %s.untrusted", st->path,
+			st->path);
+		r = -EPERM;
+	} else if (r < 0 && r != -ENOENT) {
+		log_err("state %s: cannot read: %s; originals of an earlier run are lost",
+			st->path, strerror(-r));
+	}
+	if (r == -EPERM)
+		renameat(dfd, "state.json", dfd, "state.json.untrusted");
+	if (r < 0 && fd >= 0)
+		close(fd);
+	close(dfd);
+	return r < 0 ? r : fd;
+}
+
 int state_load(struct state *st, const char *dir)
 {
 	char *text;
-	int r;
+	int fd, r;
 
 	memset(st, 0, sizeof(*st));
 	r = path_join(st->path, sizeof(st->path), dir, "/state.json");
 	if (r < 0)
 		return r;
-	r = read_text(st->path, 16 * 1024 * 1024, &text);
-	if (r == -ENOENT)
+	fd = open_trusted(st, dir);
+	if (fd == -ENOENT)
 		return 0;
+	if (fd < 0)
+		return fd;
+	r = read_fd(fd, 16 * 1024 * 1024, &text);
+	close(fd);
 	if (r < 0) {
 		log_err("state %s: cannot read: %s; originals of an earlier run are lost",
 			st->path, strerror(-r));
@@ -143,6 +201,8 @@ int state_save(struct state *st)
 	size_t i;
 	int r;
 
+	if (st->untrusted)
+		return -EPERM;
 	if (st->n == 0) {
 		if (unlink(st->path) < 0 && errno != ENOENT)
 			return -errno;
@@ -214,7 +274,24 @@ int state_remember(struct state *st, const char *sink, const char *key,
 			return r;
 		st->e[st->n - 1].touched = true;
 	}
-	return state_save(st);
+	r = state_save(st);
+	/* the caller will not write; kept, this entry would "restore" an unchanged value */
+	if (r < 0 && !e)
+		state_forget(st, &st->e[st->n - 1]);
+	return r;
+}
+
+void state_undo_remember(struct state *st, const char *sink, const char *key, bool had)
+{
+	struct state_entry *e;
+
+	/* an entry from before keeps its original: that value may still be ours */
+	if (had)
+		return;
+	e = state_find(st, sink, key);
+	if (e)
+		state_forget(st, e);
+	state_save(st);
 }
 
 void state_forget(struct state *st, struct state_entry *e)

@@ -23,11 +23,18 @@ struct state_entry {
 
 struct state {
 	char path[4096];
+	bool untrusted;		/* directory others can write: never saved */
 	size_t n;
 	struct state_entry *e;
 };
 
-/* Missing file = empty state; a corrupt one is logged and set aside. */
+/*
+ * Missing file = empty state; a corrupt one is logged and set aside.  A
+ * directory not owned by root (or this user) or writable by others makes
+ * the state untrusted: nothing is read from it, and state_save() (so
+ * every change) is refused.  A file that is not a regular file owned by
+ * root (or this user) and writable only by it is set aside unread.
+ */
 int state_load(struct state *st, const char *dir);
 /* Atomic; removes the file when nothing is left to restore. */
 int state_save(struct state *st);
@@ -41,6 +48,12 @@ struct state_entry *state_find(struct state *st, const char *sink, const char *k
  */
 int state_remember(struct state *st, const char *sink, const char *key,
 		   bool existed, const char *original, const char *applied);
+/*
+ * The write state_remember() announced failed: drop the entry it created
+ * (had = false: there was none before) so that restore does not "put
+ * back" a value that was never changed.
+ */
+void state_undo_remember(struct state *st, const char *sink, const char *key, bool had);
 void state_forget(struct state *st, struct state_entry *e);
 void state_untouch(struct state *st, const char *sink);
 

@@ -10,20 +10,15 @@
 
 #include "util.h"
 
-int read_text(const char *path, size_t max, char **out)
+int read_fd(int fd, size_t max, char **out)
 {
 	size_t len = 0, cap = 4096;
 	char *buf;
-	int fd, r = 0;
+	int r = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
 	buf = malloc(cap);
-	if (!buf) {
-		close(fd);
+	if (!buf)
 		return -ENOMEM;
-	}
 	for (;;) {
 		ssize_t n;
 
@@ -53,7 +48,6 @@ int read_text(const char *path, size_t max, char **out)
 			break;
 		len += n;
 	}
-	close(fd);
 	if (r < 0) {
 		free(buf);
 		return r;
@@ -63,29 +57,60 @@ int read_text(const char *path, size_t max, char **out)
 	return 0;
 }
 
+static int read_text_flags(const char *path, int flags, size_t max, char **out)
+{
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | flags);
+	if (fd < 0)
+		return -errno;
+	r = read_fd(fd, max, out);
+	close(fd);
+	return r;
+}
+
+int read_text(const char *path, size_t max, char **out)
+{
+	return read_text_flags(path, 0, max, out);
+}
+
+int read_text_nofollow(const char *path, size_t max, char **out)
+{
+	return read_text_flags(path, O_NOFOLLOW, max, out);
+}
+
 int read_attr(const char *path, char *buf, size_t len)
 {
 	ssize_t n;
 	char *nl;
-	int fd;
+	int fd, r = 0;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
 	n = read(fd, buf, len - 1);
 	if (n < 0) {
-		int r = -errno;
+		r = -errno;
+	} else {
+		buf[n] = '\0';
+		nl = strchr(buf, '\n');
+		if (nl) {
+			*nl = '\0';
+		} else if ((size_t)n == len - 1) {
+			char more;
 
-		close(fd);
-		return r;
+			/*
+			 * A first line that does not fit would be saved cut short
+			 * and a restore would write the stump back.
+			 */
+			if (read(fd, &more, 1) > 0)
+				r = -EFBIG;
+		}
 	}
 	close(fd);
-	buf[n] = '\0';
-	nl = strchr(buf, '\n');
-	if (nl)
-		*nl = '\0';
-	strtrim(buf);
-	return 0;
+	if (r == 0)
+		strtrim(buf);
+	return r;
 }
 
 int write_attr(const char *path, const char *value)
@@ -166,6 +191,19 @@ char *next_line(char **cursor)
 		*cursor = line + strlen(line);
 	}
 	return line;
+}
+
+void sanitize_line(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
+bool trusted_stat(const struct stat *st)
+{
+	return (st->st_uid == 0 || st->st_uid == geteuid()) &&
+	       !(st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
 bool startswith(const char *s, const char *prefix)

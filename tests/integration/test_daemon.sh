@@ -7,6 +7,8 @@
 # knobs within a second, SIGTERM restores, rollback=never, restore after
 # SIGKILL (what ExecStopPost=pmem-tuned --restore does).
 set -u
+# the daemon refuses a knob map or state others could have written
+umask 022
 DAEMON=$1
 MKPOLICY=$2
 BUILTIN=$3
@@ -144,13 +146,14 @@ PY
 	while [ ! -S "$NOTIFY" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 fi
 
+# start_daemon [EXTRA-ARG...]
 start_daemon() {
 	: > "$T/log"
 	if [ -n "$NOTIFY" ]; then
 		env -u INVOCATION_ID -u JOURNAL_STREAM NOTIFY_SOCKET="$NOTIFY" ${WD:+WATCHDOG_USEC=$WD} \
-			"$DAEMON" --force -v $COMMON > "$T/log" 2>&1 &
+			"$DAEMON" --force -v $COMMON "$@" > "$T/log" 2>&1 &
 	else
-		run "$DAEMON" --force -v $COMMON > "$T/log" 2>&1 &
+		run "$DAEMON" --force -v $COMMON "$@" > "$T/log" 2>&1 &
 	fi
 	PID=$!
 }
@@ -193,6 +196,8 @@ kill -HUP "$PID"
 ok "SIGHUP: new knob map entry applied" wait_is "$OTHER" 42 20
 if [ -n "$NOTIFY" ]; then
 	ok "SIGHUP: RELOADING=1 then READY=1" wait_grep "$T/notify.log" "RELOADING=1" 10
+	ok "SIGHUP: RELOADING=1 with MONOTONIC_USEC=" \
+		wait_grep "$T/notify.log" "RELOADING=1 | MONOTONIC_USEC=[0-9]" 10
 fi
 
 # a policy that fails validation leaves everything as it is
@@ -272,6 +277,46 @@ ok "no policy: the probe's policy is applied when it lands" wait_is "$THRESH" 40
 stop_daemon TERM
 ok "no policy: restored on stop" is "$THRESH" 768
 WD=
+
+# the policy's directory replaced by another (a config tool swapping it in),
+# then removed and created again: the watch follows the path, not the inode
+mkdir -p "$T/fleet"
+"$MKPOLICY" "$T/fleet/p.json" --kernel 4096 --movnt 512
+start_daemon --policy "$T/fleet/p.json"
+ok "policy dir: applied" wait_is "$THRESH" 4096 50
+mkdir "$T/fleet.new"
+"$MKPOLICY" "$T/fleet.new/p.json" --kernel 8192 --movnt 512
+mv "$T/fleet" "$T/fleet.old"
+mv "$T/fleet.new" "$T/fleet"
+ok "policy dir replaced: its policy applied" wait_is "$THRESH" 8192 20
+"$MKPOLICY" "$T/fleet/.n.json" --kernel 12288 --movnt 512
+mv "$T/fleet/.n.json" "$T/fleet/p.json"
+ok "policy dir replaced: a rename in the new one is seen" wait_is "$THRESH" 12288 20
+rm -rf "$T/fleet" "$T/fleet.old"
+sleep 0.3
+mkdir "$T/fleet"
+"$MKPOLICY" "$T/fleet/p.json" --kernel 16384 --movnt 512
+ok "policy dir removed and created again: applied" wait_is "$THRESH" 16384 30
+ok "policy dir: still running" alive
+stop_daemon TERM
+ok "policy dir: restored on stop" is "$THRESH" 768
+
+# policy text (a foreign fingerprint, quoted in STATUS=) adds no sd_notify field
+if [ -n "$NOTIFY" ]; then
+	"$MKPOLICY" "$T/etc/pmem-policy.json" --kernel 4096 --movnt 512 \
+		--fingerprint "$(printf 'sha256:0\nWATCHDOG=trigger\nMAINPID=1')"
+	: > "$T/notify.log"
+	env -u INVOCATION_ID -u JOURNAL_STREAM NOTIFY_SOCKET="$NOTIFY" \
+		"$DAEMON" $COMMON > "$T/log" 2>&1 &
+	PID=$!
+	ok "foreign fingerprint: READY=1 with STATUS=Policy not applied" \
+		wait_grep "$T/notify.log" "READY=1 | STATUS=Policy not applied" 20
+	ok "foreign fingerprint: no WATCHDOG=trigger field" \
+		sh -c '! grep -q "| WATCHDOG=trigger" "$1"' _ "$T/notify.log"
+	ok "foreign fingerprint: no MAINPID= field" sh -c '! grep -q "| MAINPID=" "$1"' _ "$T/notify.log"
+	stop_daemon TERM
+	ok "foreign fingerprint: nothing applied" is "$THRESH" 768
+fi
 
 echo "test_daemon: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -669,6 +669,223 @@ static void test_planted_state(void)
 	daemon_fini(&d);
 }
 
+/* Every line of an environment file we write: a comment or one of ours (absent: none). */
+static bool env_lines_ok(const char *rel, const char *prefix)
+{
+	char *t, *line, *cur;
+
+	if (!exists(rel))
+		return true;
+	cur = t = slurp(rel);
+	while ((line = next_line(&cur)))
+		if (line[0] != '#' && !startswith(line, prefix))
+			return false;
+	return true;
+}
+
+/* Text from the policy (its fingerprint) never becomes a line of its own. */
+static void test_policy_text_injection(void)
+{
+	struct mkpolicy_opts o = base_policy;
+	struct daemon d;
+
+	make_tree();
+	o.fingerprint = "sha256:0\nLD_PRELOAD=/tmp/evil.so\nMAINPID=1";
+	write_policy(&o);
+	daemon_setup(&d, MODE_ONESHOT);
+	CHECK_INT(daemon_reload(&d, "injection"), RELOAD_APPLIED);
+	CHECK(exists("etc/pmem-tuned/libpmem.env"));
+	CHECK(exists("etc/pmem-tuned/glibc.env"));
+	CHECK(env_lines_ok("etc/pmem-tuned/libpmem.env", "PMEM_"));
+	CHECK(env_lines_ok("etc/environment.d/60-pmem-tuned.conf", "PMEM_"));
+	CHECK(env_lines_ok("etc/pmem-tuned/glibc.env", "GLIBC_TUNABLES="));
+	CHECK(env_lines_ok("etc/environment.d/60-pmem-tuned-glibc.conf", "GLIBC_TUNABLES="));
+	CHECK(strchr(d.status, '\n') == NULL);
+	daemon_restore(&d, false);
+	daemon_fini(&d);
+
+	/* not applied (another platform): the fingerprint is quoted in STATUS= */
+	daemon_setup(&d, MODE_ONESHOT);
+	d.opt.force = false;
+	CHECK_INT(daemon_reload(&d, "foreign"), RELOAD_KEPT);
+	CHECK(strstr(d.status, "not applied") != NULL);
+	CHECK(strchr(d.status, '\n') == NULL);
+	daemon_fini(&d);
+}
+
+/* The manager's GLIBC_TUNABLES is copied into glibc.env only if it stays one assignment. */
+static void test_glibc_base_injection(void)
+{
+	struct daemon d;
+
+	make_tree();
+	write_policy(&base_policy);
+	setenv("GLIBC_TUNABLES", "glibc.malloc.check=3\nLD_PRELOAD=/tmp/evil.so", 1);
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "glibc base with a newline");
+	CHECK(env_lines_ok("etc/pmem-tuned/glibc.env", "GLIBC_TUNABLES="));
+	CHECK(strstr(slurp("etc/pmem-tuned/glibc.env"), "LD_PRELOAD") == NULL);
+	CHECK(d.stats.refused >= 1);
+	/* user sessions only ever get our own, normalized, tunables */
+	CHECK(exists("etc/environment.d/60-pmem-tuned-glibc.conf"));
+	setenv("GLIBC_TUNABLES", "glibc.malloc.check=\"3\"", 1);
+	daemon_reload(&d, "glibc base with quotes");
+	CHECK(!exists("etc/pmem-tuned/glibc.env"));
+	daemon_restore(&d, false);
+	daemon_fini(&d);
+	unsetenv("GLIBC_TUNABLES");
+}
+
+static const char planted_state[] =
+	"{\"format\":\"pmem-tuned-state/1\",\"entries\":["
+	"{\"sink\":\"sysfs\",\"key\":\"/sys/module/alpha/parameters/thresh\","
+	"\"existed\":true,\"original\":\"100\"}]}";
+
+/* A state directory or file others can write never steers a write. */
+static void test_untrusted_state(void)
+{
+	struct daemon d;
+
+	make_tree();
+	put("run/pmem-tuned/state.json", planted_state, 0600);
+	chmod(P("run/pmem-tuned"), 0777);
+	daemon_setup(&d, MODE_RESTORE);
+	CHECK_INT(d.state.n, 0);
+	CHECK(d.state.untrusted);
+	daemon_restore(&d, true);
+	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "768");
+	daemon_fini(&d);
+
+	/* nor is anything changed whose original could not be kept safe */
+	write_policy(&base_policy);
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "untrusted state dir");
+	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "768");
+	CHECK_STR(get("sys/block/pmem0/dax/write_cache"), "1");
+	CHECK(!exists("etc/pmem-tuned/libpmem.env"));
+	CHECK_INT(d.stats.set, 0);
+	CHECK(d.stats.failed >= 1);
+	/* what could not be saved was not changed, so there is nothing to restore */
+	CHECK_INT(d.state.n, 0);
+	CHECK_STR(slurp("run/pmem-tuned/state.json"), planted_state);
+	daemon_fini(&d);
+
+	/* a trusted directory, a file others can write: set aside unread */
+	chmod(P("run/pmem-tuned"), 0755);
+	put("run/pmem-tuned/state.json", planted_state, 0666);
+	daemon_setup(&d, MODE_RESTORE);
+	CHECK_INT(d.state.n, 0);
+	CHECK(!d.state.untrusted);
+	daemon_restore(&d, false);
+	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "768");
+	CHECK(exists("run/pmem-tuned/state.json.untrusted"));
+	daemon_fini(&d);
+
+	/* a symlink in its place: not followed */
+	put("outside/state.json", planted_state, 0600);
+	link_to("run/pmem-tuned/state.json", "../../outside/state.json");
+	daemon_setup(&d, MODE_RESTORE);
+	CHECK_INT(d.state.n, 0);
+	daemon_restore(&d, false);
+	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "768");
+	CHECK_STR(slurp("outside/state.json"), planted_state);
+	daemon_fini(&d);
+}
+
+/* Planted entries the sinks never write are dropped, not restored. */
+static void test_planted_values(void)
+{
+	struct daemon d;
+
+	make_tree();
+	put("run/pmem-tuned/state.json",
+	    "{\"format\":\"pmem-tuned-state/1\",\"entries\":["
+	    "{\"sink\":\"libpmem\",\"key\":\"manager:PMEM_IS_PMEM_FORCE\",\"existed\":true,"
+	    "\"original\":\"1\"},"
+	    "{\"sink\":\"sysfs\",\"key\":\"/sys/module/alpha/parameters/thresh\","
+	    "\"existed\":true,\"original\":\"100\\n200\"}]}", 0600);
+	daemon_setup(&d, MODE_RESTORE);
+	CHECK_INT(d.state.n, 2);
+	daemon_restore(&d, false);
+	CHECK_STR(slurp("sys/module/alpha/parameters/thresh"), "768\n");
+	CHECK_INT(d.state.n, 0);
+	daemon_fini(&d);
+}
+
+/* A knob map others can write picks no knob. */
+static void test_untrusted_knobmap(void)
+{
+	struct daemon d;
+
+	make_tree();
+	write_policy(&base_policy);
+	chmod(P("etc/pmem-tuned/knobs.d/60-test.conf"), 0666);
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "untrusted knob file");
+	CHECK_INT(d.knobs.n, 1);	/* the built-in entry only */
+	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "768");
+	CHECK_STR(get("sys/block/pmem0/dax/write_cache"), "0");
+	daemon_restore(&d, false);
+	daemon_fini(&d);
+
+	chmod(P("etc/pmem-tuned/knobs.d/60-test.conf"), 0644);
+	chmod(P("etc/pmem-tuned/knobs.d"), 0777);
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "untrusted knob dir");
+	CHECK_INT(d.knobs.n, 0);
+	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "768");
+	CHECK_STR(get("sys/block/pmem0/dax/write_cache"), "1");
+	daemon_restore(&d, false);
+	daemon_fini(&d);
+	chmod(P("etc/pmem-tuned/knobs.d"), 0755);
+}
+
+/* Our environment file is not read or replaced through a symlink. */
+static void test_envfile_symlink(void)
+{
+	struct daemon d;
+
+	make_tree();
+	write_policy(&base_policy);
+	put("outside/private", "TOKEN=s3cret\n", 0600);
+	link_to("etc/pmem-tuned/libpmem.env", "../../outside/private");
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "env file is a symlink");
+	CHECK(strstr(slurp("run/pmem-tuned/state.json"), "s3cret") == NULL);
+	CHECK(d.stats.refused >= 1);
+	/* the drop-in beside it is still written */
+	CHECK(exists("etc/environment.d/60-pmem-tuned.conf"));
+	daemon_restore(&d, false);
+	{
+		struct stat st;
+
+		CHECK(lstat(P("etc/pmem-tuned/libpmem.env"), &st) == 0 && S_ISLNK(st.st_mode));
+	}
+	CHECK_STR(slurp("outside/private"), "TOKEN=s3cret\n");
+	daemon_fini(&d);
+}
+
+/* An original longer than the read buffer is not saved cut short. */
+static void test_long_original(void)
+{
+	char longval[301], content[310];
+	struct daemon d;
+
+	memset(longval, 'a', 300);
+	longval[300] = '\0';
+	snprintf(content, sizeof(content), "%s\n", longval);
+	make_tree();
+	write_policy(&base_policy);
+	put("sys/module/alpha/parameters/long", content, 0644);
+	put("etc/pmem-tuned/knobs.d/70-long.conf", "=short /sys/module/alpha/parameters/long\n",
+	    0644);
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "long original");
+	daemon_restore(&d, false);
+	CHECK_STR(slurp("sys/module/alpha/parameters/long"), content);
+	daemon_fini(&d);
+}
+
 static void drop_privileges(void)
 {
 	const uid_t nobody = 65534;
@@ -692,6 +909,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	drop_privileges();
+	/* the daemon refuses knob maps and state that others can write */
+	umask(022);
 	if (!tmp || access(tmp, W_OK) < 0)
 		tmp = "/tmp";
 	snprintf(root, sizeof(root), "%s/pt-sinks.XXXXXX", tmp);
@@ -714,6 +933,13 @@ int main(int argc, char **argv)
 	test_libpmem();
 	test_module_only();
 	test_planted_state();
+	test_policy_text_injection();
+	test_glibc_base_injection();
+	test_untrusted_state();
+	test_planted_values();
+	test_untrusted_knobmap();
+	test_envfile_symlink();
+	test_long_original();
 
 	if (!check_failed)
 		rm_rf(root);
