@@ -348,6 +348,38 @@ static struct json_object *need(struct rd *rd, struct json_object *obj, const ch
 	return rd->failed ? NULL : v;
 }
 
+/*
+ * A string value fit to be printed on one line and written into a file:
+ * bounded, and without NUL or any other control character.  Every
+ * string of the policy reaches logs, sd_notify's STATUS= or an
+ * environment file's header somewhere.
+ */
+static int check_text(struct rd *rd, struct json_object *v, size_t maxlen)
+{
+	const char *str = json_object_get_string(v);
+	size_t len = (size_t)json_object_get_string_len(v);
+
+	if (len >= maxlen)
+		return fail(rd, "string longer than %zu bytes", maxlen - 1);
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)str[i] < 0x20 || str[i] == 0x7f)
+			return fail(rd, "control character (0x%02x) at byte %zu",
+				    (unsigned char)str[i], i);
+	return 0;
+}
+
+/* Names the policy uses as identifiers: a-z, A-Z, 0-9, '_' and '.'. */
+static bool valid_ident(const char *s, bool upper_and_dot)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_' ||
+		      (upper_and_dot && ((*s >= 'A' && *s <= 'Z') || *s == '.'))))
+			return false;
+	return true;
+}
+
 static void read_str(struct rd *rd, struct json_object *obj, const char *key, char *dst,
 		     size_t dstlen, int required)
 {
@@ -362,11 +394,7 @@ static void read_str(struct rd *rd, struct json_object *obj, const char *key, ch
 	if (!v)
 		return;
 	mark = push_key(rd, key);
-	if ((size_t)json_object_get_string_len(v) >= dstlen)
-		fail(rd, "string longer than %zu bytes", dstlen - 1);
-	else if (strlen(json_object_get_string(v)) != (size_t)json_object_get_string_len(v))
-		fail(rd, "string contains a NUL byte");
-	else
+	if (check_text(rd, v, dstlen) == 0)
 		snprintf(dst, dstlen, "%s", json_object_get_string(v));
 	pop(rd, mark);
 }
@@ -580,13 +608,6 @@ static void read_curve(struct rd *rd, struct json_object *jc, struct policy_curv
 	}
 }
 
-static int valid_strategy_name(const char *s)
-{
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
-			return 0;
-	return 1;
-}
 
 static void read_ranges(struct rd *rd, struct json_object *jo, struct policy_op *op)
 {
@@ -734,7 +755,7 @@ static void read_op(struct rd *rd, struct json_object *jo, struct policy_target 
 			struct policy_curve *c;
 
 			push_key(rd, key);
-			if (strlen(key) >= POLICY_NAME_MAX || !key[0] || !valid_strategy_name(key)) {
+			if (strlen(key) >= POLICY_NAME_MAX || !valid_ident(key, false)) {
 				fail(rd, "not a strategy name (a-z, 0-9, _; at most %d bytes)",
 				     POLICY_NAME_MAX - 1);
 			} else if (policy_op_find_curve(op, key)) {
@@ -844,8 +865,9 @@ static void read_kv(struct rd *rd, struct json_object *je, const char *key,
 
 		if (e->nkv == POLICY_EXPORT_KV_MAX)
 			fail(rd, "more than %d entries", POLICY_EXPORT_KV_MAX);
-		else if (strlen(k) >= POLICY_NAME_MAX || !k[0])
-			fail(rd, "key must be 1 to %d bytes", POLICY_NAME_MAX - 1);
+		else if (strlen(k) >= POLICY_NAME_MAX || !valid_ident(k, true))
+			fail(rd, "not a variable or tunable name (A-Z, a-z, 0-9, '_', '.'; "
+			     "at most %d bytes)", POLICY_NAME_MAX - 1);
 		else if (!v || !json_object_is_type(v, json_type_string))
 			fail(rd, "expected string, got %s", type_name(v));
 		else if ((size_t)json_object_get_string_len(v) >= POLICY_NAME_MAX)
@@ -918,6 +940,16 @@ static void read_exports(struct rd *rd, struct json_object *root, struct policy 
 	pop(rd, mark);
 }
 
+static bool valid_fingerprint(const char *s)
+{
+	if (strncmp(s, "sha256:", 7) || strlen(s) != 7 + 64)
+		return false;
+	for (s += 7; *s; s++)
+		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
+			return false;
+	return true;
+}
+
 static void read_platform(struct rd *rd, struct json_object *root, struct policy *p)
 {
 	struct json_object *jp = need(rd, root, "platform", json_type_object, 0), *jc, *feat;
@@ -929,6 +961,12 @@ static void read_platform(struct rd *rd, struct json_object *root, struct policy
 	mark = push_key(rd, "platform");
 	read_str(rd, jp, "fingerprint", p->platform.fingerprint,
 		 sizeof(p->platform.fingerprint), 1);
+	if (!rd->failed && !valid_fingerprint(p->platform.fingerprint)) {
+		size_t m2 = push_key(rd, "fingerprint");
+
+		fail(rd, "expected \"sha256:\" and 64 lower-case hex digits");
+		pop(rd, m2);
+	}
 	read_str(rd, jp, "kernel", p->platform.kernel, sizeof(p->platform.kernel), 0);
 	jc = need(rd, jp, "cpu", json_type_object, 0);
 	if (jc) {
@@ -949,8 +987,11 @@ static void read_platform(struct rd *rd, struct json_object *root, struct policy
 			push_index(rd, i);
 			if (!f || !json_object_is_type(f, json_type_string) ||
 			    json_object_get_string_len(f) >= POLICY_NAME_MAX ||
-			    !json_object_get_string_len(f))
-				fail(rd, "expected a feature name, got %s", type_name(f));
+			    strlen(json_object_get_string(f)) !=
+				    (size_t)json_object_get_string_len(f) ||
+			    !valid_ident(json_object_get_string(f), false))
+				fail(rd, "expected a CPU feature name (a-z, 0-9, '_'), got %s",
+				     type_name(f));
 			else if (policy_cpu_add_feature(c, json_object_get_string(f)))
 				fail(rd, "out of memory");
 			pop(rd, m3);

@@ -301,21 +301,22 @@ ok "policy dir: still running" alive
 stop_daemon TERM
 ok "policy dir: restored on stop" is "$THRESH" 768
 
-# policy text (a foreign fingerprint, quoted in STATUS=) adds no sd_notify field
+# policy text (a fingerprint with newlines, named in STATUS=) adds no sd_notify field
 if [ -n "$NOTIFY" ]; then
-	"$MKPOLICY" "$T/etc/pmem-policy.json" --kernel 4096 --movnt 512 \
-		--fingerprint "$(printf 'sha256:0\nWATCHDOG=trigger\nMAINPID=1')"
+	"$MKPOLICY" "$T/etc/pmem-policy.json" --kernel 4096 --movnt 512
+	sed -i 's/"sha256:[0-9a-f]*"/"sha256:0\\nWATCHDOG=trigger\\nMAINPID=1"/' \
+		"$T/etc/pmem-policy.json"
 	: > "$T/notify.log"
 	env -u INVOCATION_ID -u JOURNAL_STREAM NOTIFY_SOCKET="$NOTIFY" \
 		"$DAEMON" $COMMON > "$T/log" 2>&1 &
 	PID=$!
-	ok "foreign fingerprint: READY=1 with STATUS=Policy not applied" \
-		wait_grep "$T/notify.log" "READY=1 | STATUS=Policy not applied" 20
-	ok "foreign fingerprint: no WATCHDOG=trigger field" \
+	ok "fingerprint with newlines: READY=1 with STATUS=Policy rejected" \
+		wait_grep "$T/notify.log" "READY=1 | STATUS=Policy rejected" 20
+	ok "fingerprint with newlines: no WATCHDOG=trigger field" \
 		sh -c '! grep -q "| WATCHDOG=trigger" "$1"' _ "$T/notify.log"
-	ok "foreign fingerprint: no MAINPID= field" sh -c '! grep -q "| MAINPID=" "$1"' _ "$T/notify.log"
+	ok "fingerprint with newlines: no MAINPID= field" sh -c '! grep -q "| MAINPID=" "$1"' _ "$T/notify.log"
 	stop_daemon TERM
-	ok "foreign fingerprint: nothing applied" is "$THRESH" 768
+	ok "fingerprint with newlines: nothing applied" is "$THRESH" 768
 fi
 
 echo "test_daemon: $passed passed, $failed failed"

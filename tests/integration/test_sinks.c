@@ -684,33 +684,43 @@ static bool env_lines_ok(const char *rel, const char *prefix)
 }
 
 /* Text from the policy (its fingerprint) never becomes a line of its own. */
+/*
+ * A policy whose fingerprint carries a newline (an env-file line, an
+ * sd_notify field) is refused by the loader, before the daemon's own
+ * sanitiser would see it: nothing is written, the status stays one line.
+ */
 static void test_policy_text_injection(void)
 {
-	struct mkpolicy_opts o = base_policy;
 	struct daemon d;
+	char *text, *fp, *bad;
+	FILE *f;
 
 	make_tree();
-	o.fingerprint = "sha256:0\nLD_PRELOAD=/tmp/evil.so\nMAINPID=1";
-	write_policy(&o);
+	write_policy(&base_policy);
+	text = strdup(slurp("etc/pmem-policy.json"));
+	fp = strstr(text, "\"sha256:");
+	CHECK(fp != NULL);
+	if (!fp) {
+		free(text);
+		return;
+	}
+	/* "sha256:<64 hex>" -> "sha256:0\nLD_PRELOAD=/tmp/evil.so\nMAINPID=1" */
+	if (asprintf(&bad, "%.*s\"sha256:0\\nLD_PRELOAD=/tmp/evil.so\\nMAINPID=1\"%s",
+		     (int)(fp - text), text, fp + 1 + 7 + 64 + 1) < 0)
+		exit(2);
+	f = fopen(P("etc/pmem-policy.json"), "w");
+	fputs(bad, f);
+	fclose(f);
 	daemon_setup(&d, MODE_ONESHOT);
-	CHECK_INT(daemon_reload(&d, "injection"), RELOAD_APPLIED);
-	CHECK(exists("etc/pmem-tuned/libpmem.env"));
-	CHECK(exists("etc/pmem-tuned/glibc.env"));
-	CHECK(env_lines_ok("etc/pmem-tuned/libpmem.env", "PMEM_"));
-	CHECK(env_lines_ok("etc/environment.d/60-pmem-tuned.conf", "PMEM_"));
-	CHECK(env_lines_ok("etc/pmem-tuned/glibc.env", "GLIBC_TUNABLES="));
-	CHECK(env_lines_ok("etc/environment.d/60-pmem-tuned-glibc.conf", "GLIBC_TUNABLES="));
+	CHECK_INT(daemon_reload(&d, "injection"), RELOAD_KEPT);
+	CHECK(!exists("etc/pmem-tuned/libpmem.env"));
+	CHECK(!exists("etc/environment.d/60-pmem-tuned.conf"));
+	CHECK(strstr(d.status, "fingerprint") != NULL);
 	CHECK(strchr(d.status, '\n') == NULL);
-	daemon_restore(&d, false);
+	CHECK(strstr(d.status, "LD_PRELOAD") == NULL);
 	daemon_fini(&d);
-
-	/* not applied (another platform): the fingerprint is quoted in STATUS= */
-	daemon_setup(&d, MODE_ONESHOT);
-	d.opt.force = false;
-	CHECK_INT(daemon_reload(&d, "foreign"), RELOAD_KEPT);
-	CHECK(strstr(d.status, "not applied") != NULL);
-	CHECK(strchr(d.status, '\n') == NULL);
-	daemon_fini(&d);
+	free(bad);
+	free(text);
 }
 
 /* The manager's GLIBC_TUNABLES is copied into glibc.env only if it stays one assignment. */

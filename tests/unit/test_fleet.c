@@ -11,6 +11,9 @@
 #include "policy.h"
 
 #define N 6
+#define FP64 "0000000000000000000000000000000000000000000000000000000000000000"
+#define FP(c) "sha256:" c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c \
+	      c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c c
 static const uint64_t sizes[N] = { 256, 512, 1024, 2048, 4096, 8192 };
 
 /* A host whose clwb curve is scaled by k, crossing movnt_avx2 near 'at'. */
@@ -63,13 +66,13 @@ static void test_merge(void)
 	char err[256];
 
 	/* three hosts of platform A (one an outlier), one of platform B */
-	in[0] = one(host("sha256:aa", "2026-11-01T00:00:00Z", 1.0, 2048));
-	in[1] = one(host("sha256:aa", "2026-11-03T00:00:00Z", 1.1, 2048));
-	in[2] = one(host("sha256:aa", "2026-11-02T00:00:00Z", 0.1, 2048));
-	in[3] = one(host("sha256:bb", "2026-11-02T00:00:00Z", 1.0, 512));
+	in[0] = one(host(FP("a"), "2026-11-01T00:00:00Z", 1.0, 2048));
+	in[1] = one(host(FP("a"), "2026-11-03T00:00:00Z", 1.1, 2048));
+	in[2] = one(host(FP("a"), "2026-11-02T00:00:00Z", 0.1, 2048));
+	in[3] = one(host(FP("b"), "2026-11-02T00:00:00Z", 1.0, 512));
 	CHECK_INT(policy_merge(in, 4, NULL, &out, err, sizeof(err)), 0);
 	CHECK_INT(out->n, 2);
-	m = policy_bundle_find(out, "sha256:aa");
+	m = policy_bundle_find(out, FP("a"));
 	CHECK(m != NULL);
 	if (!m)
 		goto out;
@@ -87,7 +90,7 @@ static void test_merge(void)
 	CHECK_INT(m->targets[0].ops[0].crossovers[0].size_bytes, 2048);
 	CHECK_NEAR(m->targets[0].ceiling_mib_s, 3000, 1e-6);
 	/* a lone host's entry is itself */
-	m = policy_bundle_find(out, "sha256:bb");
+	m = policy_bundle_find(out, FP("b"));
 	CHECK(m && m->merged.hosts == 0 && m->targets[0].ops[0].crossovers[0].size_bytes == 512);
 
 	/* the bundle round-trips through its JSON form */
@@ -114,11 +117,11 @@ out:
 
 static void test_diff(void)
 {
-	struct policy_bundle *a = one(host("sha256:aa", "2026-11-01T00:00:00Z", 1.0, 2048));
-	struct policy_bundle *noise = one(host("sha256:aa", "2026-11-02T00:00:00Z", 1.05, 2048));
-	struct policy_bundle *moved = one(host("sha256:aa", "2026-11-02T00:00:00Z", 1.0, 8192));
-	struct policy_bundle *other = one(host("sha256:cc", "2026-11-02T00:00:00Z", 1.0, 2048));
-	struct policy *near = host("sha256:aa", "2026-11-02T00:00:00Z", 1.0, 2048);
+	struct policy_bundle *a = one(host(FP("a"), "2026-11-01T00:00:00Z", 1.0, 2048));
+	struct policy_bundle *noise = one(host(FP("a"), "2026-11-02T00:00:00Z", 1.05, 2048));
+	struct policy_bundle *moved = one(host(FP("a"), "2026-11-02T00:00:00Z", 1.0, 8192));
+	struct policy_bundle *other = one(host(FP("c"), "2026-11-02T00:00:00Z", 1.0, 2048));
+	struct policy *near = host(FP("a"), "2026-11-02T00:00:00Z", 1.0, 2048);
 	struct policy_bundle *nb;
 
 	/* throughputs moved, decisions did not */
@@ -145,12 +148,12 @@ static void test_bundle_errors(void)
 	char err[256];
 	struct policy_bundle *b;
 	const char *dup = "{\"schema\":\"pmem-policy/1\",\"bundle\":["
-			  "{\"schema\":\"pmem-policy/1\",\"platform\":{\"fingerprint\":\"x\",\"cpu\":"
+			  "{\"schema\":\"pmem-policy/1\",\"platform\":{\"fingerprint\":\"sha256:" FP64 "\",\"cpu\":"
 			  "{\"vendor\":\"v\",\"family\":1,\"model\":1,\"stepping\":1}},\"targets\":[]},"
-			  "{\"schema\":\"pmem-policy/1\",\"platform\":{\"fingerprint\":\"x\",\"cpu\":"
+			  "{\"schema\":\"pmem-policy/1\",\"platform\":{\"fingerprint\":\"sha256:" FP64 "\",\"cpu\":"
 			  "{\"vendor\":\"v\",\"family\":1,\"model\":1,\"stepping\":1}},\"targets\":[]}]}";
 	const char *bad = "{\"schema\":\"pmem-policy/1\",\"bundle\":["
-			  "{\"schema\":\"pmem-policy/1\",\"platform\":{\"fingerprint\":\"x\",\"cpu\":"
+			  "{\"schema\":\"pmem-policy/1\",\"platform\":{\"fingerprint\":\"sha256:" FP64 "\",\"cpu\":"
 			  "{\"vendor\":\"v\",\"family\":-1,\"model\":1,\"stepping\":1}},"
 			  "\"targets\":[]}]}";
 

@@ -195,6 +195,19 @@ static void test_errors(void)
 	expect_error(s, "\"flushcache_nt_max_bytes\":null", "\"flushcache_nt_max_bytes\":-1",
 		     "exports.kernel.flushcache_nt_max_bytes", NULL);
 	expect_error(s, "\"name\":\"region0\"", "\"name\":\"\"", "targets[0].name", "empty");
+	expect_error(s, "\"name\":\"region0\"", "\"name\":\"reg\\nion0\"", "targets[0].name",
+		     "control character");
+	expect_error(s, "\"fingerprint\":\"sha256:"
+		     "0000000000000000000000000000000000000000000000000000000000000007\"",
+		     "\"fingerprint\":\"sha256:0\\nWATCHDOG=1\"", "platform.fingerprint",
+		     "control character");
+	expect_error(s, "\"fingerprint\":\"sha256:"
+		     "0000000000000000000000000000000000000000000000000000000000000007\"",
+		     "\"fingerprint\":\"sha256:aa\"", "platform.fingerprint", "64 lower-case hex");
+	expect_error(s, "\"features\":[", "\"features\":[\"\\u0000x\",", "platform.cpu.features[0]",
+		     "feature name");
+	expect_error(s, "\"PMEM_MOVNT_THRESHOLD\":", "\"LD PRELOAD\":\"1\",\"PMEM_MOVNT_THRESHOLD\":",
+		     "exports.libpmem.env.LD PRELOAD", "variable");
 	expect_error(s, "\"targets\":[", "\"targets\":7,\"t2\":[", "targets", "array");
 	expect_error(s, "\"clwb\":{", "\"../../etc\":{", "curves.../../etc", "strategy name");
 	expect_error(s, "{", "[", "not valid JSON", NULL);
@@ -255,7 +268,8 @@ static void test_limits(void)
 	CHECK_MSG(p == NULL && strstr(err, "byte 40"), "%s", err);
 	{
 		const char *min = "{\"schema\":\"pmem-policy/1\",\"platform\":{\"fingerprint\":"
-				  "\"x\",\"cpu\":{\"vendor\":\"v\",\"family\":1,\"model\":1,"
+				  "\"sha256:0123456789abcdef0123456789abcdef0123456789abcdef"
+				  "0123456789abcdef\",\"cpu\":{\"vendor\":\"v\",\"family\":1,\"model\":1,"
 				  "\"stepping\":1}},\"targets\":[]}\n";
 
 		p = policy_parse(min, strlen(min), err, sizeof(err));
