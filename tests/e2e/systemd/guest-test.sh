@@ -1,0 +1,322 @@
+#!/bin/bash
+# pmem-tuned end to end, in the systemd guest (run by the image's pt-e2e-entry as
+# /pt-e2e/test.sh once multi-user.target is reached; /pt-e2e is the data disk that
+# tests/e2e/systemd/run.sh made: the .deb, pt_testmod.ko, lib.sh, env; out/ comes
+# back to the host).
+#
+#  1. the NVDIMM region (cpu_cache persistence domain): labels, one fsdax namespace,
+#     its write_cache set to 1 so that there is an original to restore
+#  2. dpkg -i the package: the units are enabled (preset), tmpfiles ran
+#  3. a knob map entry for pt_testmod; systemctl enable --now pmem-tuned: the probe
+#     writes /etc/pmem-policy.json, the daemon is active, write_cache is 0
+#  4. the journal fields, the manager's environment, the environment files, the
+#     unit's mount namespace (ProtectKernelTunables= + ReadWritePaths=)
+#  5. pt_testmod loaded after the start: its knobs within a second, the read-only
+#     one refused without stopping the others
+#  6. a new policy renamed over the old one (a kernel threshold and a glibc tunable
+#     added): applied (inotify), GLIBC_TUNABLES in the manager's environment
+#  7. figures: start-to-applied, RSS, systemd-analyze security
+#  8. systemctl stop: every original back, the environment unset, files gone; the
+#     probe unit, started again, is skipped (a valid policy matches)
+#
+# The probe unit gets a drop-in adding --quick (a standard probe takes about a
+# minute under TCG); PT_E2E_PROBE_MODE=standard leaves the unit as shipped.
+# SC2016: jq and awk programs in single quotes; SC2317: helpers run through pt_check
+# shellcheck source=../guest/lib.sh disable=SC2016,SC2317
+. /pt-e2e/lib.sh
+set -u
+
+D=/pt-e2e
+OUT=$D/out
+mkdir -p "$OUT"
+PARAMS=/sys/module/pt_testmod/parameters
+POLICY=/etc/pmem-policy.json
+ms() { echo $(($(date +%s%N) / 1000000)); }
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+fig() { echo "FIGURE $1=$2" | tee -a "$OUT/figures"; }
+sec() { echo "== $1 (uptime $(uptime_s) s)"; }
+# jqt FILTER FILE: the filter yields true; jqs: the same over the file's objects
+jqt() { jq -e "$1" "$2" >/dev/null 2>&1; }
+jqs() { jq -e -s "$@" >/dev/null 2>&1; }
+# unit property
+prop() { systemctl show -P "$2" "$1"; }
+jsync() { journalctl --sync 2>/dev/null || sleep 1; }
+
+t_test0=$(ms)
+echo "guest: kernel $(uname -r), systemd $(systemctl --version | head -n1 | cut -d' ' -f2)," \
+	"uptime $(uptime_s) s"
+state=$(timeout 120 systemctl is-system-running --wait 2>/dev/null || true)
+echo "system state: $state"
+systemd-analyze 2>/dev/null | head -n1 | tee "$OUT/systemd-analyze.txt"
+fig boot_to_test_s "$(uptime_s)"
+systemctl --failed --no-legend --plain | sed 's/^/  failed unit: /'
+
+# --- 1. the NVDIMM -------------------------------------------------------------------
+sec "the NVDIMM"
+udevadm settle -t 30 || true
+pt_wait_for /sys/bus/nd/devices/region0 300 || pt_fail "no region0 (nfit/libnvdimm not loaded?)"
+pd=$(cat /sys/bus/nd/devices/region0/persistence_domain)
+pt_expect_eq "region0 persistence domain" cpu_cache "$pd"
+pt_run ndctl disable-region all >/dev/null || pt_fail "disable-region"
+pt_run ndctl init-labels all >/dev/null || pt_fail "init-labels"
+pt_run ndctl enable-region all >/dev/null || pt_fail "enable-region"
+ns=
+pt_json ns ndctl create-namespace -r region0 -m fsdax -s 256M -n pt-e2e-fsdax
+blk=$(jq -r .blockdev <<<"$ns")
+WC=/sys/block/$blk/dax/write_cache
+pt_wait_for "$WC" 100 || pt_fail "$WC did not appear"
+echo "write_cache of $blk as the kernel set it: $(cat "$WC") (cpu_cache: no flush needed)"
+echo 1 >"$WC" || pt_fail "cannot write $WC"
+pt_expect_eq "write_cache set to 1 before the daemon (the original to restore)" 1 "$(cat "$WC")"
+
+# --- 2. the package --------------------------------------------------------------------
+sec "the package"
+deb=$(ls "$D"/*.deb)
+t0=$(ms)
+pt_run dpkg -i "$deb" || pt_fail "dpkg -i ${deb##*/} failed"
+fig dpkg_install_ms $(($(ms) - t0))
+pt_expect_eq "package installed" "install ok installed" \
+	"$(dpkg-query -W -f='${Status}' pmem-tuned)"
+pt_expect_eq "the preset enabled pmem-tuned.service" enabled \
+	"$(systemctl is-enabled pmem-tuned.service 2>&1)"
+pt_expect_eq "the preset enabled pmem-tune-probe.service" enabled \
+	"$(systemctl is-enabled pmem-tune-probe.service 2>&1)"
+pt_check "tmpfiles: /etc/pmem-tuned/knobs.d" test -d /etc/pmem-tuned/knobs.d
+pt_check "tmpfiles: /etc/environment.d" test -d /etc/environment.d
+pt_check "conffile 50-builtin.conf" test -f /etc/pmem-tuned/knobs.d/50-builtin.conf
+pt_check "no policy before the probe" test ! -e "$POLICY"
+# --man=no: the minimal image has no man-db to look the Documentation= pages up
+pt_check "systemd-analyze verify: the units are clean" \
+	systemd-analyze verify --man=no pmem-tuned.service pmem-tune-probe.service
+
+# --- 3. start -----------------------------------------------------------------------------
+sec "start"
+# pt_testmod stands in for a module with a copy-threshold parameter; fixed_bytes is
+# read-only: that knob must fail alone.
+cat >/etc/pmem-tuned/knobs.d/60-pt-testmod.conf <<'EOF'
+# pmem-tuned e2e: the test module's parameters
+kernel.threshold_bytes	/sys/module/pt_testmod/parameters/nt_max_bytes	%llu
+libpmem.PMEM_MOVNT_THRESHOLD	/sys/module/pt_testmod/parameters/movnt_threshold
+=1	/sys/module/pt_testmod/parameters/enable
+=8192	/sys/module/pt_testmod/parameters/fixed_bytes
+EOF
+if [[ ${PT_E2E_PROBE_MODE:-quick} == quick ]]; then
+	probe_exec=$(systemctl cat pmem-tune-probe.service | sed -n 's/^ExecStart=//p' | tail -n1)
+	mkdir -p /etc/systemd/system/pmem-tune-probe.service.d
+	printf '[Service]\nExecStart=\nExecStart=%s --quick\n' "$probe_exec" \
+		>/etc/systemd/system/pmem-tune-probe.service.d/50-e2e-quick.conf
+	systemctl daemon-reload
+	echo "probe: $(systemctl cat pmem-tune-probe.service | sed -n 's/^ExecStart=//p' | tail -n1)"
+fi
+env_before=$(systemctl show-environment)
+t0=$(ms)
+pt_run systemctl enable --now pmem-tuned.service || echo "systemctl enable --now: exit $?"
+fig enable_now_ms $(($(ms) - t0))
+pt_expect_eq "pmem-tuned.service active" active "$(systemctl is-active pmem-tuned.service)"
+pt_expect_eq "pmem-tune-probe.service result" success "$(prop pmem-tune-probe.service Result)"
+p0=$(prop pmem-tune-probe.service ExecMainStartTimestampMonotonic)
+p1=$(prop pmem-tune-probe.service ExecMainExitTimestampMonotonic)
+[[ $p0 =~ ^[0-9]+$ && $p1 =~ ^[0-9]+$ && $p1 -gt $p0 ]] && fig probe_ms $(((p1 - p0) / 1000))
+pt_check "the probe wrote $POLICY" test -s "$POLICY"
+[[ -s $POLICY ]] || { journalctl -b -u pmem-tune-probe.service --no-pager | tail -n 30; pt_fail "no policy"; }
+cp "$POLICY" "$OUT/pmem-policy.json"
+pt_check "pmem-tune --check: valid and matches this host" pmem-tune --check "$POLICY"
+pt_check "policy target on region0 with the cpu_cache domain" \
+	jqt '[.targets[] | select(.kind == "pmem" and .persistence_domain == "cpu_cache")] | length == 1' "$POLICY"
+echo "policy exports: $(jq -c .exports "$POLICY")"
+pt_check "no scratch namespace left by the probe" \
+	test "$(ndctl list -N | jq -s '[.. | objects | select(.name? == "pmem-tune-scratch")] | length')" = 0
+
+status=$(prop pmem-tuned.service StatusText)
+echo "daemon status: $status"
+main_pid=$(prop pmem-tuned.service MainPID)
+a0=$(prop pmem-tuned.service ExecMainStartTimestampMonotonic)
+a1=$(prop pmem-tuned.service ActiveEnterTimestampMonotonic)
+[[ $a0 =~ ^[0-9]+$ && $a1 =~ ^[0-9]+$ ]] && fig start_to_applied_ms $(((a1 - a0) / 1000))
+pt_expect_eq "write_cache of $blk (cpu_cache domain) set by the built-in knob" 0 "$(cat "$WC")"
+
+# --- 4. journal, environment, mount namespace ---------------------------------------
+sec "journal, environment, mount namespace"
+jsync
+journalctl -b -u pmem-tuned.service -o json --no-pager >"$OUT/journal-start.json"
+journalctl -b -u pmem-tuned.service -u pmem-tune-probe.service --no-pager >"$OUT/journal-start.txt"
+sed 's/^/  | /' "$OUT/journal-start.txt" | tail -n 40
+pt_check "journal: POLICY/SINK/KNOB/VALUE/OLD_VALUE of the write_cache entry" jqs \
+	--arg pol "$POLICY" \
+	'any(.[]; .SINK == "sysfs" and (.KNOB | tostring | endswith("/dax/write_cache"))
+		and .VALUE == "0" and .OLD_VALUE == "1" and .POLICY == $pol)' "$OUT/journal-start.json"
+jq -s -c '.[] | select(.SINK != null) | {SINK, KNOB, VALUE, OLD_VALUE, POLICY, MESSAGE}' \
+	"$OUT/journal-start.json" | head -n 20 | sed 's/^/  journal field: /'
+pt_check "journal: a libpmem entry" jqs 'any(.[]; .SINK == "libpmem")' "$OUT/journal-start.json"
+
+menv=$(systemctl show-environment)
+printf '%s\n' "$menv" >"$OUT/show-environment.txt"
+echo "manager environment:"
+printf '%s\n' "$menv" | sed 's/^/  /'
+nlib=0
+while IFS=$'\t' read -r k v; do
+	[[ -n $k ]] || continue
+	nlib=$((nlib + 1))
+	pt_check "show-environment: $k=$v (set over D-Bus)" grep -qxF "$k=$v" <<<"$menv"
+	pt_check "libpmem.env: $k=$v" grep -qE "^$k=\"?$v\"?$" /etc/pmem-tuned/libpmem.env
+	pt_check "environment.d: $k=$v" grep -qE "^$k=\"?$v\"?$" /etc/environment.d/60-pmem-tuned.conf
+done < <(jq -r '.exports.libpmem.env // {} | to_entries[] | "\(.key)\t\(.value)"' "$POLICY")
+echo "libpmem variables in the policy: $nlib"
+ntun=0
+while IFS=$'\t' read -r k v; do
+	[[ -n $k ]] || continue
+	ntun=$((ntun + 1))
+	pt_check "show-environment: GLIBC_TUNABLES has $k=$v" \
+		grep -qE "^GLIBC_TUNABLES=(.*:)?$k=$v(:|$)" <<<"$menv"
+done < <(jq -r '.exports.glibc.tunables // {} | to_entries[] | "\(.key)\t\(.value)"' "$POLICY")
+echo "glibc tunables in the policy: $ntun"
+((nlib + ntun > 0)) || echo "note: the policy exports no environment; nothing to check there"
+
+# ProtectKernelTunables=yes makes /sys read-only in the unit; ReadWritePaths= reopens
+# /sys/module and /sys/devices.
+mi=/proc/$main_pid/mountinfo
+awk '$5 ~ /^\/sys(\/module|\/devices)?$/ { print "  unit mount: " $5 " " $6 }' "$mi" | sort -u
+pt_check "unit: /sys/module is mounted rw" \
+	awk '$5 == "/sys/module" && $6 ~ /^rw/ { f = 1 } END { exit !f }' "$mi"
+pt_check "unit: /sys/devices is mounted rw" \
+	awk '$5 == "/sys/devices" && $6 ~ /^rw/ { f = 1 } END { exit !f }' "$mi"
+pt_check "unit: /sys is read-only (ProtectKernelTunables)" \
+	awk '$5 == "/sys" { ro = ($6 ~ /^ro/) } END { exit !ro }' "$mi"
+
+# --- 5. a module loading after the start --------------------------------------------
+sec "a module loading after the start"
+thr=$(jq -r '.exports.kernel.flushcache_nt_max_bytes // empty' "$POLICY")
+movnt=$(jq -r '.exports.libpmem.env.PMEM_MOVNT_THRESHOLD // empty' "$POLICY")
+echo "expected: nt_max_bytes=${thr:-(untouched: no kernel threshold)}" \
+	"movnt_threshold=${movnt:-(untouched)} enable=1 fixed_bytes=4096 (read-only)"
+t_ins=$(ms)
+pt_run insmod "$D/pt_testmod.ko" || pt_fail "insmod pt_testmod.ko"
+# from the module being live (insmod returned)
+t0=$(ms)
+i=0
+while ((i < 500)); do
+	[[ $(cat $PARAMS/enable) == 1 ]] &&
+		[[ -z $thr || $(cat $PARAMS/nt_max_bytes) == "$thr" ]] &&
+		[[ -z $movnt || $(cat $PARAMS/movnt_threshold) == "$movnt" ]] && break
+	sleep 0.01
+	i=$((i + 1))
+done
+t1=$(ms)
+dt=$((t1 - t0))
+fig insmod_ms $((t0 - t_ins))
+fig module_knobs_ms "$dt"
+pt_expect_eq "pt_testmod enable (literal =1)" 1 "$(cat $PARAMS/enable)"
+pt_expect_eq "pt_testmod nt_max_bytes (kernel.threshold_bytes)" "${thr:-768}" "$(cat $PARAMS/nt_max_bytes)"
+pt_expect_eq "pt_testmod movnt_threshold (libpmem.PMEM_MOVNT_THRESHOLD)" "${movnt:-256}" \
+	"$(cat $PARAMS/movnt_threshold)"
+pt_expect_eq "pt_testmod fixed_bytes (read-only) untouched" 4096 "$(cat $PARAMS/fixed_bytes)"
+pt_check "the module's knobs within a second of insmod (${dt} ms)" test "$dt" -lt 1000
+pt_expect_eq "still active after the module's knobs" active "$(systemctl is-active pmem-tuned.service)"
+pt_expect_eq "write_cache still 0" 0 "$(cat "$WC")"
+jsync
+journalctl -b -u pmem-tuned.service -o json --no-pager >"$OUT/journal-module.json"
+pt_check "journal: the read-only knob's failure, with its fields" jqs \
+	'any(.[]; (.KNOB // "" | tostring | endswith("/pt_testmod/parameters/fixed_bytes"))
+		and .VALUE == "8192" and (.PRIORITY | tonumber) <= 4)' "$OUT/journal-module.json"
+jq -s -r '.[] | select(.KNOB // "" | tostring | endswith("fixed_bytes")) | .MESSAGE' \
+	"$OUT/journal-module.json" | sed 's/^/  journal: /'
+echo "daemon status: $(prop pmem-tuned.service StatusText)"
+
+# --- 6. a new policy, renamed over the old one ----------------------------------------
+sec "a new policy"
+# The probe's own exports depend on what TCG measured (often no kernel threshold, no
+# glibc export without a dram target): the new policy names both.
+NT=2048 TUN=glibc.cpu.x86_non_temporal_threshold TUNV=0x100000
+jq --argjson nt $NT --arg k $TUN --arg v $TUNV '
+	.exports.kernel = ((.exports.kernel // {target: "region0", regret: 0})
+		| .flushcache_nt_max_bytes = $nt)
+	| .exports.glibc = {target: "region0", tunables: {($k): $v}, regret: 0}' \
+	"$POLICY" >/etc/.pmem-policy.json.new
+chmod 0644 /etc/.pmem-policy.json.new
+pt_check "the new policy is valid for this host" pmem-tune --check /etc/.pmem-policy.json.new
+t0=$(ms)
+mv -f /etc/.pmem-policy.json.new "$POLICY"
+# applied: the knob and the manager's environment (in whichever order the sinks run)
+i=0
+while ((i < 100)); do
+	[[ $(cat $PARAMS/nt_max_bytes) == "$NT" ]] &&
+		systemctl show-environment | grep -qxF "GLIBC_TUNABLES=$TUN=$TUNV" && break
+	sleep 0.1
+	i=$((i + 1))
+done
+fig policy_replace_ms $(($(ms) - t0))
+pt_expect_eq "new policy applied: nt_max_bytes (kernel.threshold_bytes)" $NT \
+	"$(cat $PARAMS/nt_max_bytes)"
+menv2=$(systemctl show-environment)
+printf '%s\n' "$menv2" >"$OUT/show-environment-2.txt"
+pt_check "show-environment: GLIBC_TUNABLES=$TUN=$TUNV (set over D-Bus)" \
+	grep -qxF "GLIBC_TUNABLES=$TUN=$TUNV" <<<"$menv2"
+grep '^GLIBC_TUNABLES=' <<<"$menv2" | sed 's/^/  /'
+pt_check "glibc.env written" grep -q "$TUN=$TUNV" /etc/pmem-tuned/glibc.env
+pt_check "environment.d glibc drop-in written" \
+	grep -q "$TUN=$TUNV" /etc/environment.d/60-pmem-tuned-glibc.conf
+pt_expect_eq "libpmem values kept" "${movnt:-256}" "$(cat $PARAMS/movnt_threshold)"
+pt_expect_eq "pmem-tuned.service still active" active "$(systemctl is-active pmem-tuned.service)"
+echo "daemon status: $(prop pmem-tuned.service StatusText)"
+
+# --- 7. figures -------------------------------------------------------------------------
+sec "figures"
+main_pid=$(prop pmem-tuned.service MainPID)
+fig daemon_rss_kb "$(awk '/^VmRSS:/ { print $2 }' "/proc/$main_pid/status")"
+fig daemon_hwm_kb "$(awk '/^VmHWM:/ { print $2 }' "/proc/$main_pid/status")"
+fig daemon_memory_current "$(prop pmem-tuned.service MemoryCurrent)"
+systemd-analyze security --no-pager pmem-tuned.service >"$OUT/security.txt" 2>&1 || true
+score=$(sed -n 's/.*Overall exposure level for pmem-tuned.service: \([0-9.]*\).*/\1/p' "$OUT/security.txt")
+fig security_exposure "${score:-unknown}"
+tail -n 1 "$OUT/security.txt"
+pt_check "systemd-analyze security exposure <= 2.0 (${score:-?})" \
+	awk -v s="${score:-99}" 'BEGIN { exit !(s <= 2.0) }'
+grep -E '^✗' "$OUT/security.txt" | sed 's/^/  /' | head -n 30
+
+# --- 8. stop: every original back ------------------------------------------------------
+sec "stop"
+t0=$(ms)
+pt_run systemctl stop pmem-tuned.service
+fig stop_ms $(($(ms) - t0))
+pt_expect_eq "pmem-tuned.service inactive after stop" inactive "$(systemctl is-active pmem-tuned.service)"
+pt_expect_eq "stop result" success "$(prop pmem-tuned.service Result)"
+pt_expect_eq "write_cache restored" 1 "$(cat "$WC")"
+pt_expect_eq "pt_testmod nt_max_bytes restored" 768 "$(cat $PARAMS/nt_max_bytes)"
+pt_expect_eq "pt_testmod movnt_threshold restored" 256 "$(cat $PARAMS/movnt_threshold)"
+pt_expect_eq "pt_testmod enable restored" 0 "$(cat $PARAMS/enable)"
+pt_expect_eq "pt_testmod fixed_bytes never changed" 4096 "$(cat $PARAMS/fixed_bytes)"
+pt_check "no originals left in /run/pmem-tuned" \
+	bash -c '! jq -e "(.. | arrays | length) > 0" /run/pmem-tuned/state.json >/dev/null 2>&1'
+menv_after=$(systemctl show-environment)
+printf '%s\n' "$menv_after" >"$OUT/show-environment-after.txt"
+pt_check "show-environment: no PMEM_* left" bash -c '! grep -q "^PMEM_" <<<"$1"' _ "$menv_after"
+pt_expect_eq "show-environment: GLIBC_TUNABLES as before the daemon" \
+	"$(grep '^GLIBC_TUNABLES=' <<<"$env_before" || true)" \
+	"$(grep '^GLIBC_TUNABLES=' <<<"$menv_after" || true)"
+pt_check "libpmem.env removed" test ! -e /etc/pmem-tuned/libpmem.env
+pt_check "glibc.env removed" test ! -e /etc/pmem-tuned/glibc.env
+pt_check "environment.d drop-ins removed" \
+	bash -c '! ls /etc/environment.d/60-pmem-tuned*.conf 2>/dev/null | grep -q .'
+jsync
+journalctl -b -u pmem-tuned.service -o json --no-pager >"$OUT/journal.json"
+journalctl -b -u pmem-tuned.service --no-pager >"$OUT/journal.txt"
+journalctl -b --no-pager >"$OUT/journal-all.txt"
+pt_check "journal: restore entries carry OLD_VALUE" jqs \
+	'any(.[]; (.KNOB // "" | tostring | endswith("/dax/write_cache")) and .VALUE == "1"
+		and .OLD_VALUE == "0")' \
+	"$OUT/journal.json"
+sed -n '/Stopping/,$p' "$OUT/journal.txt" | sed 's/^/  | /' | tail -n 20
+pt_run rmmod pt_testmod || true
+
+# The probe unit measures only when no valid policy matches: now one does, so
+# ExecCondition= skips it (Result=exec-condition, ExecStart= never ran, not failed).
+pt_run systemctl restart pmem-tune-probe.service
+pt_expect_eq "probe skipped with a valid policy (ExecCondition=)" exec-condition \
+	"$(prop pmem-tune-probe.service Result)"
+pt_expect_eq "probe: ExecStart= did not run" 0 \
+	"$(prop pmem-tune-probe.service ExecMainStartTimestampMonotonic)"
+pt_expect_eq "probe unit not failed" inactive "$(systemctl is-failed pmem-tune-probe.service)"
+
+sec "end"
+fig test_ms $(($(ms) - t_test0))
+pt_done

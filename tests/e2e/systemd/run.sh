@@ -1,0 +1,206 @@
+#!/bin/bash
+# pmem-tuned end to end with systemd as PID 1: the host side.
+#
+# usage: run.sh --source DIR --build-dir DIR [options]
+#   --source DIR      the source tree (for the package build)
+#   --build-dir DIR   the calling build tree; the package is built in DIR/e2e-deb
+#   --deb FILE        install this .deb instead of building one
+#   --sanitize ON|OFF the calling tree's PT_SANITIZE: ON skips (the package is made
+#                     from a plain build; the plain tree runs this test)
+#   --outdir DIR      where the guest's out/ goes (journal, policy, figures)
+#   --timeout S       bound on the qemu run (default $PT_E2E_TIMEOUT or 420)
+#   --keep            keep the work directory
+#
+# Steps: tests/e2e/setup.sh (qemu, the cloud kernel), mkimage.sh (the debootstrap
+# image, cached), ../kmod/build.sh (pt_testmod.ko against Debian's headers), the
+# package (cmake + cpack -G DEB with prefix /usr), a data disk (mke2fs -d: the .deb,
+# the module, guest-test.sh, lib.sh), then qemu (TCG) with the root image as
+# namespace 1 (snapshot=on: the cached image stays as built) and the data disk as
+# namespace 2 of one NVMe controller, and an NVDIMM in the cpu_cache persistence
+# domain.  The guest's test output comes over the second serial port.
+#
+# Exit status: the guest test's; 77 (with one "SKIPPED:" line) when something cannot
+# be had: root, qemu, the kernel, debootstrap or the mirror, the headers; 124 on
+# timeout; 125 when the guest gave no result.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+e2e=$(cd "$here/.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$e2e/lib.sh"
+
+usage() { sed -n '4,12s/^# \{0,1\}//p' "$0"; exit 2; }
+src='' build='' deb='' sanitize=OFF outdir='' timeout_s=${PT_E2E_TIMEOUT:-420} keep=0
+while (($#)); do
+	case $1 in
+	--source) src=$2; shift 2 ;;
+	--build-dir) build=$2; shift 2 ;;
+	--deb) deb=$2; shift 2 ;;
+	--sanitize) sanitize=$2; shift 2 ;;
+	--outdir) outdir=$2; shift 2 ;;
+	--timeout) timeout_s=$2; shift 2 ;;
+	--keep) keep=1; shift ;;
+	-h | --help) usage ;;
+	*) pt_log "unknown option $1"; usage ;;
+	esac
+done
+[[ -n $deb || (-n $src && -n $build) ]] || usage
+case ${sanitize^^} in
+ON | TRUE | 1 | YES) pt_skip "sanitizer build tree: the package test runs in the plain tree" ;;
+esac
+
+t_all=$SECONDS
+# one line per measured step, printed again at the end
+figures=()
+step() {
+	figures+=("$(printf '%-24s %4d s' "$1" "$2")")
+	pt_log "$1: $2 s"
+}
+
+# --- the host side: kernel, qemu, image, module, package ------------------------------
+t=$SECONDS
+rc=0
+"$e2e/setup.sh" >&2 || rc=$?
+case $rc in 0) ;; 77) exit 77 ;; *) echo "e2e setup failed (rc $rc)"; exit "$rc" ;; esac
+pt_load_kernel_env || pt_die "kernel.env not usable after setup.sh"
+step "setup.sh" $((SECONDS - t))
+
+t=$SECONDS
+rc=0
+img=$("$here/mkimage.sh") || rc=$?
+case $rc in 0) ;; 77) printf '%s\n' "$img"; exit 77 ;; *) exit "$rc" ;; esac
+step "image (cached after 1st)" $((SECONDS - t))
+
+t=$SECONDS
+rc=0
+ko=$("$e2e/kmod/build.sh") || rc=$?
+case $rc in 0) ;; 77) printf '%s\n' "$ko"; exit 77 ;; *) exit "$rc" ;; esac
+step "pt_testmod.ko" $((SECONDS - t))
+
+if [[ -z $deb ]]; then
+	t=$SECONDS
+	# Its own tree: the calling one may have another prefix (the units name the
+	# binaries by their configured paths) or sanitizers.  Only the two programs are
+	# built; CMAKE_SKIP_INSTALL_ALL_DEPENDENCY keeps cpack from building the rest.
+	side=$build/e2e-deb
+	log=$build/e2e-deb.log
+	: >"$log"
+	if ! { cmake -S "$src" -B "$side" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+			-DCMAKE_INSTALL_PREFIX=/usr -DPT_SANITIZE=OFF -DPT_WERROR=OFF \
+			-DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON &&
+		cmake --build "$side" -j"$(nproc)" --target pmem-tune pmem-tuned &&
+		rm -rf "$side/pkg" &&
+		(cd "$side" && cpack -G DEB -B "$side/pkg"); } >>"$log" 2>&1; then
+		tail -n 30 "$log"
+		pt_die "building the package failed (see $log)"
+	fi
+	deb=$(find "$side/pkg" -maxdepth 1 -name 'pmem-tuned_*.deb' | head -n1)
+	[[ -n $deb ]] || pt_die "cpack made no pmem-tuned_*.deb (see $log)"
+	step "package (cmake, cpack)" $((SECONDS - t))
+fi
+[[ -r $deb ]] || pt_die "no package $deb"
+pt_log "package: $deb"
+
+QEMU=${PT_E2E_QEMU:-qemu-system-x86_64}
+command -v "$QEMU" >/dev/null || pt_skip "$QEMU not installed"
+command -v debugfs >/dev/null || PATH=$PATH:/usr/sbin:/sbin
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/pt-e2e-systemd.XXXXXX")
+qpid=''
+# shellcheck disable=SC2317  # called through trap
+cleanup() {
+	if [[ -n $qpid ]] && kill -0 "$qpid" 2>/dev/null; then
+		kill -TERM "$qpid" 2>/dev/null || true
+		wait "$qpid" 2>/dev/null || true
+	fi
+	if ((keep)); then pt_log "work directory kept: $work"; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# --- the data disk ---------------------------------------------------------------------
+data=$work/data
+mkdir -p "$data/out"
+cp "$deb" "$data/"
+cp "$ko" "$data/pt_testmod.ko"
+cp "$here/guest-test.sh" "$data/test.sh"
+cp "$e2e/guest/lib.sh" "$data/lib.sh"
+printf 'PT_E2E_KVER=%q\nPT_E2E_PERSISTENCE=cpu\nPT_E2E_GUEST_TIMEOUT=%q\n' \
+	"$PT_E2E_KVER" "$((timeout_s - 30))" >"$data/env"
+mke2fs -q -F -t ext4 -L pt-e2e-data -d "$data" "$work/data.img" 64M >/dev/null ||
+	pt_die "mke2fs -d of the data disk failed"
+truncate -s 1G "$work/nvdimm0.img"
+
+# --- boot ------------------------------------------------------------------------------
+# shellcheck disable=SC2054  # commas belong to qemu options
+qemu_args=(
+	-accel tcg,thread=multi -cpu max -smp 2
+	-machine pc,nvdimm=on,nvdimm-persistence=cpu
+	-m 2G,slots=2,maxmem=8G
+	-nodefaults -display none -monitor none -no-reboot
+	-serial "file:$work/console.log" -serial "file:$work/channel.log"
+	-object "memory-backend-file,id=mem0,share=on,mem-path=$work/nvdimm0.img,size=1G"
+	-device nvdimm,id=nv0,memdev=mem0,label-size=128K
+	-drive "file=$img,if=none,id=root,format=raw,snapshot=on"
+	-drive "file=$work/data.img,if=none,id=data,format=raw"
+	-device nvme,id=nvme0,serial=pt-e2e
+	-device nvme-ns,drive=root,bus=nvme0,nsid=1
+	-device nvme-ns,drive=data,bus=nvme0,nsid=2
+	-kernel "$PT_E2E_VMLINUZ"
+	-append "root=/dev/nvme0n1 rw rootwait console=ttyS0,115200 panic=-1 mitigations=off systemd.wants=pt-e2e.service systemd.show_status=auto"
+)
+t=$SECONDS
+pt_log "booting $PT_E2E_KVER with systemd (root $img, snapshot), timeout ${timeout_s}s"
+# snapshot=on keeps its overlay in $TMPDIR
+TMPDIR=$work timeout --kill-after=10 "$timeout_s" "$QEMU" "${qemu_args[@]}" \
+	</dev/null >"$work/qemu.out" 2>&1 &
+qpid=$!
+qrc=0
+wait "$qpid" || qrc=$?
+qpid=''
+step "qemu run (boot+test)" $((SECONDS - t))
+
+touch "$work/console.log" "$work/channel.log"
+clean_log() { tr -d '\r' <"$1"; }
+result=$(clean_log "$work/channel.log" | grep -ao '^PT_E2E_RESULT=[0-9]*' | head -n1 || true)
+
+# the guest's out/ (written on the data disk, unmounted before poweroff)
+if [[ -n $outdir ]]; then
+	mkdir -p "$outdir"
+	rm -rf "${outdir:?}/out"
+	debugfs -R "rdump /out $outdir" "$work/data.img" >/dev/null 2>&1 ||
+		pt_log "warning: cannot read out/ from the data disk"
+fi
+
+echo "---- guest test output ----"
+clean_log "$work/channel.log" | sed -n '/^PT_E2E_TEST_START/,/^PT_E2E_TEST_END/p' | sed '1d;$d'
+echo "---- end of guest test output ----"
+
+if [[ -z $result ]]; then
+	echo "---- last 80 lines of the guest console ----"
+	clean_log "$work/console.log" | tail -n 80
+	echo "---- channel ----"
+	clean_log "$work/channel.log" | tail -n 20
+	[[ -s $work/qemu.out ]] && { echo "---- qemu ----"; cat "$work/qemu.out"; }
+	if ! grep -aq 'Linux version' "$work/console.log"; then
+		pt_skip "qemu could not boot the guest (rc $qrc): $(head -c 300 "$work/qemu.out" | tr '\n' ' ')"
+	fi
+	if ((qrc == 124 || qrc == 137)); then
+		pt_log "error: TIMEOUT: the guest gave no result within ${timeout_s}s"
+		exit 124
+	fi
+	pt_log "error: the guest stopped without a result (qemu rc $qrc)"
+	exit 125
+fi
+rc=${result#PT_E2E_RESULT=}
+if ((rc != 0 && rc != 77)); then
+	echo "---- guest console (kernel and systemd), last 60 lines ----"
+	clean_log "$work/console.log" | tail -n 60
+fi
+
+echo "---- figures ----"
+printf '%s\n' "${figures[@]}"
+clean_log "$work/channel.log" | sed -n 's/^FIGURE /guest: /p'
+printf 'total %d s\n' $((SECONDS - t_all))
+pt_log "guest exited with $rc (qemu rc $qrc)"
+exit "$rc"
