@@ -116,6 +116,13 @@ static void set_status(struct daemon *d, const char *fmt, ...)
 	sanitize_line(d->status);
 }
 
+static void status_applied(struct daemon *d, const char *last)
+{
+	set_status(d, "Applied %s: %u set, %u unchanged, %u failed, %u refused%s%s", d->policy_id,
+		   d->stats.set, d->stats.unchanged, d->stats.failed, d->stats.refused,
+		   last[0] ? "; last: " : "", last);
+}
+
 void daemon_load_knobs(struct daemon *d)
 {
 	char dir[PATH_MAX];
@@ -172,10 +179,18 @@ int daemon_reload(struct daemon *d, const char *why)
 	policy_free(d->policy);
 	d->policy = p;
 	d->probe_requested = false;
-	set_status(d, "Applied %s: %u set, %u unchanged, %u failed, %u refused", d->policy_id,
-		   d->stats.set, d->stats.unchanged, d->stats.failed, d->stats.refused);
+	status_applied(d, "");
 	log_kv_msg(d->stats.failed ? LOG_WARNING : LOG_INFO, NULL, "%s", d->status);
 	return RELOAD_APPLIED;
+}
+
+/* A later pass (a module loaded, devices changed) adds to what STATUS= says. */
+static void add_pass(struct daemon *d, const struct sink_ctx *ctx, const char *what)
+{
+	d->stats.set += ctx->stats.set;
+	d->stats.failed += ctx->stats.failed;
+	d->stats.refused += ctx->stats.refused;
+	status_applied(d, what);
 }
 
 int daemon_apply_module(struct daemon *d, const char *module)
@@ -188,10 +203,16 @@ int daemon_apply_module(struct daemon *d, const char *module)
 	ctx_init(d, &ctx, d->policy);
 	ctx.only_module = module;
 	r = sink_sysfs.apply(&ctx);
-	if (ctx.stats.set || ctx.stats.failed || ctx.stats.refused)
+	if (ctx.stats.set || ctx.stats.failed || ctx.stats.refused) {
+		char what[128];
+
 		log_info("module %s loaded: %u set, %u unchanged, %u failed, %u refused",
 			 module, ctx.stats.set, ctx.stats.unchanged, ctx.stats.failed,
 			 ctx.stats.refused);
+		snprintf(what, sizeof(what), "module %s, %u set, %u failed", module,
+			 ctx.stats.set, ctx.stats.failed);
+		add_pass(d, &ctx, what);
+	}
 	return r;
 }
 
@@ -206,10 +227,12 @@ int daemon_apply_sysfs(struct daemon *d)
 	state_untouch(&d->state, sink_sysfs.name);
 	r = sink_sysfs.apply(&ctx);
 	sink_sysfs.restore(&ctx, true);
-	if (ctx.stats.set || ctx.stats.failed)
+	if (ctx.stats.set || ctx.stats.failed) {
 		log_info("devices changed: %u set, %u unchanged, %u failed, %u refused",
 			 ctx.stats.set, ctx.stats.unchanged, ctx.stats.failed,
 			 ctx.stats.refused);
+		add_pass(d, &ctx, "devices changed");
+	}
 	return r;
 }
 

@@ -73,10 +73,13 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 		l->pending_sysfs = false;
 		l->npending = 0;
 		daemon_apply_sysfs(l->d);
+		notify_status(l, false);
 		return 0;
 	}
 	for (i = 0; i < l->npending; i++)
 		daemon_apply_module(l->d, l->pending[i]);
+	if (l->npending)
+		notify_status(l, false);
 	l->npending = 0;
 	return 0;
 }

@@ -221,6 +221,9 @@ mkdir -p "$T/.gamma/parameters"
 echo 1 > "$T/.gamma/parameters/thresh"
 mv "$T/.gamma" "$S/module/gamma"
 ok "module appearing: knob set within 1 s" wait_is "$GAMMA" 12288 10
+if [ -n "$NOTIFY" ]; then
+	ok "module appearing: STATUS says so" wait_grep "$T/notify.log" "STATUS=Applied .*last: module gamma, 1 set" 10
+fi
 
 # SIGTERM: every original back
 stop_daemon TERM
