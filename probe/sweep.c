@@ -51,13 +51,19 @@ void sweep_config_defaults(struct sweep_config *cfg, enum sweep_mode mode)
 	cfg->seed = 0x9e3779b97f4a7c15ull;
 	switch (mode) {
 	case SWEEP_QUICK:
+		/*
+		 * A coarse grid (x4) and two bisection rounds: the sizes far
+		 * from a crossover are not worth measuring twice as often, and
+		 * two rounds narrow each crossover's bracket to sqrt(2).
+		 */
 		cfg->budget_s = 2.0;
 		cfg->rel_ci = 0.08;
 		cfg->min_samples = 6;
 		cfg->max_samples = 15;
 		cfg->sample_ns = 20e3;
 		cfg->half_steps = false;
-		cfg->refine_rounds = 1;
+		cfg->grid_factor = 4;
+		cfg->refine_rounds = 2;
 		break;
 	case SWEEP_STANDARD:
 		cfg->budget_s = 9.0;
@@ -84,8 +90,10 @@ size_t sweep_grid(const struct sweep_config *cfg, uint64_t *sizes, size_t max)
 {
 	size_t n = 0;
 
+	unsigned factor = cfg->half_steps || cfg->grid_factor < 2 ? 2 : cfg->grid_factor;
+
 	/* 2^k and 3 * 2^(k-1): a sqrt(2)-spaced grid of whole cache lines */
-	for (uint64_t p = LINE; p && p <= cfg->max_size_bytes && n < max; p *= 2) {
+	for (uint64_t p = LINE; p && p <= cfg->max_size_bytes && n < max; p *= factor) {
 		if (p >= cfg->min_size_bytes)
 			sizes[n++] = p;
 		if (cfg->half_steps && p + p / 2 <= cfg->max_size_bytes && n < max &&

@@ -27,7 +27,8 @@ struct sweep_config {
 	unsigned max_samples;
 	double sample_ns;	/* aim of one sample's duration */
 	uint64_t min_size_bytes, max_size_bytes;
-	bool half_steps;	/* sqrt(2) grid (2^k and 3 * 2^(k-1)); else 2^k */
+	bool half_steps;	/* sqrt(2) grid (2^k and 3 * 2^(k-1)); else below */
+	unsigned grid_factor;	/* without half_steps: each size this times the last */
 	unsigned refine_rounds;	/* bisection rounds per crossover */
 	unsigned nthreads;	/* the "every core" dimension; 1 = one only */
 	uint64_t seed;		/* random destinations */
