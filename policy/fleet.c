@@ -15,6 +15,7 @@
 #include "crossover.h"
 #include "fleet.h"
 #include "policy_internal.h"
+#include "policy_limits.h"
 #include "stats.h"
 
 /* ---- merge ---- */
@@ -93,7 +94,7 @@ static int merge_op(struct policy_op *dst, struct policy_op *const *src, size_t 
 
 		for (size_t i = 0; i < nsizes; i++) {
 			double mn = INFINITY, mx = -INFINITY;
-			unsigned samples = 0;
+			uint64_t samples = 0;
 			size_t k = 0;
 
 			for (size_t s = 0; s < nsrc; s++) {
@@ -123,7 +124,9 @@ static int merge_op(struct policy_op *dst, struct policy_op *const *src, size_t 
 			/* the typical host's interval, widened to hold the median */
 			mc->ci_lo_mib_s[i] = fmin(median_of(lo, k), mc->median_mib_s[i]);
 			mc->ci_hi_mib_s[i] = fmax(median_of(hi, k), mc->median_mib_s[i]);
-			mc->samples[i] = samples;
+			/* what a file may hold: merging must not make an unreadable one */
+			mc->samples[i] = samples > POLICY_MAX_SAMPLES ? POLICY_MAX_SAMPLES
+								      : (unsigned)samples;
 			mc->hosts_min_mib_s[i] = mn;
 			mc->hosts_max_mib_s[i] = mx;
 		}

@@ -281,12 +281,19 @@ static int fail(struct rd *rd, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* Push a path component; returns the length to pop back to. */
+/*
+ * Push a path component; returns the length to pop back to.  Keys come
+ * from the file: a control character in one is shown as '?', so that
+ * the error stays one line.
+ */
 static size_t push_key(struct rd *rd, const char *key)
 {
-	size_t len = strlen(rd->path);
+	size_t len = strlen(rd->path), end;
 
 	snprintf(rd->path + len, sizeof(rd->path) - len, "%s%s", len ? "." : "", key);
+	for (end = len; rd->path[end]; end++)
+		if ((unsigned char)rd->path[end] < 0x20 || rd->path[end] == 0x7f)
+			rd->path[end] = '?';
 	return len;
 }
 

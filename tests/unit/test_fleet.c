@@ -115,6 +115,29 @@ out:
 	policy_bundle_free(out);
 }
 
+/* Sample counts add up in a merge, but never past what a file may hold. */
+static void test_merge_samples_cap(void)
+{
+	struct policy_bundle *in[2], *out = NULL, *back;
+	char err[256], *s;
+
+	for (int i = 0; i < 2; i++) {
+		struct policy *p = host(FP("d"), "2026-11-01T00:00:00Z", 1.0, 2048);
+
+		policy_op_find_curve(&p->targets[0].ops[0], "clwb")->samples[0] = 1000000000;
+		in[i] = one(p);
+	}
+	CHECK_INT(policy_merge(in, 2, NULL, &out, err, sizeof(err)), 0);
+	s = out ? policy_bundle_to_string(out) : NULL;
+	back = s ? policy_bundle_parse(s, strlen(s), err, sizeof(err)) : NULL;
+	CHECK_MSG(back != NULL, "a merged bundle does not load back: %s", err);
+	policy_bundle_free(back);
+	free(s);
+	policy_bundle_free(out);
+	policy_bundle_free(in[0]);
+	policy_bundle_free(in[1]);
+}
+
 static void test_diff(void)
 {
 	struct policy_bundle *a = one(host(FP("a"), "2026-11-01T00:00:00Z", 1.0, 2048));
@@ -178,6 +201,7 @@ static void test_bundle_errors(void)
 int main(void)
 {
 	test_merge();
+	test_merge_samples_cap();
 	test_diff();
 	test_bundle_errors();
 	return check_report("test_fleet");

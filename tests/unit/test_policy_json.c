@@ -208,6 +208,9 @@ static void test_errors(void)
 		     "feature name");
 	expect_error(s, "\"PMEM_MOVNT_THRESHOLD\":", "\"LD PRELOAD\":\"1\",\"PMEM_MOVNT_THRESHOLD\":",
 		     "exports.libpmem.env.LD PRELOAD", "variable");
+	/* a key is part of the error's path: its control characters must not break the line */
+	expect_error(s, "\"PMEM_MOVNT_THRESHOLD\":", "\"A\\nforged\":\"1\",\"PMEM_MOVNT_THRESHOLD\":",
+		     "exports.libpmem.env.A?forged", "variable");
 	expect_error(s, "\"targets\":[", "\"targets\":7,\"t2\":[", "targets", "array");
 	expect_error(s, "\"clwb\":{", "\"../../etc\":{", "curves.../../etc", "strategy name");
 	expect_error(s, "{", "[", "not valid JSON", NULL);
