@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Calibration cost and repeatability, per mode: N probes of one target in a
+# row; the wall time of each, the histogram of every op's crossovers, and
+# "crossover stable: K/N" (K runs whose one-thread crossovers, both
+# patterns, match the most common set within one step of the probe's
+# sqrt(2) grid, i.e. at most 1.5x apart).  repeatability.sh's logic, for
+# several modes and every op.  Figures only; each mode's block ends with
+# its own "crossover stable" line.
+# Usage: calibration.sh PMEM_TUNE [N] [MODES] [TARGET]
+#   MODES: comma list of quick, standard, thorough (default quick,standard)
+set -euo pipefail
+tune=$1 n=${2:-10} modes=${3:-quick,standard} target=${4:-dram}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for mode in ${modes//,/ }; do
+	flag=()
+	[ "$mode" = quick ] && flag=(--quick)
+	[ "$mode" = thorough ] && flag=(--thorough)
+	mkdir -p "$tmp/$mode"
+	for i in $(seq 1 "$n"); do
+		start=$(date +%s.%N)
+		"$tune" --probe "${flag[@]}" --quiet --target "$target" \
+			--output "$tmp/$mode/p$i.json" >/dev/null
+		end=$(date +%s.%N)
+		echo "$start $end" >"$tmp/$mode/t$i"
+	done
+done
+python3 - "$tmp" "$n" "$modes" "$target" <<'PY'
+import json, sys, collections
+d, n, modes, target = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(","), sys.argv[4]
+
+# a run of one op: (strategy at the smallest size, its crossovers)
+def label(r):
+    first, xs = r
+    return ", ".join(f"{b}->{a} at {s} B" for b, a, s in xs) or f"none ({first} at every size)"
+
+def same(a, b):
+    # within one sqrt(2) step: the probe's grid cannot tell them apart
+    return a[0] == b[0] and len(a[1]) == len(b[1]) and all(
+        x[0] == y[0] and x[1] == y[1] and max(x[2], y[2]) / min(x[2], y[2]) <= 1.5 + 1e-9
+        for x, y in zip(a[1], b[1]))
+
+def stable(runs):
+    ref = collections.Counter(runs).most_common(1)[0][0]
+    return sum(1 for r in runs if same(r, ref))
+
+print(f"calibration: {n} probes of {target} per mode, in a row")
+for mode in modes:
+    walls, ops = [], collections.OrderedDict()
+    for i in range(1, n + 1):
+        s, e = map(float, open(f"{d}/{mode}/t{i}").read().split())
+        walls.append(e - s)
+        p = json.load(open(f"{d}/{mode}/p{i}.json"))
+        for o in p["targets"][0]["ops"]:
+            key = (o["threads"], o["pattern"])
+            ops.setdefault(key, []).append((
+                o["ranges"][0]["strategy"] if o["ranges"] else "-",
+                tuple((x["below"], x["above"], x["size_bytes"]) for x in o["crossovers"])))
+    walls.sort()
+    print(f"\n{mode}: wall time per probe median {walls[len(walls)//2]:.2f} s, "
+          f"min {walls[0]:.2f} s, max {walls[-1]:.2f} s")
+    for (threads, pattern), runs in ops.items():
+        print(f"  {pattern}, {threads} thread{'s' if threads > 1 else ''}: "
+              f"stable {stable(runs)}/{len(runs)}")
+        for r, k in collections.Counter(runs).most_common():
+            print(f"    {k:3d} x  {label(r)}")
+    # the headline: one thread, both patterns together, as the policy is used
+    one = [key for key in ops if key[0] == 1]
+    runs = [tuple(ops[key][i] for key in one) for i in range(n)]
+    ref = collections.Counter(runs).most_common(1)[0][0]
+    k = sum(1 for r in runs if all(same(a, b) for a, b in zip(r, ref)))
+    print(f"crossover stable: {k}/{n}")
+PY
