@@ -31,6 +31,15 @@
 /* glibc ignores a non-temporal threshold at or below this */
 #define GLIBC_NT_MIN 0x4041
 
+/*
+ * The consumers' own defaults: kept when the measured best beats them by
+ * no more than EXPORT_REGRET_TOLERANCE.  PMDK switches to non-temporal at
+ * 256 bytes, dm-writecache's rule would be "non-temporal below 768"
+ * (threshold 768 in this rule's terms), glibc's rep movsb threshold is
+ * 2 KiB per 16 bytes of vector (4 KiB with AVX2).
+ */
+static const uint64_t pmdk_default = 256, kernel_default = 768, glibc_rep_movsb = 4096;
+
 static double cell(const struct policy_curve *c, size_t i)
 {
 	return c && c->samples[i] ? c->median_mib_s[i] : NAN;
@@ -98,44 +107,68 @@ double export_rule_regret(const struct policy_op *op, const char *low, const cha
 	return wsum > 0 ? sum / wsum : NAN;
 }
 
-int export_best_threshold(const struct policy_op *const *ops, size_t nops, const char *low,
-			  const char *high, const struct export_weights *w,
-			  uint64_t *threshold_bytes, double *regret)
+/* Mean regret over the ops that have both curves; NAN if none does. */
+static double mean_regret(const struct policy_op *const *ops, size_t nops, const char *low,
+			  const char *high, uint64_t thr, const struct export_weights *w)
 {
-	double best = INFINITY;
-	uint64_t best_thr = 0;
+	double sum = 0;
+	size_t n = 0;
 
-	for (size_t o = 0; o < nops; o++) {
-		const struct policy_op *op = ops[o];
+	for (size_t k = 0; k < nops; k++) {
+		double r = export_rule_regret(ops[k], low, high, thr, w);
 
-		if (!policy_op_find_curve(op, low) || !policy_op_find_curve(op, high))
-			continue;
-		/* candidates: 0 (always high), every measured size, no bound */
-		for (size_t i = 0; i <= op->nsizes + 1; i++) {
-			uint64_t thr = i == 0 ? 0 : i <= op->nsizes ? op->sizes_bytes[i - 1]
-								    : POLICY_SIZE_OPEN;
-			double sum = 0;
-			size_t n = 0;
-
-			for (size_t k = 0; k < nops; k++) {
-				double r = export_rule_regret(ops[k], low, high, thr, w);
-
-				if (!isnan(r)) {
-					sum += r;
-					n++;
-				}
-			}
-			/* strictly better only: ties keep the smaller threshold */
-			if (n && sum / (double)n < best - 1e-12) {
-				best = sum / (double)n;
-				best_thr = thr;
-			}
+		if (!isnan(r)) {
+			sum += r;
+			n++;
 		}
 	}
+	return n ? sum / (double)n : NAN;
+}
+
+int export_best_threshold(const struct policy_op *const *ops, size_t nops, const char *low,
+			  const char *high, const struct export_weights *w,
+			  const uint64_t *prefer, uint64_t *threshold_bytes, double *regret)
+{
+	double best = INFINITY, r;
+	uint64_t best_thr = POLICY_SIZE_OPEN;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t o = 0; o < nops; o++) {
+			const struct policy_op *op = ops[o];
+
+			if (!policy_op_find_curve(op, low) || !policy_op_find_curve(op, high))
+				continue;
+			/* candidates: 0 (always high), every measured size, no bound */
+			for (size_t i = 0; i <= op->nsizes + 1; i++) {
+				uint64_t thr = i == 0 ? 0 : i <= op->nsizes ? op->sizes_bytes[i - 1]
+									    : POLICY_SIZE_OPEN;
+
+				r = mean_regret(ops, nops, low, high, thr, w);
+				if (isnan(r))
+					continue;
+				/*
+				 * Pass 0 finds the least regret; pass 1 takes the
+				 * smallest threshold within the tolerance of it, so
+				 * that two nearly equal curves do not make the
+				 * exported value wander from probe to probe.
+				 */
+				if (pass == 0 && r < best)
+					best = r;
+				else if (pass == 1 && r <= best + EXPORT_REGRET_TOLERANCE &&
+					 thr < best_thr)
+					best_thr = thr;
+			}
+		}
 	if (isinf(best))
 		return -ENOENT;
+	/* the consumer's own default stays unless measurably worse */
+	if (prefer) {
+		r = mean_regret(ops, nops, low, high, *prefer, w);
+		if (!isnan(r) && r <= best + EXPORT_REGRET_TOLERANCE)
+			best_thr = *prefer;
+	}
 	*threshold_bytes = best_thr;
-	*regret = best;
+	*regret = mean_regret(ops, nops, low, high, best_thr, w);
 	return 0;
 }
 
@@ -213,7 +246,8 @@ static int export_libpmem(struct policy *p, const struct policy_target *t,
 
 			if (!has_curve(t, flushes[f]) || !has_curve(t, nts[n]))
 				continue;
-			if (export_best_threshold(ops, nops, flushes[f], nts[n], w, &thr, &r))
+			if (export_best_threshold(ops, nops, flushes[f], nts[n], w, &pmdk_default, &thr,
+						  &r))
 				continue;
 			if (r < best - 1e-12) {
 				best = r;
@@ -258,7 +292,7 @@ static int export_kernel(struct policy *p, const struct policy_target *t,
 	memset(e, 0, sizeof(*e));
 	e->threshold_bytes = POLICY_SIZE_OPEN;
 	/* the kernel's rule is PMDK's reversed: non-temporal below */
-	if (export_best_threshold(ops, nops, "movnt", flush, w, &thr, &r))
+	if (export_best_threshold(ops, nops, "movnt", flush, w, &kernel_default, &thr, &r))
 		return 0;
 	e->present = true;
 	snprintf(e->target, sizeof(e->target), "%s", t->name);
@@ -298,7 +332,8 @@ static int export_glibc(struct policy *p, const struct export_weights *w)
 	for (size_t n = 0; n < 3; n++) {
 		if (!has_curve(t, nts[n]) || !has_curve(t, "noflush"))
 			continue;
-		if (!export_best_threshold(ops, nops, "noflush", nts[n], w, &thr, &r) && r < best) {
+		if (!export_best_threshold(ops, nops, "noflush", nts[n], w, NULL, &thr, &r) &&
+		    r < best) {
 			best = r;
 			bthr = thr;
 		}
@@ -313,7 +348,8 @@ static int export_glibc(struct policy *p, const struct export_weights *w)
 	kv_set(e, "glibc.cpu.x86_non_temporal_threshold", "0x%" PRIx64,
 	       bthr < GLIBC_NT_MIN ? (uint64_t)GLIBC_NT_MIN : bthr);
 	if (has_curve(t, "clwb") && has_curve(t, "rep_movsb_clwb") &&
-	    !export_best_threshold(ops, nops, "clwb", "rep_movsb_clwb", w, &rthr, &rr))
+	    !export_best_threshold(ops, nops, "clwb", "rep_movsb_clwb", w, &glibc_rep_movsb,
+				   &rthr, &rr))
 		kv_set(e, "glibc.cpu.x86_rep_movsb_threshold", "0x%" PRIx64,
 		       rthr == POLICY_SIZE_OPEN ? bthr : rthr);
 	return 0;

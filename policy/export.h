@@ -33,14 +33,20 @@ struct export_weights {
 double export_rule_regret(const struct policy_op *op, const char *low, const char *high,
 			  uint64_t threshold_bytes, const struct export_weights *w);
 
+/* Regrets closer than this are the same: the export does not move for them. */
+#define EXPORT_REGRET_TOLERANCE 0.005
+
 /*
- * The threshold (0, a measured size, or POLICY_SIZE_OPEN) minimising the
- * mean regret of the rule over ops[0..nops).  Ties go to the smaller
- * threshold.  Returns 0, or -ENOENT when no op has both curves.
+ * The threshold for the rule over ops[0..nops): *prefer (the consumer's
+ * default, NULL for none) when its mean regret is within
+ * EXPORT_REGRET_TOLERANCE of the least one, else the smallest candidate
+ * (0, a measured size, or POLICY_SIZE_OPEN) within it, so that nearly
+ * equal curves give the same value on every probe.  *regret is the
+ * chosen threshold's.  Returns 0, or -ENOENT when no op has both curves.
  */
 int export_best_threshold(const struct policy_op *const *ops, size_t nops, const char *low,
 			  const char *high, const struct export_weights *w,
-			  uint64_t *threshold_bytes, double *regret);
+			  const uint64_t *prefer, uint64_t *threshold_bytes, double *regret);
 
 /* Fill p->exports (libpmem, kernel, glibc) from p's targets. */
 int export_compute(struct policy *p, const struct export_weights *w);

@@ -65,13 +65,46 @@ static void test_rule_regret(void)
 		   1e-12);
 	/* one size on the wrong side: 0.5 of it, at 1/8 weight (end sizes weigh half) */
 	CHECK_NEAR(export_rule_regret(op, "clwb", "movnt_avx2", 2048, NULL), 0.5 / 8, 1e-12);
-	CHECK_INT(export_best_threshold(ops, 1, "clwb", "movnt_avx2", NULL, &thr, &r), 0);
+	CHECK_INT(export_best_threshold(ops, 1, "clwb", "movnt_avx2", NULL, NULL, &thr, &r), 0);
 	CHECK_INT(thr, 1024);
 	CHECK_NEAR(r, 0, 1e-12);
 	/* unknown strategies: no answer */
 	CHECK(isnan(export_rule_regret(op, "nope", "nada", 1024, NULL)));
-	CHECK(export_best_threshold(ops, 1, "nope", "movnt_avx2", NULL, &thr, &r) < 0);
+	CHECK(export_best_threshold(ops, 1, "nope", "movnt_avx2", NULL, NULL, &thr, &r) < 0);
 	policy_free(p);
+}
+
+/* Nearly equal curves: the same export on every probe, the default kept. */
+static void test_tolerance(void)
+{
+	const double lv[N] = { 1000, 1001, 999, 1002, 1000, 998, 1001, 1000 };
+	const double hv[N] = { 1001, 999, 1000, 1000, 1002, 1000, 999, 1001 };
+	struct policy *p = two_curve_policy("clwb", lv, "movnt_avx2", hv);
+	const struct policy_op *op = &p->targets[0].ops[0], *ops[1] = { op };
+	const uint64_t prefer = 256, far = 1 << 20;
+	uint64_t thr;
+	double r;
+
+	CHECK_INT(export_best_threshold(ops, 1, "clwb", "movnt_avx2", NULL, NULL, &thr, &r), 0);
+	CHECK_INT(thr, 0);	/* the smallest within the tolerance */
+	CHECK_INT(export_best_threshold(ops, 1, "clwb", "movnt_avx2", NULL, &prefer, &thr, &r), 0);
+	CHECK_INT(thr, 256);	/* the consumer's default stays */
+	CHECK(r <= EXPORT_REGRET_TOLERANCE);
+	policy_free(p);
+
+	/* a default that costs 25 % is not kept */
+	{
+		const double l2[N] = { 200, 400, 800, 1600, 1000, 1000, 1000, 1000 };
+		const double h2[N] = { 100, 200, 400, 800, 2000, 2000, 2000, 2000 };
+
+		p = two_curve_policy("clwb", l2, "movnt_avx2", h2);
+		op = &p->targets[0].ops[0];
+		ops[0] = op;
+		CHECK_INT(export_best_threshold(ops, 1, "clwb", "movnt_avx2", NULL, &far, &thr, &r),
+			  0);
+		CHECK_INT(thr, 1024);
+		policy_free(p);
+	}
 }
 
 static void test_weights(void)
@@ -94,7 +127,7 @@ static void test_weights(void)
 	CHECK_NEAR(export_rule_regret(op, "clwb", "movnt_avx2", POLICY_SIZE_OPEN, &w), 0.5, 1e-12);
 	CHECK_NEAR(export_rule_regret(op, "clwb", "movnt_avx2", 0, &w), 0, 1e-12);
 	/* only the large size counts: the smallest threshold that wins there */
-	CHECK_INT(export_best_threshold(ops, 1, "clwb", "movnt_avx2", &w, &thr, &r), 0);
+	CHECK_INT(export_best_threshold(ops, 1, "clwb", "movnt_avx2", &w, NULL, &thr, &r), 0);
 	CHECK_INT(thr, 0);
 	export_weights_free(&w);
 
@@ -185,6 +218,7 @@ static void test_kernel_rule(void)
 int main(void)
 {
 	test_rule_regret();
+	test_tolerance();
 	test_weights();
 	test_compute();
 	test_kernel_rule();
