@@ -366,17 +366,25 @@ static int layout_crossovers(const struct policy_op *op, const struct panel *p,
 	return rows;
 }
 
+/* Where a range lies across the panel, clipped to it. */
+static void range_span(const struct panel *p, const struct policy_range *r, double *x0,
+		       double *x1)
+{
+	*x0 = r->from_bytes ? fmax(px(p, (double)r->from_bytes), p->x) : p->x;
+	*x1 = r->to_bytes == POLICY_SIZE_OPEN ? p->x + p->w
+					      : fmin(px(p, (double)r->to_bytes), p->x + p->w);
+}
+
 static void draw_ranges(FILE *f, const struct policy_op *op, const struct panel *p,
 			const struct palette *pal)
 {
 	for (size_t i = 0; i < op->nranges; i++) {
 		const struct policy_range *r = &op->ranges[i];
 		const struct series *s = palette_find(pal, r->strategy);
-		double x0 = r->from_bytes ? fmax(px(p, (double)r->from_bytes), p->x) : p->x;
-		double x1 = r->to_bytes == POLICY_SIZE_OPEN ? p->x + p->w :
-			    fmin(px(p, (double)r->to_bytes), p->x + p->w);
+		double x0, x1;
 		char to[24];
 
+		range_span(p, r, &x0, &x1);
 		if (x1 <= x0)
 			continue;
 		if (r->to_bytes == POLICY_SIZE_OPEN)
@@ -399,11 +407,10 @@ static void label_ranges(FILE *f, const struct policy_op *op, const struct panel
 	for (size_t i = 0; i < op->nranges; i++) {
 		const struct policy_range *r = &op->ranges[i];
 		const struct series *s = palette_find(pal, r->strategy);
-		double x0 = r->from_bytes ? fmax(px(p, (double)r->from_bytes), p->x) : p->x;
-		double x1 = r->to_bytes == POLICY_SIZE_OPEN ? p->x + p->w :
-			    fmin(px(p, (double)r->to_bytes), p->x + p->w);
 		char text[POLICY_NAME_MAX + 16];
+		double x0, x1;
 
+		range_span(p, r, &x0, &x1);
 		snprintf(text, sizeof(text), "%s%s", r->strategy, r->tie ? " (tie)" : "");
 		if (TEXT_W(text, FS_SMALL) > x1 - x0 - 8) {
 			snprintf(text, sizeof(text), "%s", r->strategy);

@@ -4,11 +4,9 @@
 # Usage: test_fleet_cli.sh PMEM_TUNE
 set -uo pipefail
 tune=$1
-tmp=$(mktemp -d /tmp/pt-fleet.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+PT_TEST_NAME=test_fleet_cli
+# shellcheck source=cli-lib.sh
+. "$(dirname "$0")/cli-lib.sh"
 # expect RC DESCRIPTION -- ARGS...
 expect() {
 	local want=$1 what=$2
@@ -116,5 +114,4 @@ else
 	echo "skipped: ownership checks need root"
 fi
 
-echo "test_fleet_cli: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

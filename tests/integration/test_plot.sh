@@ -8,25 +8,9 @@
 # Usage: test_plot.sh PMEM_TUNE
 set -uo pipefail
 tune=$1
-tmp=$(mktemp -d /tmp/pt-plot.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-
-# expect_refusal DESCRIPTION WORD -- ARGS...: exit 2, one line on stderr naming WORD
-expect_refusal() {
-	local what=$1 word=$2
-	shift 3
-	"$tune" "$@" >"$tmp/out" 2>"$tmp/err"
-	local rc=$?
-	[ $rc -eq 2 ] || { bad "$what: exit $rc, expected 2"; return; }
-	[ "$(wc -l <"$tmp/err")" -eq 1 ] ||
-		{ bad "$what: not one line: $(cat "$tmp/err")"; return; }
-	grep -qF -- "$word" "$tmp/err" ||
-		{ bad "$what: '$(cat "$tmp/err")' does not name '$word'"; return; }
-	ok
-}
+PT_TEST_NAME=test_plot
+# shellcheck source=cli-lib.sh
+. "$(dirname "$0")/cli-lib.sh"
 
 # check SVG POLICY: the SVG holds what the policy holds, nothing external
 check() {
@@ -190,5 +174,4 @@ else
 	echo "note: no script(1); terminal colour not checked"
 fi
 
-echo "test_plot: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

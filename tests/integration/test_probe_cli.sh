@@ -5,24 +5,9 @@
 # Usage: test_probe_cli.sh PMEM_TUNE
 set -uo pipefail
 tune=$1
-tmp=$(mktemp -d /tmp/pt-cli.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-
-# expect_refusal DESCRIPTION WORD -- ARGS...: exit 2, one line on stderr naming WORD
-expect_refusal() {
-	local what=$1 word=$2
-	shift 3
-	"$tune" "$@" >"$tmp/out" 2>"$tmp/err"
-	local rc=$?
-	[ $rc -eq 2 ] || { bad "$what: exit $rc, expected 2"; return; }
-	[ "$(wc -l <"$tmp/err")" -eq 1 ] || { bad "$what: not one line: $(cat "$tmp/err")"; return; }
-	grep -qF -- "$word" "$tmp/err" || { bad "$what: '$(cat "$tmp/err")' does not name '$word'"; return; }
-	ok
-}
+PT_TEST_NAME=test_probe_cli
+# shellcheck source=cli-lib.sh
+. "$(dirname "$0")/cli-lib.sh"
 
 expect_refusal "unknown target" "bogus" -- --probe --target bogus --output "$tmp/p.json"
 expect_refusal "unwritable dir" "/nonexistent-dir/x" -- --probe --target file:/nonexistent-dir/x
@@ -116,5 +101,4 @@ EOF
 "$tune" --show "$tmp/d.json" >/dev/null 2>"$tmp/err" && ok || bad "--show of a fresh policy: $(cat "$tmp/err")"
 "$tune" --check "$tmp/d.json" >"$tmp/out" 2>&1 && ok || bad "--check of a fresh policy on its own host: $(cat "$tmp/out")"
 
-echo "test_probe_cli: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish
