@@ -236,7 +236,7 @@ int daemon_apply_sysfs(struct daemon *d)
 	return r;
 }
 
-void daemon_region_added(struct daemon *d, const char *region)
+int daemon_region_added(struct daemon *d, const char *region)
 {
 	char reason[2 * PATH_MAX];
 	enum pick_result pick;
@@ -247,11 +247,12 @@ void daemon_region_added(struct daemon *d, const char *region)
 	policy_free(p);
 	/* a host we cannot fingerprint would only probe in circles */
 	if (pick == PICK_OK || pick == PICK_UNKNOWN_HOST || d->probe_requested)
-		return;
+		return 0;
+	d->probe_requested = true;
 	if (!d->bus) {
 		log_notice("pmem region %s appeared and no valid policy matches this host; "
 			   "run pmem-tune --probe (no bus to start %s)", region, PT_PROBE_UNIT);
-		return;
+		return 1;
 	}
 	r = bus_start_unit(d->bus, PT_PROBE_UNIT);
 	if (r < 0)
@@ -260,7 +261,7 @@ void daemon_region_added(struct daemon *d, const char *region)
 	else
 		log_notice("pmem region %s appeared, no policy matches this host; "
 			   "started %s", region, PT_PROBE_UNIT);
-	d->probe_requested = true;
+	return 1;
 }
 
 int daemon_restore(struct daemon *d, bool force)

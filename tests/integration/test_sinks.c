@@ -723,6 +723,36 @@ static void test_policy_text_injection(void)
 	free(text);
 }
 
+/*
+ * A region appearing changes the host's fingerprint: the policy no longer
+ * matches and a probe is requested, once; a region that was already there
+ * requests nothing.
+ */
+static void test_region_appears(void)
+{
+	struct mkpolicy_opts o = base_policy;
+	struct daemon d;
+
+	make_tree();
+	put("proc/cpuinfo", "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\n"
+	    "model\t\t: 143\nstepping\t: 8\nmicrocode\t: 0x2b000590\n"
+	    "flags\t\t: sse2 avx avx2 clwb clflushopt\n\n", 0644);
+	put("proc/sys/kernel/osrelease", "6.1.0-test\n", 0644);
+	o.host_root = root;
+	write_policy(&o);
+	daemon_setup(&d, MODE_ONESHOT);
+	d.opt.force = false;
+	CHECK_INT(daemon_reload(&d, "this host"), RELOAD_APPLIED);
+	CHECK_INT(daemon_region_added(&d, "region0"), 0);
+	put("sys/devices/ndbus0/region1/mappings", "1\n", 0444);
+	put("sys/devices/ndbus0/region1/mapping0", "nmem1,0,1073741824,0\n", 0444);
+	link_to("sys/bus/nd/devices/region1", "../../../devices/ndbus0/region1");
+	CHECK_INT(daemon_region_added(&d, "region1"), 1);
+	/* requested already: not again for the next uevent */
+	CHECK_INT(daemon_region_added(&d, "region1"), 0);
+	daemon_fini(&d);
+}
+
 /* The manager's GLIBC_TUNABLES is copied into glibc.env only if it stays one assignment. */
 static void test_glibc_base_injection(void)
 {
@@ -944,6 +974,7 @@ int main(int argc, char **argv)
 	test_module_only();
 	test_planted_state();
 	test_policy_text_injection();
+	test_region_appears();
 	test_glibc_base_injection();
 	test_untrusted_state();
 	test_planted_values();
