@@ -178,6 +178,9 @@ static struct policy *merge_group(struct policy *const *g, size_t n,
 		 created_of(g[0], true));
 	for (size_t i = 0; i < n; i++) {
 		out->merged.hosts += g[i]->merged.hosts ? g[i]->merged.hosts : 1;
+		/* as with samples: never more than a file may hold */
+		if (out->merged.hosts > POLICY_MAX_HOSTS)
+			out->merged.hosts = POLICY_MAX_HOSTS;
 		if (strcmp(created_of(g[i], false), out->merged.created_first) < 0)
 			snprintf(out->merged.created_first, sizeof(out->merged.created_first),
 				 "%s", created_of(g[i], false));

@@ -1019,7 +1019,7 @@ static void read_merged(struct rd *rd, struct json_object *root, struct policy *
 	if (!jm)
 		return;
 	mark = push_key(rd, "merged");
-	p->merged.hosts = (unsigned)read_int(rd, jm, "hosts", 1, 10000000, "a host count", 1, 0);
+	p->merged.hosts = (unsigned)read_int(rd, jm, "hosts", 1, POLICY_MAX_HOSTS, "a host count", 1, 0);
 	read_str(rd, jm, "created_first", p->merged.created_first,
 		 sizeof(p->merged.created_first), 0);
 	read_str(rd, jm, "created_last", p->merged.created_last,

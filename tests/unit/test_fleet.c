@@ -115,7 +115,7 @@ out:
 	policy_bundle_free(out);
 }
 
-/* Sample counts add up in a merge, but never past what a file may hold. */
+/* Sample and host counts add up in a merge, but never past what a file may hold. */
 static void test_merge_samples_cap(void)
 {
 	struct policy_bundle *in[2], *out = NULL, *back;
@@ -125,6 +125,9 @@ static void test_merge_samples_cap(void)
 		struct policy *p = host(FP("d"), "2026-11-01T00:00:00Z", 1.0, 2048);
 
 		policy_op_find_curve(&p->targets[0].ops[0], "clwb")->samples[0] = 1000000000;
+		p->merged.hosts = 10000000;	/* an entry that was merged already */
+		snprintf(p->merged.created_first, sizeof(p->merged.created_first), "x");
+		snprintf(p->merged.created_last, sizeof(p->merged.created_last), "y");
 		in[i] = one(p);
 	}
 	CHECK_INT(policy_merge(in, 2, NULL, &out, err, sizeof(err)), 0);
