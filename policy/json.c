@@ -877,9 +877,9 @@ static void read_kv(struct rd *rd, struct json_object *je, const char *key,
 			     "at most %d bytes)", POLICY_NAME_MAX - 1);
 		else if (!v || !json_object_is_type(v, json_type_string))
 			fail(rd, "expected string, got %s", type_name(v));
-		else if ((size_t)json_object_get_string_len(v) >= POLICY_NAME_MAX)
-			fail(rd, "value longer than %d bytes", POLICY_NAME_MAX - 1);
-		else if (strpbrk(json_object_get_string(v), "\n\r\"'\\$`;:="))
+		else if (check_text(rd, v, POLICY_NAME_MAX))
+			;	/* said */
+		else if (strpbrk(json_object_get_string(v), "\"'\\$`;:="))
 			/* values reach environment files: no quoting games */
 			fail(rd, "value contains a character not allowed in a knob value");
 		else {
@@ -1142,7 +1142,8 @@ struct json_object *policy_tokenize(const char *text, size_t len, char *err, siz
 		errno = ENOMEM;
 		return NULL;
 	}
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	/* strict JSON, and only valid UTF-8: names reach logs and terminals */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
 	root = json_tokener_parse_ex(tok, text, (int)len);
 	e = json_tokener_get_error(tok);
 	off = json_tokener_get_parse_end(tok);

@@ -189,7 +189,13 @@ static void test_errors(void)
 		     "targets[0].ops[0].crossovers[0].confidence", NULL);
 	expect_error(s, "\"PMEM_MOVNT_THRESHOLD\":\"1024\"",
 		     "\"PMEM_MOVNT_THRESHOLD\":\"1024\\nLD_PRELOAD=/x.so\"",
+		     "exports.libpmem.env.PMEM_MOVNT_THRESHOLD", "control character");
+	expect_error(s, "\"PMEM_MOVNT_THRESHOLD\":\"1024\"", "\"PMEM_MOVNT_THRESHOLD\":\"10\\t24\"",
+		     "exports.libpmem.env.PMEM_MOVNT_THRESHOLD", "control character");
+	expect_error(s, "\"PMEM_MOVNT_THRESHOLD\":\"1024\"", "\"PMEM_MOVNT_THRESHOLD\":\"1$(x)\"",
 		     "exports.libpmem.env.PMEM_MOVNT_THRESHOLD", "not allowed");
+	expect_error(s, "\"vendor\":\"GenuineIntel\"", "\"vendor\":\"Genuine\xff\"",
+		     "invalid utf-8", NULL);
 	expect_error(s, "\"PMEM_MOVNT_THRESHOLD\":\"1024\"", "\"PMEM_MOVNT_THRESHOLD\":1024",
 		     "exports.libpmem.env.PMEM_MOVNT_THRESHOLD", "string");
 	expect_error(s, "\"flushcache_nt_max_bytes\":null", "\"flushcache_nt_max_bytes\":-1",
