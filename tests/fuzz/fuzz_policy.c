@@ -32,9 +32,10 @@ static void differ(const char *what, const char *a, const char *b)
 }
 
 /*
- * An error must be non-empty; with PT_FUZZ_STRICT_ERRORS=1 also one line
- * without control bytes (it is printed and logged as the reason of exit
- * 2).  Opt-in: the loader still echoes raw object keys in its JSON paths.
+ * An error must be one non-empty line without control bytes: it is
+ * printed, logged and sent as sd_notify STATUS= as the reason of exit 2,
+ * and object keys from the file end up in its JSON path.
+ * PT_FUZZ_STRICT_ERRORS=0 checks only that it is non-empty.
  */
 static void check_err(const char *what, const char *err)
 {
@@ -42,7 +43,7 @@ static void check_err(const char *what, const char *err)
 	const char *c;
 
 	if (strict < 0)
-		strict = getenv("PT_FUZZ_STRICT_ERRORS") && atoi(getenv("PT_FUZZ_STRICT_ERRORS"));
+		strict = !getenv("PT_FUZZ_STRICT_ERRORS") || atoi(getenv("PT_FUZZ_STRICT_ERRORS"));
 	for (c = err; strict && *c && (unsigned char)*c >= 0x20 && *c != 0x7f; c++)
 		;
 	if (!err[0] || (strict && *c)) {
