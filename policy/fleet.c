@@ -157,6 +157,42 @@ static const char *created_of(const struct policy *p, bool last)
 }
 
 /* Aggregate entries of one fingerprint into a copy of the newest. */
+/*
+ * Targets the newest entry lacks but other hosts probed (a dram target
+ * beside a file one, say) are kept too: each is copied from the newest
+ * host that has it, then merged over every host that has it like the
+ * others.
+ */
+static int add_missing_targets(struct policy *out, struct policy *const *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t t = 0; t < g[i]->ntargets; t++) {
+			const char *name = g[i]->targets[t].name;
+			struct policy_target *src, *dst;
+			struct policy *copy;
+			size_t from = i;
+
+			if (policy_find_target(out, name))
+				continue;
+			for (size_t j = 0; j < n; j++)
+				if (policy_find_target(g[j], name) &&
+				    strcmp(created_of(g[j], true), created_of(g[from], true)) > 0)
+					from = j;
+			copy = policy_dup(g[from]);
+			src = copy ? policy_find_target(copy, name) : NULL;
+			dst = src ? policy_add_target(out, name) : NULL;
+			if (!dst) {
+				policy_free(copy);
+				return -ENOMEM;
+			}
+			/* take its arrays over; the copy then frees an empty target */
+			*dst = *src;
+			memset(src, 0, sizeof(*src));
+			policy_free(copy);
+		}
+	return 0;
+}
+
 static struct policy *merge_group(struct policy *const *g, size_t n,
 				  const struct export_weights *w)
 {
@@ -188,7 +224,9 @@ static struct policy *merge_group(struct policy *const *g, size_t n,
 			snprintf(out->merged.created_last, sizeof(out->merged.created_last), "%s",
 				 created_of(g[i], true));
 	}
-	/* the newest entry's targets and ops; each from every host that has it */
+	if (add_missing_targets(out, g, n))
+		goto fail;
+	/* every target and op of the entry; each from every host that has it */
 	for (size_t t = 0; t < out->ntargets; t++) {
 		struct policy_target *ot = &out->targets[t];
 		double ceil[n];

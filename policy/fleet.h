@@ -10,8 +10,8 @@
 
 /*
  * Merge the entries of every input into one bundle.  Entries with one
- * fingerprint are aggregated robustly: for each target and op of the
- * newest entry, the union of sizes and strategies, each cell the median
+ * fingerprint are aggregated robustly: for each target any of them
+ * probed and each op of it, the union of sizes and strategies, each cell the median
  * over the hosts that measured it, the hosts' min and max kept beside;
  * decisions and exports are then recomputed.  Other fingerprints become
  * separate entries, in order of first appearance.  Inputs are not

@@ -141,6 +141,33 @@ static void test_merge_samples_cap(void)
 	policy_bundle_free(in[1]);
 }
 
+/* A target only an older host probed is kept in the merged entry. */
+static void test_merge_target_union(void)
+{
+	struct policy *older = host(FP("e"), "2026-11-01T00:00:00Z", 1.0, 2048);
+	struct policy *newer = host(FP("e"), "2026-11-02T00:00:00Z", 1.0, 2048);
+	struct policy_bundle *in[2], *out = NULL;
+	struct policy_target *t;
+	char err[256];
+
+	/* the older host also probed dram */
+	snprintf(older->targets[0].name, sizeof(older->targets[0].name), "dram");
+	snprintf(older->targets[0].kind, sizeof(older->targets[0].kind), "dram");
+	in[0] = one(older);
+	in[1] = one(newer);
+	CHECK_INT(policy_merge(in, 2, NULL, &out, err, sizeof(err)), 0);
+	CHECK(out && out->n == 1);
+	if (out && out->n == 1) {
+		CHECK_INT(out->entries[0]->ntargets, 2);
+		t = policy_find_target(out->entries[0], "dram");
+		CHECK(t != NULL && t->nops == 1 && t->ops[0].ncrossovers == 1);
+		CHECK(policy_find_target(out->entries[0], "region0") != NULL);
+	}
+	policy_bundle_free(out);
+	policy_bundle_free(in[0]);
+	policy_bundle_free(in[1]);
+}
+
 static void test_diff(void)
 {
 	struct policy_bundle *a = one(host(FP("a"), "2026-11-01T00:00:00Z", 1.0, 2048));
@@ -205,6 +232,7 @@ int main(void)
 {
 	test_merge();
 	test_merge_samples_cap();
+	test_merge_target_union();
 	test_diff();
 	test_bundle_errors();
 	return check_report("test_fleet");
