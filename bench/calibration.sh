@@ -3,8 +3,8 @@
 # row; the wall time of each, the histogram of every op's crossovers, and
 # "crossover stable: K/N" (K runs whose one-thread crossovers, both
 # patterns, match the most common set within one step of the probe's
-# sqrt(2) grid, i.e. at most 1.5x apart).  repeatability.sh's logic, for
-# several modes and every op.  Figures only; each mode's block ends with
+# sqrt(2) grid, i.e. at most 1.5x apart), for several modes and every op.
+# Figures only; each mode's block ends with
 # its own "crossover stable" line.
 # Usage: calibration.sh PMEM_TUNE [N] [MODES] [TARGET]
 #   MODES: comma list of quick, standard, thorough (default quick,standard)

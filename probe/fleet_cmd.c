@@ -36,9 +36,9 @@ int show_cmd(const char *path, unsigned flags)
 	for (size_t e = 0; e < b->n; e++) {
 		const struct policy *p = b->entries[e];
 
-		printf("%spolicy %s%s: %s %s, %s mode, created %s", e ? "\n" : "", path,
-		       b->n > 1 ? "" : "", p->generator.name, p->generator.version,
-		       p->generator.mode, p->generator.created);
+		printf("%spolicy %s: %s %s, %s mode, created %s", e ? "\n" : "", path,
+		       p->generator.name, p->generator.version, p->generator.mode,
+		       p->generator.created);
 		if (p->merged.hosts)
 			printf(", merged from %u hosts (%s .. %s)", p->merged.hosts,
 			       p->merged.created_first, p->merged.created_last);

@@ -623,20 +623,6 @@ out:
 	return rc;
 }
 
-double sweep_ceiling(const struct target *t, unsigned nthreads, double seconds)
-{
-	struct sweep_config cfg;
-	struct sweep sw;
-	double v = NAN;
-
-	sweep_config_defaults(&cfg, SWEEP_QUICK);
-	cfg.nthreads = nthreads;
-	if (!sweep_setup(&sw, t, &cfg))
-		v = ceiling_of(&sw, nthreads, seconds);
-	sweep_teardown(&sw);
-	return v;
-}
-
 /* ---- measuring any copy functions: the benchmarks' entry ---- */
 
 struct sweep_bench {

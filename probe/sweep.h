@@ -71,7 +71,5 @@ int sweep_bench_measure(struct sweep_bench *b, const strategy_copy_fn *fns, unsi
 			struct sample_summary *out);
 void sweep_bench_close(struct sweep_bench *b);
 
-/* The non-temporal fill ceiling of t with nthreads threads, MiB/s. */
-double sweep_ceiling(const struct target *t, unsigned nthreads, double seconds);
 
 #endif
