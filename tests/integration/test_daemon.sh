@@ -17,8 +17,8 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/pt-daemon.XXXXXX")
 PID=
 LISTENER=
 WD=
-passed=0
-failed=0
+# shellcheck source=tap-lib.sh
+. "$(dirname "$0")/tap-lib.sh"
 
 cleanup() {
 	[ -n "$PID" ] && kill "$PID" 2>/dev/null
@@ -28,18 +28,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() {
-	desc=$1
-	shift
-	if "$@"; then
-		passed=$((passed + 1))
-		echo "ok - $desc"
-	else
-		failed=$((failed + 1))
-		echo "not ok - $desc"
-		[ -f "$T/log" ] && sed 's/^/    | /' "$T/log" | tail -n 15
-	fi
-}
+# after a failing check: the daemon's last words
+tap_on_fail() { [ -f "$T/log" ] && sed 's/^/    | /' "$T/log" | tail -n 15; }
 
 val() { cat "$1" 2>/dev/null || echo "<absent>"; }
 is() { [ "$(val "$1")" = "$2" ]; }
@@ -322,5 +312,4 @@ if [ -n "$NOTIFY" ]; then
 	ok "fingerprint with newlines: nothing applied" is "$THRESH" 768
 fi
 
-echo "test_daemon: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tap_finish test_daemon

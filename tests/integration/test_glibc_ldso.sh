@@ -18,19 +18,8 @@ fi
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/pt-glibc.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-passed=0
-failed=0
-ok() {
-	desc=$1
-	shift
-	if "$@"; then
-		passed=$((passed + 1))
-		echo "ok - $desc"
-	else
-		failed=$((failed + 1))
-		echo "not ok - $desc"
-	fi
-}
+# shellcheck source=tap-lib.sh
+. "$(dirname "$0")/tap-lib.sh"
 tunable() { GLIBC_TUNABLES=$1 "$LDSO" --list-tunables | sed -n "s/^$2: \([^ ]*\).*/\1/p"; }
 
 mkdir -p "$T/sys/module" "$T/etc/pmem-tuned/knobs.d" "$T/run"
@@ -69,5 +58,4 @@ env -u INVOCATION_ID -u JOURNAL_STREAM -u GLIBC_TUNABLES \
 ok "0x4040 is refused with a reason" grep -q "glibc ignores values not above 0x4040" "$T/err"
 ok "0x4040: no glibc.env" test ! -e "$T/etc/pmem-tuned/glibc.env"
 
-echo "test_glibc_ldso: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tap_finish test_glibc_ldso
