@@ -70,3 +70,67 @@ pt_module_files() {
 		done <<<"$out"
 	done
 }
+
+# pt_qemu_run TIMEOUT_S OUT CONSOLE [LOG...] -- QEMU-COMMAND...
+# Runs qemu under timeout(1), its output in OUT, and waits for it. Sets qrc to its exit
+# status (124/137: timed out) and pt_boot_stalls to the number of hung boots.
+#
+# Under TCG the guest kernel now and then stops dead while booting (seen in CI: silent
+# for 420 s after "VFS: Dquot-cache hash table entries", a line the next boot passed in
+# 2 s). Such a hang is the emulator's, not ours: when CONSOLE stops growing for
+# PT_E2E_BOOT_STALL seconds (default 60) before the kernel starts init, qemu is stopped,
+# CONSOLE and the LOGs are emptied and the guest is booted once more, within the same
+# TIMEOUT_S. Nothing of the guest's has run by then, so the retry cannot hide a failure
+# of ours; a second hang is reported as one.
+# shellcheck disable=SC2034  # qrc and pt_boot_stalls are for the caller
+pt_qemu_run() {
+	local timeout_s=$1 out=$2 console=$3 stall=${PT_E2E_BOOT_STALL:-60}
+	local -a logs=("$console")
+	shift 3
+	while (($#)) && [[ $1 != -- ]]; do logs+=("$1"); shift; done
+	(($#)) || { pt_log "pt_qemu_run: no -- before the command"; return 2; }
+	shift
+	local deadline=$((SECONDS + timeout_s)) attempt=1 size last changed booted left f
+	pt_boot_stalls=0
+	while :; do
+		for f in "${logs[@]}"; do : >"$f"; done
+		left=$((deadline - SECONDS))
+		timeout --kill-after=10 "$left" "$@" </dev/null >"$out" 2>&1 &
+		qpid=$!
+		last=-1 changed=$SECONDS booted=0
+		while kill -0 "$qpid" 2>/dev/null; do
+			sleep 1
+			((booted)) && continue
+			if grep -aq 'Run .* as init process' "$console"; then
+				booted=1
+				continue
+			fi
+			size=$(stat -c %s "$console" 2>/dev/null || echo 0)
+			if ((size != last)); then
+				last=$size changed=$SECONDS
+			elif ((SECONDS - changed >= stall)); then
+				break
+			fi
+		done
+		if ((booted)) || ! kill -0 "$qpid" 2>/dev/null; then
+			qrc=0
+			wait "$qpid" || qrc=$?
+			qpid=''
+			return 0
+		fi
+		pt_boot_stalls=$((pt_boot_stalls + 1))
+		pt_log "the guest kernel hung while booting (attempt $attempt, nothing" \
+			"printed for ${stall}s); its last line: $(tr -d '\r' <"$console" |
+			tail -n1)"
+		kill -TERM "$qpid" 2>/dev/null || true
+		qrc=0
+		wait "$qpid" || qrc=$?
+		qpid=''
+		if ((attempt >= 2 || deadline - SECONDS <= stall)); then
+			qrc=124
+			return 0
+		fi
+		attempt=$((attempt + 1))
+		pt_log "booting again (attempt $attempt), $((deadline - SECONDS))s left"
+	done
+}

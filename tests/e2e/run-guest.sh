@@ -152,12 +152,8 @@ done
 start=$SECONDS
 pt_log "booting $PT_E2E_KVER: labels=$labels persistence=${persistence:-unset}" \
 	"nvdimms=${nvdimms}x$nvdimm_size smp=$smp timeout=${timeout_s}s"
-timeout --kill-after=10 "$timeout_s" "$QEMU" "${qemu_args[@]}" \
-	</dev/null >"$work/qemu.out" 2>&1 &
-qpid=$!
-qrc=0
-wait "$qpid" || qrc=$?
-qpid=
+pt_qemu_run "$timeout_s" "$work/qemu.out" "$work/console.log" "$work/channel.log" -- \
+	"$QEMU" "${qemu_args[@]}"
 elapsed=$((SECONDS - start))
 
 console=$work/console.log
@@ -187,6 +183,10 @@ if [[ -z $result ]]; then
 		pt_skip "qemu could not boot the guest (rc $qrc): $(head -c 300 "$work/qemu.out" | tr '\n' ' ')"
 	fi
 	tail_log
+	if ((pt_boot_stalls >= 2)); then
+		pt_log "error: the guest kernel hung while booting, twice (see above)"
+		exit 124
+	fi
 	if ((qrc == 124 || qrc == 137)); then
 		pt_log "error: TIMEOUT: the guest gave no result within ${timeout_s}s"
 		exit 124

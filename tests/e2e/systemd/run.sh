@@ -152,12 +152,8 @@ qemu_args=(
 t=$SECONDS
 pt_log "booting $PT_E2E_KVER with systemd (root $img, snapshot), timeout ${timeout_s}s"
 # snapshot=on keeps its overlay in $TMPDIR
-TMPDIR=$work timeout --kill-after=10 "$timeout_s" "$QEMU" "${qemu_args[@]}" \
-	</dev/null >"$work/qemu.out" 2>&1 &
-qpid=$!
-qrc=0
-wait "$qpid" || qrc=$?
-qpid=''
+TMPDIR=$work pt_qemu_run "$timeout_s" "$work/qemu.out" "$work/console.log" \
+	"$work/channel.log" -- "$QEMU" "${qemu_args[@]}"
 step "qemu run (boot+test)" $((SECONDS - t))
 
 touch "$work/console.log" "$work/channel.log"
@@ -184,6 +180,10 @@ if [[ -z $result ]]; then
 	[[ -s $work/qemu.out ]] && { echo "---- qemu ----"; cat "$work/qemu.out"; }
 	if ! grep -aq 'Linux version' "$work/console.log"; then
 		pt_skip "qemu could not boot the guest (rc $qrc): $(head -c 300 "$work/qemu.out" | tr '\n' ' ')"
+	fi
+	if ((pt_boot_stalls >= 2)); then
+		pt_log "error: the guest kernel hung while booting, twice (see above)"
+		exit 124
 	fi
 	if ((qrc == 124 || qrc == 137)); then
 		pt_log "error: TIMEOUT: the guest gave no result within ${timeout_s}s"
