@@ -24,7 +24,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage:\n"
-		"  pmem-tune --probe [--target T] [--quick|--thorough] [--output FILE] [--quiet]\n"
+		"  pmem-tune --probe [--target T]... [--quick|--thorough] [--output FILE] [--quiet]\n"
 		"            [--area-size SIZE] [--scratch-size SIZE] [--threads N]\n"
 		"            [--strategies A,B,...]\n"
 		"            [--destroy-data] [--json]\n"
@@ -39,7 +39,8 @@ static void usage(FILE *f)
 		"  pmem-tune --strategies-list\n"
 		"\n"
 		"Targets: auto (default: every pmem region, else dram), dram, file:PATH,\n"
-		"/dev/daxX.Y, region:NAME.  FILE defaults to " DEFAULT_POLICY ".\n");
+		"/dev/daxX.Y, region:NAME; several --target go into one policy (e.g. auto and\n"
+		"dram: the pmem exports and glibc's).  FILE defaults to " DEFAULT_POLICY ".\n");
 }
 
 enum cmd {
@@ -92,10 +93,26 @@ static int set_cmd(enum cmd *cmd, enum cmd c)
 	return 0;
 }
 
+/* --target may be repeated: each spec once, at most PROBE_MAX_TARGETS. */
+static int add_target(struct probe_opts *po, const char *spec)
+{
+	for (unsigned i = 0; i < po->ntargets; i++)
+		if (!strcmp(po->targets[i], spec)) {
+			fprintf(stderr, "pmem-tune: --target %s: given twice\n", spec);
+			return -EINVAL;
+		}
+	if (po->ntargets == PROBE_MAX_TARGETS) {
+		fprintf(stderr, "pmem-tune: --target %s: at most %d targets in one probe\n", spec,
+			PROBE_MAX_TARGETS);
+		return -E2BIG;
+	}
+	po->targets[po->ntargets++] = spec;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	struct probe_opts po = { .target = "auto", .output = DEFAULT_POLICY,
-				 .mode = SWEEP_STANDARD };
+	struct probe_opts po = { .output = DEFAULT_POLICY, .mode = SWEEP_STANDARD };
 	const char *cmd_arg = NULL;
 	bool json = false, mode_set = false;
 	unsigned flags = 0;
@@ -146,7 +163,8 @@ int main(int argc, char **argv)
 			flags |= POLICY_LOAD_INSECURE;
 			break;
 		case 't':
-			po.target = optarg;
+			if (add_target(&po, optarg))
+				return 2;
 			break;
 		case 'q':
 		case 'T':

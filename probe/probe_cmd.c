@@ -189,8 +189,21 @@ out:
 	return status;
 }
 
-/* auto / region:NAME: each region through its own scratch space. */
-static int probe_regions(struct policy *p, const struct probe_opts *o, const struct cpu_info *ci)
+static bool targets_name(const struct probe_opts *o, const char *spec)
+{
+	for (unsigned i = 0; i < o->ntargets; i++)
+		if (!strcmp(o->targets[i], spec))
+			return true;
+	return false;
+}
+
+/*
+ * auto / region:NAME: each region through its own scratch space.  auto
+ * on a host without pmem falls back to dram, unless dram is one of the
+ * targets anyway.
+ */
+static int probe_regions(struct policy *p, const char *spec, const struct probe_opts *o,
+			 const struct cpu_info *ci)
 {
 	char regions[MAX_REGIONS][POLICY_NAME_MAX], err[512];
 	uint64_t area = o->area_bytes ? o->area_bytes
@@ -202,10 +215,14 @@ static int probe_regions(struct policy *p, const struct probe_opts *o, const str
 	n = scratch_reap_stale();
 	if (n == -EBUSY)
 		return 1;
-	n = scratch_plan(o->target, o->destroy_data, regions, MAX_REGIONS, err, sizeof(err));
+	n = scratch_plan(spec, o->destroy_data, regions, MAX_REGIONS, err, sizeof(err));
 	if (n < 0) {
 		fprintf(stderr, "pmem-tune: %s\n", err);
 		return 2;
+	}
+	if (n == 0 && targets_name(o, "dram")) {
+		fprintf(stderr, "pmem-tune: no persistent-memory region to probe\n");
+		return 0;
 	}
 	if (n == 0) {
 		fprintf(stderr, "pmem-tune: no persistent-memory region to probe: using dram "
@@ -258,12 +275,21 @@ int probe_cmd(const struct probe_opts *o)
 		goto out;
 	}
 	catch_signals(true);
-	if (is_region_spec(o->target))
-		status = probe_regions(p, o, &ci);
-	else
-		status = probe_one(p, o->target, NULL, NULL, o->destroy_data, o->area_bytes, o,
-				   &ci);
+	status = 0;
+	for (unsigned i = 0; i < (o->ntargets ? o->ntargets : 1) && !status && !probe_stop; i++) {
+		const char *spec = o->ntargets ? o->targets[i] : "auto";
+
+		if (is_region_spec(spec))
+			status = probe_regions(p, spec, o, &ci);
+		else
+			status = probe_one(p, spec, NULL, NULL, o->destroy_data, o->area_bytes, o,
+					   &ci);
+	}
 	catch_signals(false);
+	if (!status && probe_stop) {	/* between two targets: no policy of half of them */
+		fprintf(stderr, "pmem-tune: probe interrupted by signal %d\n", (int)probe_stop);
+		status = 1;
+	}
 	if (status)
 		goto out;
 	status = 1;

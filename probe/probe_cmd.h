@@ -7,8 +7,15 @@
 
 #include "sweep.h"
 
+#define PROBE_MAX_TARGETS 8
+
 struct probe_opts {
-	const char *target;		/* "dram", "file:PATH", "/dev/daxX.Y" */
+	/*
+	 * Probed in this order into one policy: "auto", "region:NAME",
+	 * "dram", "file:PATH", "/dev/daxX.Y".  ntargets 0 = "auto".
+	 */
+	const char *targets[PROBE_MAX_TARGETS];
+	unsigned ntargets;
 	const char *output;		/* policy path; NULL = print only */
 	enum sweep_mode mode;
 	uint64_t area_bytes;		/* 0 = default */

@@ -59,6 +59,33 @@ for o in ops:
     assert all(r["strategy"] != "noflush" for r in o["ranges"])
 EOF
 
+# several targets in one policy: each probed once, the exports from the right one
+expect_refusal "a target twice" "--target dram" -- --probe --target dram --target dram
+"$tune" --probe --quick --quiet --threads 1 --strategies movnt_sse2,clwb,noflush \
+	--area-size 64M --target "file:$tmp/two" --target dram --output "$tmp/two.json" \
+	>/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && ok || bad "file+dram probe exit $rc: $(cat "$tmp/err")"
+python3 - "$tmp/two.json" <<'EOF' && ok || bad "file+dram policy content"
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert [(t["name"], t["kind"]) for t in p["targets"]] == [("file", "file"), ("dram", "dram")], \
+    p["targets"]
+x = p["exports"]
+assert x["libpmem"]["target"] == "file", x
+assert x["glibc"]["target"] == "dram", x
+EOF
+# auto next to dram: no second dram where auto finds no region
+"$tune" --probe --quick --quiet --threads 1 --strategies movnt_sse2,clwb --area-size 64M \
+	--target auto --target dram --output "$tmp/ad.json" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 0 ] && ok || bad "auto+dram probe exit $rc: $(cat "$tmp/err")"
+python3 - "$tmp/ad.json" <<'EOF' && ok || bad "auto+dram policy: dram not exactly once"
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert [t["kind"] for t in p["targets"]].count("dram") == 1, p["targets"]
+EOF
+
 # the full quick probe of dram: every supported strategy, both patterns, both
 # thread counts, ceilings, ranges that cover every size, consistent crossovers
 "$tune" --strategies-list >"$tmp/strats"
