@@ -15,8 +15,10 @@
 #     one refused without stopping the others
 #  6. a new policy renamed over the old one (a kernel threshold and a glibc tunable
 #     added): applied (inotify), GLIBC_TUNABLES in the manager's environment
-#  7. figures: start-to-applied, RSS, systemd-analyze security
-#  8. systemctl stop: every original back, the environment unset, files gone; the
+#  7. a policy for other hardware renamed over it: refused, the applied one kept; then
+#     region0's add event: the daemon starts the probe unit and applies its policy
+#  8. figures: start-to-applied, RSS, systemd-analyze security
+#  9. systemctl stop: every original back, the environment unset, files gone; the
 #     probe unit, started again, is skipped (a valid policy matches)
 #
 # The probe unit gets a drop-in adding --quick (a standard probe takes about a
@@ -123,6 +125,9 @@ cp "$POLICY" "$OUT/pmem-policy.json"
 pt_check "pmem-tune --check: valid and matches this host" pmem-tune --check "$POLICY"
 pt_check "policy target on region0 with the cpu_cache domain" \
 	jqt '[.targets[] | select(.kind == "pmem" and .persistence_domain == "cpu_cache")] | length == 1' "$POLICY"
+pt_check "the probe measured dram too (--target auto --target dram)" \
+	jqt '[.targets[] | select(.kind == "dram")] | length == 1' "$POLICY"
+pt_check "glibc export from the dram target" jqt '.exports.glibc.target == "dram"' "$POLICY"
 echo "policy exports: $(jq -c .exports "$POLICY")"
 pt_check "no scratch namespace left by the probe" \
 	test "$(ndctl list -N | jq -s '[.. | objects | select(.name? == "pmem-tune-scratch")] | length')" = 0
@@ -224,8 +229,8 @@ echo "daemon status: $(prop pmem-tuned.service StatusText)"
 
 # --- 6. a new policy, renamed over the old one ----------------------------------------
 sec "a new policy"
-# The probe's own exports depend on what TCG measured (often no kernel threshold, no
-# glibc export without a dram target): the new policy names both.
+# The probe's own exports depend on what TCG measured (often no kernel threshold, a
+# glibc threshold that is "never"): the new policy names a value for both.
 NT=2048 TUN=glibc.cpu.x86_non_temporal_threshold TUNV=0x100000
 jq --argjson nt $NT --arg k $TUN --arg v $TUNV '
 	.exports.kernel = ((.exports.kernel // {target: "region0", regret: 0})
@@ -259,7 +264,55 @@ pt_expect_eq "libpmem values kept" "${movnt:-256}" "$(cat $PARAMS/movnt_threshol
 pt_expect_eq "pmem-tuned.service still active" active "$(systemctl is-active pmem-tuned.service)"
 echo "daemon status: $(prop pmem-tuned.service StatusText)"
 
-# --- 7. figures -------------------------------------------------------------------------
+# --- 7. a region appearing while no policy fits this host --------------------------
+sec "a region appearing while no policy fits"
+# A policy for other hardware is refused and the applied one kept. A region that then
+# appears has no policy: the daemon starts pmem-tune-probe.service, whose new policy
+# it applies.  The region's add event is the coldplug one (udevadm trigger), the
+# uevent the kernel sends when a region registers, without tearing down pmem0.
+fp_host=$(jq -r .platform.fingerprint "$POLICY")
+fp_other=sha256:$(printf '0%.0s' {1..64})
+jq --arg fp "$fp_other" '.platform.fingerprint = $fp' "$POLICY" >/etc/.pmem-policy.json.new
+chmod 0644 /etc/.pmem-policy.json.new
+rc=0
+pmem-tune --check /etc/.pmem-policy.json.new >/dev/null 2>&1 || rc=$?
+pt_expect_eq "pmem-tune --check: the foreign policy is for another platform" 1 "$rc"
+mv -f /etc/.pmem-policy.json.new "$POLICY"
+i=0
+while ((i < 100)) && [[ $(prop pmem-tuned.service StatusText) != "Policy not applied"* ]]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+status=$(prop pmem-tuned.service StatusText)
+echo "daemon status: $status"
+pt_check "the foreign policy is not applied, the applied one kept" \
+	grep -q "^Policy not applied: .*keeping the applied one" <<<"$status"
+pt_expect_eq "nt_max_bytes still from the applied policy" $NT "$(cat $PARAMS/nt_max_bytes)"
+p_before=$(prop pmem-tune-probe.service ExecMainStartTimestampMonotonic)
+t0=$(ms)
+pt_run udevadm trigger --action=add /sys/bus/nd/devices/region0
+# the probe (auto and dram, --quick under TCG), then the daemon applying its policy
+deadline=$((t0 + 300000))
+while (($(ms) < deadline)); do
+	[[ $(prop pmem-tune-probe.service ExecMainStartTimestampMonotonic) != "$p_before" &&
+		$(prop pmem-tune-probe.service ActiveState) != activating &&
+		$(prop pmem-tuned.service StatusText) == "Applied $POLICY ($fp_host)"* ]] && break
+	sleep 0.2
+done
+fig region_to_applied_ms $(($(ms) - t0))
+pt_check "the region's add event started pmem-tune-probe.service" \
+	test "$(prop pmem-tune-probe.service ExecMainStartTimestampMonotonic)" != "$p_before"
+pt_expect_eq "that probe succeeded" success "$(prop pmem-tune-probe.service Result)"
+pt_check "pmem-tune --check: the new policy matches this host" pmem-tune --check "$POLICY"
+status=$(prop pmem-tuned.service StatusText)
+echo "daemon status: $status"
+pt_check "the daemon applied the new policy" grep -qF "Applied $POLICY ($fp_host)" <<<"$status"
+jsync
+pt_check "journal: the daemon says why it started the probe" bash -c \
+	'journalctl -b -u pmem-tuned.service --no-pager | grep -q "pmem region region0 appeared, no policy matches this host; started pmem-tune-probe.service"'
+pt_expect_eq "pmem-tuned.service still active" active "$(systemctl is-active pmem-tuned.service)"
+
+# --- 8. figures -------------------------------------------------------------------------
 sec "figures"
 main_pid=$(prop pmem-tuned.service MainPID)
 fig daemon_rss_kb "$(awk '/^VmRSS:/ { print $2 }' "/proc/$main_pid/status")"
@@ -273,7 +326,7 @@ pt_check "systemd-analyze security exposure <= 2.0 (${score:-?})" \
 	awk -v s="${score:-99}" 'BEGIN { exit !(s <= 2.0) }'
 grep -E '^✗' "$OUT/security.txt" | sed 's/^/  /' | head -n 30
 
-# --- 8. stop: every original back ------------------------------------------------------
+# --- 9. stop: every original back ------------------------------------------------------
 sec "stop"
 t0=$(ms)
 pt_run systemctl stop pmem-tuned.service
