@@ -20,6 +20,9 @@
 #  8. figures: start-to-applied, RSS, systemd-analyze security
 #  9. systemctl stop: every original back, the environment unset, files gone; the
 #     probe unit, started again, is skipped (a valid policy matches)
+# 10. the package upgraded under a running daemon (restarted, an administrator's disable
+#     kept), removed (the originals back), purged (conffiles and enablement links gone;
+#     the administrator's files and the policy kept)
 #
 # The probe unit gets a drop-in adding --quick (a standard probe takes about a
 # minute under TCG); PT_E2E_PROBE_MODE=standard leaves the unit as shipped.
@@ -369,6 +372,45 @@ pt_expect_eq "probe skipped with a valid policy (ExecCondition=)" exec-condition
 pt_expect_eq "probe: ExecStart= did not run" 0 \
 	"$(prop pmem-tune-probe.service ExecMainStartTimestampMonotonic)"
 pt_expect_eq "probe unit not failed" inactive "$(systemctl is-failed pmem-tune-probe.service)"
+
+# --- 10. the package: upgrade, remove, purge -------------------------------------------
+sec "the package: upgrade, remove, purge"
+pt_run systemctl start pmem-tuned.service
+pt_expect_eq "started again: write_cache 0" 0 "$(cat "$WC")"
+pid0=$(prop pmem-tuned.service MainPID)
+# an upgrade (the same version again): postinst restarts the running daemon, which
+# restores, then applies anew; no preset on upgrade
+pt_run systemctl disable pmem-tune-probe.service
+pt_run dpkg -i "$deb" || pt_fail "dpkg -i (upgrade) failed"
+pt_expect_eq "upgrade: pmem-tuned.service active" active "$(systemctl is-active pmem-tuned.service)"
+pt_check "upgrade: the daemon was restarted" test "$(prop pmem-tuned.service MainPID)" != "$pid0"
+pt_expect_eq "upgrade: write_cache 0 (applied anew)" 0 "$(cat "$WC")"
+pt_expect_eq "upgrade: the administrator's disable kept" disabled \
+	"$(systemctl is-enabled pmem-tune-probe.service 2>&1)"
+pt_run systemctl enable pmem-tune-probe.service
+# remove: prerm stops the daemon while its binary exists, so the originals come back
+pt_run dpkg -r pmem-tuned || pt_fail "dpkg -r failed"
+pt_expect_eq "remove: write_cache restored" 1 "$(cat "$WC")"
+pt_expect_eq "remove: pmem-tuned.service inactive" inactive \
+	"$(systemctl is-active pmem-tuned.service 2>&1)"
+pt_check "remove: binaries gone" test ! -e /usr/sbin/pmem-tuned -a ! -e /usr/bin/pmem-tune
+pt_check "remove: conffiles kept" test -f /etc/pmem-tuned/pmem-tuned.conf
+pt_check "remove: the policy kept" test -s "$POLICY"
+pt_check "remove: no environment files left" \
+	bash -c '! ls /etc/pmem-tuned/*.env /etc/environment.d/60-pmem-tuned*.conf 2>/dev/null | grep -q .'
+# purge: conffiles and the enablement links go; the administrator's files and the
+# policy (the probe's data, perhaps the fleet's) stay
+pt_run dpkg --purge pmem-tuned || pt_fail "dpkg --purge failed"
+pt_expect_eq "purge: package gone" "" "$(dpkg-query -W -f='${Status}' pmem-tuned 2>/dev/null)"
+pt_check "purge: conffiles removed" test ! -e /etc/pmem-tuned/pmem-tuned.conf \
+	-a ! -e /etc/pmem-tuned/knobs.d/50-builtin.conf
+pt_check "purge: the administrator's knob map kept" \
+	test -f /etc/pmem-tuned/knobs.d/60-pt-testmod.conf
+pt_check "purge: the policy kept" test -s "$POLICY"
+pt_check "purge: no enablement links left" \
+	bash -c '! find /etc/systemd/system -name "pmem-tune*.service" | grep -q .'
+pt_check "purge: no unit left to systemd" \
+	bash -c '! systemctl list-unit-files "pmem-tune*" --no-legend | grep -q .'
 
 sec "end"
 fig test_ms $(($(ms) - t_test0))
