@@ -342,10 +342,10 @@ static unsigned pick_pair(struct policy_op *op, const struct contender *all, uns
 }
 
 /*
- * The winner of a one-size range: -1 unless size i's winner separated
- * and differs from both measured neighbours' (an edge has one), whose
- * winner (the one beyond the grid's edge, or the one both sides share)
- * goes to *other.
+ * Size i's winner if it won by separation and holds a one-size range:
+ * its measured neighbours (one, at the grid's edge) all have one other
+ * winner, returned in *other.  -1 otherwise, a step between two
+ * different neighbours included.
  */
 static int lone_winner(const struct crossover_cell *cells, int prev, size_t next, size_t n,
 		       size_t i, int *other)
