@@ -4,8 +4,10 @@
  * path as fast as it can; the parent SIGKILLs it at random moments and
  * then finds the file byte for byte A or B, and loadable, never torn and
  * never missing.  A killed writer may leave its temp file behind
- * ("NAME.XXXXXX": it dies between mkostemp() and rename()), at most one
- * per kill; the test counts them and says how many it saw.
+ * ("NAME.XXXXXX": the file is written unnamed (O_TMPFILE) and named
+ * only just before rename(), or named from the start where the
+ * filesystem has no O_TMPFILE), at most one per kill; the test counts
+ * them and says how many it saw.
  *
  * A and B are large (256 sizes, 6 curves: about 220 KiB of text) so
  * that a save takes milliseconds and kills land in every phase:
