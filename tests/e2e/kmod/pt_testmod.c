@@ -32,6 +32,32 @@ static unsigned long fixed_bytes = 4096;
 module_param(fixed_bytes, ulong, 0444);
 MODULE_PARM_DESC(fixed_bytes, "read-only parameter (writes are refused)");
 
+/*
+ * Whole cache lines only: the store callback refuses anything else with
+ * EINVAL, as a real threshold parameter validates its input.
+ */
+static unsigned long line_bytes = 64;
+
+static int line_bytes_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned long v;
+	int rc = kstrtoul(val, 0, &v);
+
+	if (rc)
+		return rc;
+	if (!v || v % 64)
+		return -EINVAL;
+	*(unsigned long *)kp->arg = v;
+	return 0;
+}
+
+static const struct kernel_param_ops line_bytes_ops = {
+	.set = line_bytes_set,
+	.get = param_get_ulong,
+};
+module_param_cb(line_bytes, &line_bytes_ops, &line_bytes, 0644);
+MODULE_PARM_DESC(line_bytes, "a multiple of 64 bytes (other values: EINVAL)");
+
 static int __init pt_testmod_init(void)
 {
 	pr_info("pt_testmod: loaded (nt_max_bytes=%lu movnt_threshold=%lu enable=%d)\n",

@@ -12,7 +12,8 @@
 #  4. the journal fields, the manager's environment, the environment files, the
 #     unit's mount namespace (ProtectKernelTunables= + ReadWritePaths=)
 #  5. pt_testmod loaded after the start: its knobs within a second, the read-only
-#     one refused without stopping the others
+#     one (EACCES) and a value the module refuses (EINVAL) failing without stopping
+#     the others
 #  6. a new policy renamed over the old one (a kernel threshold and a glibc tunable
 #     added): applied (inotify), GLIBC_TUNABLES in the manager's environment
 #  7. a policy for other hardware renamed over it: refused, the applied one kept; then
@@ -97,13 +98,15 @@ pt_check "systemd-analyze verify: the units are clean" \
 # --- 3. start -----------------------------------------------------------------------------
 sec "start"
 # pt_testmod stands in for a module with a copy-threshold parameter; fixed_bytes is
-# read-only: that knob must fail alone.
+# read-only (EACCES) and line_bytes refuses 100 (EINVAL): each of those knobs must
+# fail alone.
 cat >/etc/pmem-tuned/knobs.d/60-pt-testmod.conf <<'EOF'
 # pmem-tuned e2e: the test module's parameters
 kernel.threshold_bytes	/sys/module/pt_testmod/parameters/nt_max_bytes	%llu
 libpmem.PMEM_MOVNT_THRESHOLD	/sys/module/pt_testmod/parameters/movnt_threshold
 =1	/sys/module/pt_testmod/parameters/enable
 =8192	/sys/module/pt_testmod/parameters/fixed_bytes
+=100	/sys/module/pt_testmod/parameters/line_bytes
 EOF
 if [[ ${PT_E2E_PROBE_MODE:-quick} == quick ]]; then
 	probe_exec=$(systemctl cat pmem-tune-probe.service | sed -n 's/^ExecStart=//p' | tail -n1)
@@ -196,7 +199,8 @@ sec "a module loading after the start"
 thr=$(jq -r '.exports.kernel.flushcache_nt_max_bytes // empty' "$POLICY")
 movnt=$(jq -r '.exports.libpmem.env.PMEM_MOVNT_THRESHOLD // empty' "$POLICY")
 echo "expected: nt_max_bytes=${thr:-(untouched: no kernel threshold)}" \
-	"movnt_threshold=${movnt:-(untouched)} enable=1 fixed_bytes=4096 (read-only)"
+	"movnt_threshold=${movnt:-(untouched)} enable=1 fixed_bytes=4096 (read-only)" \
+	"line_bytes=64 (100 refused)"
 t_ins=$(ms)
 pt_run insmod "$D/pt_testmod.ko" || pt_fail "insmod pt_testmod.ko"
 # from the module being live (insmod returned)
@@ -218,6 +222,7 @@ pt_expect_eq "pt_testmod nt_max_bytes (kernel.threshold_bytes)" "${thr:-768}" "$
 pt_expect_eq "pt_testmod movnt_threshold (libpmem.PMEM_MOVNT_THRESHOLD)" "${movnt:-256}" \
 	"$(cat $PARAMS/movnt_threshold)"
 pt_expect_eq "pt_testmod fixed_bytes (read-only) untouched" 4096 "$(cat $PARAMS/fixed_bytes)"
+pt_expect_eq "pt_testmod line_bytes (100 refused) untouched" 64 "$(cat $PARAMS/line_bytes)"
 pt_check "the module's knobs within a second of insmod (${dt} ms)" test "$dt" -lt 1000
 pt_expect_eq "still active after the module's knobs" active "$(systemctl is-active pmem-tuned.service)"
 pt_expect_eq "write_cache still 0" 0 "$(cat "$WC")"
@@ -226,7 +231,11 @@ journalctl -b -u pmem-tuned.service -o json --no-pager >"$OUT/journal-module.jso
 pt_check "journal: the read-only knob's failure, with its fields" jqs \
 	'any(.[]; (.KNOB // "" | tostring | endswith("/pt_testmod/parameters/fixed_bytes"))
 		and .VALUE == "8192" and (.PRIORITY | tonumber) <= 4)' "$OUT/journal-module.json"
-jq -s -r '.[] | select(.KNOB // "" | tostring | endswith("fixed_bytes")) | .MESSAGE' \
+pt_check "journal: the refused value's failure (EINVAL), with its fields" jqs \
+	'any(.[]; (.KNOB // "" | tostring | endswith("/pt_testmod/parameters/line_bytes"))
+		and .VALUE == "100" and (.PRIORITY | tonumber) <= 3
+		and (.MESSAGE | test("Invalid argument")))' "$OUT/journal-module.json"
+jq -s -r '.[] | select(.KNOB // "" | tostring | test("fixed_bytes|line_bytes")) | .MESSAGE' \
 	"$OUT/journal-module.json" | sed 's/^/  journal: /'
 echo "daemon status: $(prop pmem-tuned.service StatusText)"
 
@@ -341,6 +350,7 @@ pt_expect_eq "pt_testmod nt_max_bytes restored" 768 "$(cat $PARAMS/nt_max_bytes)
 pt_expect_eq "pt_testmod movnt_threshold restored" 256 "$(cat $PARAMS/movnt_threshold)"
 pt_expect_eq "pt_testmod enable restored" 0 "$(cat $PARAMS/enable)"
 pt_expect_eq "pt_testmod fixed_bytes never changed" 4096 "$(cat $PARAMS/fixed_bytes)"
+pt_expect_eq "pt_testmod line_bytes never changed" 64 "$(cat $PARAMS/line_bytes)"
 pt_check "no originals left in /run/pmem-tuned" \
 	bash -c '! jq -e "(.. | arrays | length) > 0" /run/pmem-tuned/state.json >/dev/null 2>&1'
 menv_after=$(systemctl show-environment)
