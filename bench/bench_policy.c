@@ -400,14 +400,15 @@ static bool is_nt(const struct contenders *k, unsigned j, uint64_t size, const c
  *  - the contenders go in two blocks by class, each opened by a
  *    throwaway copy of its first member, so that every timed copy
  *    follows one of its own class;
- *  - the policy goes right before the strategy it dispatches to, so that
- *    what favours a later copy favours that strategy: the bias left is
- *    against the policy, never for it.
+ *  - the policy goes next to the strategy it dispatches to: right before
+ *    it (policy_after false) or right after it, and each size is
+ *    measured both ways (see measure_parent()), so that what favours the
+ *    later of the two favours each of them once.
  * slot[i] is the contender behind fns[i], -1 for a throwaway.  Returns
  * the count.
  */
 static unsigned order_size(const struct contenders *k, uint64_t size, const char *pick,
-			   strategy_copy_fn *fns, int *slot)
+			   bool policy_after, strategy_copy_fn *fns, int *slot)
 {
 	bool pnt = is_nt(k, 0, size, pick);
 	int block[SWEEP_BENCH_MAX_FNS];
@@ -422,11 +423,14 @@ static unsigned order_size(const struct contenders *k, uint64_t size, const char
 		for (unsigned j = 1; j < k->n; j++) {
 			if (is_nt(k, j, size, pick) != want)
 				continue;
-			if (!placed && (int)j != k->dm && !strcmp(k->name[j], pick)) {
+			bool here = !placed && (int)j != k->dm && !strcmp(k->name[j], pick);
+
+			if (here && !policy_after)
 				block[nb++] = 0;
-				placed = true;
-			}
 			block[nb++] = (int)j;
+			if (here && policy_after)
+				block[nb++] = 0;
+			placed |= here;
 		}
 		if (!placed)
 			block[nb++] = 0;
@@ -494,14 +498,27 @@ static int measure_parent(const struct opts *o, const struct target *t,
 			left -= w;
 			progress("bench", run, i);
 			c->policy_pick = dispatch_pick(c->size);
-			nf = order_size(k, c->size, c->policy_pick, fns, slot);
-			rc = sweep_bench_measure(b, fns, nf, c->size, run->random,
-						 run->op->threads, c->seconds, res);
+			for (unsigned j = 0; j < k->n; j++)
+				c->v[j] = NAN;
+			/*
+			 * Counterbalanced: half the time with the policy before its
+			 * strategy, half after it; each figure is the mean of its two
+			 * medians, so the position effect cancels out.
+			 */
+			for (int half = 0; half < 2 && !rc; half++) {
+				nf = order_size(k, c->size, c->policy_pick, half, fns, slot);
+				rc = sweep_bench_measure(b, fns, nf, c->size, run->random,
+							 run->op->threads, c->seconds / 2, res);
+				for (unsigned f = 0; f < nf && !rc; f++) {
+					double m = res[f].n ? res[f].median : NAN;
+					double *v = slot[f] >= 0 ? &c->v[slot[f]] : NULL;
+
+					if (v && !isnan(m))
+						*v = isnan(*v) ? m : (*v + m) / 2;
+				}
+			}
 			if (rc)
 				break;
-			for (unsigned f = 0; f < nf; f++)
-				if (slot[f] >= 0)
-					c->v[slot[f]] = res[f].n ? res[f].median : NAN;
 			c->oracle = 0;
 			c->oracle_idx = -1;
 			for (unsigned j = k->first_single; j < k->first_single + k->nsingle; j++)
