@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Does the policy pay?  A held-out sweep of the policy's own sizes, both
- * patterns, timing side by side (one interleaved sweep_bench_measure()
- * call per size, in an order whose bias, if any, is against the policy:
- * see order_size()):
+ * patterns, timing side by side (two interleaved sweep_bench_measure()
+ * calls per size, whose orders put the policy once before and once after
+ * its strategy: see order_size()):
  *
  *   policy         dispatch by the policy's ranges for that op
  *   each strategy  alone; the best median at a size is the oracle
