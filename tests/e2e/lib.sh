@@ -134,3 +134,16 @@ pt_qemu_run() {
 		pt_log "booting again (attempt $attempt), $((deadline - SECONDS))s left"
 	done
 }
+
+# pt_exit_if_timed_out TIMEOUT_S: after pt_qemu_run gave no result, exit 124 with one
+# line when the boot hung twice or qemu ran out of time; return otherwise.
+pt_exit_if_timed_out() {
+	if ((pt_boot_stalls >= 2)); then
+		pt_log "error: the guest kernel hung while booting, twice (see above)"
+		exit 124
+	fi
+	if ((qrc == 124 || qrc == 137)); then
+		pt_log "error: TIMEOUT: the guest gave no result within ${1}s"
+		exit 124
+	fi
+}

@@ -183,14 +183,7 @@ if [[ -z $result ]]; then
 		pt_skip "qemu could not boot the guest (rc $qrc): $(head -c 300 "$work/qemu.out" | tr '\n' ' ')"
 	fi
 	tail_log
-	if ((pt_boot_stalls >= 2)); then
-		pt_log "error: the guest kernel hung while booting, twice (see above)"
-		exit 124
-	fi
-	if ((qrc == 124 || qrc == 137)); then
-		pt_log "error: TIMEOUT: the guest gave no result within ${timeout_s}s"
-		exit 124
-	fi
+	pt_exit_if_timed_out "$timeout_s"
 	if ! grep -aq PT_E2E_INIT "$console"; then
 		pt_log "error: the kernel booted but /init did not start (qemu rc $qrc)"
 	else
