@@ -32,7 +32,7 @@
  * than 0x4040 (and ignores it silently otherwise).
  */
 #define NT_MIN		0x4040
-/* the smallest minimum glibc uses (16-byte vectors * 8) */
+/* the smallest minimum glibc uses (16-byte vectors * 8); it takes the minimum itself */
 #define MOVSB_MIN	0x80
 #define MAX_TUNABLES	32
 
@@ -145,7 +145,7 @@ static void ours(struct sink_ctx *ctx, struct tunables *ts)
 				ctx->stats.refused++;
 				continue;
 			}
-			if (v <= MOVSB_MIN) {
+			if (v < MOVSB_MIN) {
 				log_knob(LOG_WARNING, SINK, name, kv->value, NULL,
 					 "%s: %s=%s: glibc ignores values this small; "
 					 "not exported", SINK, name, kv->value);

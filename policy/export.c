@@ -314,6 +314,20 @@ static int export_kernel(struct policy *p, const struct policy_target *t,
 	return 0;
 }
 
+/*
+ * The smallest x86_rep_movsb_threshold glibc takes (sysdeps/x86/
+ * dl-cacheinfo.h: 8 vectors of the width it copies with; a value below
+ * is ignored, leaving its default): 512 with AVX-512, 256 with AVX2,
+ * 128 else.  Where AVX-512 is usable but not preferred the minimum is
+ * 256, and 512 is still taken.
+ */
+static uint64_t glibc_movsb_min(const struct policy *p)
+{
+	if (cpu_has_feature(p, "avx512f"))
+		return 512;
+	return cpu_has_feature(p, "avx2") ? 256 : 128;
+}
+
 static int export_glibc(struct policy *p, const struct export_weights *w)
 {
 	struct policy_export *e = &p->exports.glibc;
@@ -321,7 +335,7 @@ static int export_glibc(struct policy *p, const struct export_weights *w)
 	static const char *const nts[] = { "movnt_avx512", "movnt_avx2", "movnt_sse2" };
 	const struct policy_op *ops[64];
 	double r, rr, best = INFINITY;
-	uint64_t thr, rthr, bthr = 0;
+	uint64_t thr, rthr, bthr = 0, movsb_min = glibc_movsb_min(p);
 	size_t nops;
 
 	memset(e, 0, sizeof(*e));
@@ -351,7 +365,7 @@ static int export_glibc(struct policy *p, const struct export_weights *w)
 	    !export_best_threshold(ops, nops, "clwb", "rep_movsb_clwb", w, &glibc_rep_movsb,
 				   &rthr, &rr))
 		kv_set(e, "glibc.cpu.x86_rep_movsb_threshold", "0x%" PRIx64,
-		       rthr == POLICY_SIZE_OPEN ? bthr : rthr);
+		       rthr == POLICY_SIZE_OPEN ? bthr : rthr < movsb_min ? movsb_min : rthr);
 	return 0;
 }
 

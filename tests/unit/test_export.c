@@ -197,6 +197,38 @@ static void test_compute(void)
 	policy_free(p);
 }
 
+/* rep movsb ahead at every size: the threshold glibc takes is its minimum, never 0 */
+static void test_glibc_movsb_min(void)
+{
+	static const struct {
+		const char *feature;
+		const char *want;
+	} cases[] = { { NULL, "0x80" }, { "avx2", "0x100" }, { "avx512f", "0x200" } };
+	const double clwb[N] = { 100, 200, 400, 800, 1000, 1000, 1000, 1000 };
+	const double movsb[N] = { 150, 300, 600, 1200, 1500, 1500, 1500, 1500 };
+	const double noflush[N] = { 9000, 9000, 9000, 9000, 9000, 9000, 9000, 9000 };
+	const double movnt[N] = { 90, 180, 360, 720, 900, 900, 900, 900 };
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct policy *p = two_curve_policy("clwb", clwb, "rep_movsb_clwb", movsb);
+		struct policy_op *op = &p->targets[0].ops[0];
+		const char *v;
+
+		if (cases[i].feature)
+			policy_cpu_add_feature(&p->platform.cpu, cases[i].feature);
+		set_curve(op, "noflush", noflush);
+		set_curve(op, "movnt_avx2", movnt);
+		policy_op_find_curve(op, "noflush")->reference_only = true;
+		crossover_decide(op);
+		CHECK_INT(export_compute(p, NULL), 0);
+		v = kv(&p->exports.glibc, "glibc.cpu.x86_rep_movsb_threshold");
+		CHECK_MSG(v && !strcmp(v, cases[i].want), "%s: x86_rep_movsb_threshold=%s, want %s",
+			  cases[i].feature ? cases[i].feature : "sse2", v ? v : "(none)",
+			  cases[i].want);
+		policy_free(p);
+	}
+}
+
 static void test_kernel_rule(void)
 {
 	/* movnt wins up to 512, clflushopt from 1024 on: dm-writecache's shape */
@@ -221,6 +253,7 @@ int main(void)
 	test_tolerance();
 	test_weights();
 	test_compute();
+	test_glibc_movsb_min();
 	test_kernel_rule();
 	return check_report("test_export");
 }
