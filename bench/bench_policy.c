@@ -51,6 +51,7 @@
 #include "strategy_class.h"
 #include "strategy.h"
 #include "sweep.h"
+#include "table.h"
 #include "target.h"
 #include "workers.h"
 
@@ -194,17 +195,6 @@ static double cell_weight(uint64_t size)
 {
 	/* as the sweep: small copies are batched to one sample's length */
 	return size <= (256u << 10) ? 1.0 : (double)size / (256u << 10);
-}
-
-static const char *size_str(uint64_t b, char *buf, size_t len)
-{
-	if (b >= (1u << 20) && !(b % (1u << 20)))
-		snprintf(buf, len, "%" PRIu64 " MiB", b >> 20);
-	else if (b >= 1024 && !(b % 1024))
-		snprintf(buf, len, "%" PRIu64 " KiB", b >> 10);
-	else
-		snprintf(buf, len, "%" PRIu64 " B", b);
-	return buf;
 }
 
 static const char *op_label(const struct policy_op *op, char *buf, size_t len)
@@ -453,7 +443,7 @@ static void progress(const char *what, const struct op_run *r, size_t i)
 	if (!isatty(STDERR_FILENO))
 		return;
 	fprintf(stderr, "\r\033[K[%s] %s %s (%zu/%zu)", what, op_label(r->op, lb, sizeof(lb)),
-		size_str(r->c[i].size, sb, sizeof(sb)), i + 1, r->n);
+		table_format_bytes(r->c[i].size, sb, sizeof(sb)), i + 1, r->n);
 }
 
 static int measure_parent(const struct opts *o, const struct target *t,
@@ -809,7 +799,7 @@ static void print_run(const struct op_run *r, const struct contenders *k)
 	for (size_t i = 0; i < r->n; i++) {
 		const struct cell *c = &r->c[i];
 
-		printf("%10s  %-14s %8.0f", size_str(c->size, sb, sizeof(sb)),
+		printf("%10s  %-14s %8.0f", table_format_bytes(c->size, sb, sizeof(sb)),
 		       c->oracle_idx >= 0 ? k->name[c->oracle_idx] : "-", c->oracle);
 		for (int j = 0; j < NCOLS; j++)
 			print_ratio(c->ratio[j]);
@@ -866,7 +856,7 @@ static void print_worst(const struct op_run *runs, size_t nruns, enum col col)
 		return;
 	}
 	printf("worst %s/oracle: %.3f at %s (%s)\n", col_name[col], wc->ratio[col],
-	       size_str(wc->size, sb, sizeof(sb)), op_label(wr->op, lb, sizeof(lb)));
+	       table_format_bytes(wc->size, sb, sizeof(sb)), op_label(wr->op, lb, sizeof(lb)));
 }
 
 /* ---- main ---- */

@@ -184,14 +184,6 @@ static size_t target_ops(const struct policy_target *t, unsigned threads,
 	return n;
 }
 
-static bool has_curve(const struct policy_target *t, const char *name)
-{
-	for (size_t i = 0; i < t->nops; i++)
-		if (policy_op_find_curve(&t->ops[i], name))
-			return true;
-	return false;
-}
-
 static void kv_set(struct policy_export *e, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void kv_set(struct policy_export *e, const char *key, const char *fmt, ...)
@@ -205,14 +197,6 @@ static void kv_set(struct policy_export *e, const char *key, const char *fmt, ..
 	vsnprintf(e->kv[e->nkv].value, sizeof(e->kv[0].value), fmt, ap);
 	va_end(ap);
 	e->nkv++;
-}
-
-static bool cpu_has_feature(const struct policy *p, const char *f)
-{
-	for (size_t i = 0; i < p->platform.cpu.nfeatures; i++)
-		if (!strcmp(p->platform.cpu.features[i], f))
-			return true;
-	return false;
 }
 
 /* The target the persistent exports describe: pmem first, then the rest. */
@@ -233,6 +217,7 @@ static int export_libpmem(struct policy *p, const struct policy_target *t,
 	static const char *const flushes[] = { "clwb", "clflushopt", "clflush" };
 	static const char *const nts[] = { "movdir64b", "movnt_avx512", "movnt_avx2", "movnt_sse2" };
 	struct policy_export *e = &p->exports.libpmem;
+	const struct policy_cpu *cpu = &p->platform.cpu;
 	const struct policy_op *ops[64];
 	size_t nops = target_ops(t, 1, ops, 64);
 	double best = INFINITY;
@@ -244,7 +229,8 @@ static int export_libpmem(struct policy *p, const struct policy_target *t,
 			uint64_t thr;
 			double r;
 
-			if (!has_curve(t, flushes[f]) || !has_curve(t, nts[n]))
+			if (!policy_target_has_curve(t, flushes[f]) ||
+			    !policy_target_has_curve(t, nts[n]))
 				continue;
 			if (export_best_threshold(ops, nops, flushes[f], nts[n], w, &pmdk_default, &thr,
 						  &r))
@@ -266,15 +252,15 @@ static int export_libpmem(struct policy *p, const struct policy_target *t,
 		kv_set(e, "PMEM_NO_MOVNT", "1");
 	else
 		kv_set(e, "PMEM_MOVNT_THRESHOLD", "%" PRIu64, bthr);
-	if (cpu_has_feature(p, "clwb") && strcmp(bf, "clwb"))
+	if (policy_cpu_has_feature(cpu, "clwb") && strcmp(bf, "clwb"))
 		kv_set(e, "PMEM_NO_CLWB", "1");
-	if (cpu_has_feature(p, "clflushopt") && !strcmp(bf, "clflush"))
+	if (policy_cpu_has_feature(cpu, "clflushopt") && !strcmp(bf, "clflush"))
 		kv_set(e, "PMEM_NO_CLFLUSHOPT", "1");
-	if (cpu_has_feature(p, "avx"))
+	if (policy_cpu_has_feature(cpu, "avx"))
 		kv_set(e, "PMEM_AVX", "%d", strcmp(bn, "movnt_sse2") ? 1 : 0);
-	if (cpu_has_feature(p, "avx512f"))
+	if (policy_cpu_has_feature(cpu, "avx512f"))
 		kv_set(e, "PMEM_AVX512F", "%d", !strcmp(bn, "movnt_avx512"));
-	if (cpu_has_feature(p, "movdir64b"))
+	if (policy_cpu_has_feature(cpu, "movdir64b"))
 		kv_set(e, "PMEM_MOVDIR64B", "%d", !strcmp(bn, "movdir64b"));
 	return 0;
 }
@@ -283,7 +269,7 @@ static int export_kernel(struct policy *p, const struct policy_target *t,
 			 const struct export_weights *w)
 {
 	struct policy_export *e = &p->exports.kernel;
-	const char *flush = has_curve(t, "clflushopt") ? "clflushopt" : "clflush";
+	const char *flush = policy_target_has_curve(t, "clflushopt") ? "clflushopt" : "clflush";
 	const struct policy_op *ops[64];
 	size_t nops = target_ops(t, 1, ops, 64);
 	uint64_t thr;
@@ -321,11 +307,11 @@ static int export_kernel(struct policy *p, const struct policy_target *t,
  * 128 else.  Where AVX-512 is usable but not preferred the minimum is
  * 256, and 512 is still taken.
  */
-static uint64_t glibc_movsb_min(const struct policy *p)
+static uint64_t glibc_movsb_min(const struct policy_cpu *cpu)
 {
-	if (cpu_has_feature(p, "avx512f"))
+	if (policy_cpu_has_feature(cpu, "avx512f"))
 		return 512;
-	return cpu_has_feature(p, "avx2") ? 256 : 128;
+	return policy_cpu_has_feature(cpu, "avx2") ? 256 : 128;
 }
 
 static int export_glibc(struct policy *p, const struct export_weights *w)
@@ -335,7 +321,7 @@ static int export_glibc(struct policy *p, const struct export_weights *w)
 	static const char *const nts[] = { "movnt_avx512", "movnt_avx2", "movnt_sse2" };
 	const struct policy_op *ops[64];
 	double r, rr, best = INFINITY;
-	uint64_t thr, rthr, bthr = 0, movsb_min = glibc_movsb_min(p);
+	uint64_t thr, rthr, bthr = 0, movsb_min = glibc_movsb_min(&p->platform.cpu);
 	size_t nops;
 
 	memset(e, 0, sizeof(*e));
@@ -344,7 +330,7 @@ static int export_glibc(struct policy *p, const struct export_weights *w)
 	nops = target_ops(t, 1, ops, 64);
 	/* glibc picks its widest vector itself: use the best-scoring one */
 	for (size_t n = 0; n < 3; n++) {
-		if (!has_curve(t, nts[n]) || !has_curve(t, "noflush"))
+		if (!policy_target_has_curve(t, nts[n]) || !policy_target_has_curve(t, "noflush"))
 			continue;
 		if (!export_best_threshold(ops, nops, "noflush", nts[n], w, NULL, &thr, &r) &&
 		    r < best) {
@@ -361,7 +347,7 @@ static int export_glibc(struct policy *p, const struct export_weights *w)
 		bthr = 1ull << 40;	/* never: glibc has no "off" value */
 	kv_set(e, "glibc.cpu.x86_non_temporal_threshold", "0x%" PRIx64,
 	       bthr < GLIBC_NT_MIN ? (uint64_t)GLIBC_NT_MIN : bthr);
-	if (has_curve(t, "clwb") && has_curve(t, "rep_movsb_clwb") &&
+	if (policy_target_has_curve(t, "clwb") && policy_target_has_curve(t, "rep_movsb_clwb") &&
 	    !export_best_threshold(ops, nops, "clwb", "rep_movsb_clwb", w, &glibc_rep_movsb,
 				   &rthr, &rr))
 		kv_set(e, "glibc.cpu.x86_rep_movsb_threshold", "0x%" PRIx64,

@@ -228,13 +228,28 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+bool policy_cpu_has_feature(const struct policy_cpu *cpu, const char *feature)
+{
+	for (size_t i = 0; i < cpu->nfeatures; i++)
+		if (strcmp(cpu->features[i], feature) == 0)
+			return true;
+	return false;
+}
+
+bool policy_target_has_curve(const struct policy_target *t, const char *strategy)
+{
+	for (size_t i = 0; i < t->nops; i++)
+		if (policy_op_find_curve(&t->ops[i], strategy))
+			return true;
+	return false;
+}
+
 int policy_cpu_add_feature(struct policy_cpu *cpu, const char *feature)
 {
 	char **slot, *dup;
 
-	for (size_t i = 0; i < cpu->nfeatures; i++)
-		if (strcmp(cpu->features[i], feature) == 0)
-			return 0;
+	if (policy_cpu_has_feature(cpu, feature))
+		return 0;
 	dup = strdup(feature);
 	if (!dup)
 		return -ENOMEM;

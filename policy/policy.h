@@ -181,6 +181,9 @@ struct policy_curve *policy_op_find_curve(const struct policy_op *op, const char
 int policy_op_insert_size(struct policy_op *op, uint64_t size_bytes);
 int policy_op_size_index(const struct policy_op *op, uint64_t size_bytes);
 int policy_cpu_add_feature(struct policy_cpu *cpu, const char *feature);
+bool policy_cpu_has_feature(const struct policy_cpu *cpu, const char *feature);
+/* Has any of t's ops a curve of this strategy? */
+bool policy_target_has_curve(const struct policy_target *t, const char *strategy);
 struct policy_op *policy_find_op(const struct policy_target *t, const char *op,
 				 const char *pattern, unsigned threads);
 struct policy_target *policy_find_target(const struct policy *p, const char *name);

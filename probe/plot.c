@@ -175,17 +175,6 @@ static const char *num(char *buf, double v)
 
 #define N(v) num((char[24]){ 0 }, (v))
 
-/* "512 B", "4 KiB", "1536 B", "16 MiB": crossover sizes in the labels */
-static void format_bytes(uint64_t v, char *buf, size_t len)
-{
-	if (v >= (1u << 20) && !(v % (1u << 20)))
-		snprintf(buf, len, "%" PRIu64 " MiB", v >> 20);
-	else if (v >= 1024 && !(v % 1024))
-		snprintf(buf, len, "%" PRIu64 " KiB", v >> 10);
-	else
-		snprintf(buf, len, "%" PRIu64 " B", v);
-}
-
 static struct series *palette_find(const struct palette *pal, const char *name)
 {
 	for (size_t i = 0; i < pal->n; i++)
@@ -344,7 +333,7 @@ static int layout_crossovers(const struct policy_op *op, const struct panel *p,
 		char sz[32];
 		double w;
 
-		format_bytes(x->size_bytes, sz, sizeof(sz));
+		table_format_bytes(x->size_bytes, sz, sizeof(sz));
 		snprintf(l->text, sizeof(l->text), "%s: %s \u2192 %s", sz, x->below, x->above);
 		w = TEXT_W(l->text, FS_SMALL);
 		l->x = px(p, size);

@@ -15,16 +15,32 @@
 #define DIM "\033[2m"
 #define RESET "\033[0m"
 
-void table_format_size(uint64_t bytes, char *buf, size_t len)
+/* bytes in the largest unit that divides it: unit[0] bytes, [1] KiB, [2] MiB */
+static void format_size(uint64_t bytes, const char *const unit[3], char *buf, size_t len)
 {
 	if (bytes == POLICY_SIZE_OPEN)
 		snprintf(buf, len, "inf");
 	else if (bytes >= (1u << 20) && !(bytes % (1u << 20)))
-		snprintf(buf, len, "%" PRIu64 "M", bytes >> 20);
+		snprintf(buf, len, "%" PRIu64 "%s", bytes >> 20, unit[2]);
 	else if (bytes >= 1024 && !(bytes % 1024))
-		snprintf(buf, len, "%" PRIu64 "K", bytes >> 10);
+		snprintf(buf, len, "%" PRIu64 "%s", bytes >> 10, unit[1]);
 	else
-		snprintf(buf, len, "%" PRIu64, bytes);
+		snprintf(buf, len, "%" PRIu64 "%s", bytes, unit[0]);
+}
+
+void table_format_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const unit[3] = { "", "K", "M" };
+
+	format_size(bytes, unit, buf, len);
+}
+
+const char *table_format_bytes(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const unit[3] = { " B", " KiB", " MiB" };
+
+	format_size(bytes, unit, buf, len);
+	return buf;
 }
 
 /* Column header: strategy names are long, the column is 9 wide. */
@@ -96,34 +112,20 @@ void table_print_target(FILE *f, const struct policy_target *t, bool color)
 		print_op(f, &t->ops[o], color);
 }
 
-static bool platform_has(const struct policy *p, const char *feature)
-{
-	for (size_t i = 0; i < p->platform.cpu.nfeatures; i++)
-		if (!strcmp(p->platform.cpu.features[i], feature))
-			return true;
-	return false;
-}
-
-static bool measured(const struct policy_target *t, const char *name)
-{
-	for (size_t o = 0; o < t->nops; o++)
-		if (policy_op_find_curve(&t->ops[o], name))
-			return true;
-	return false;
-}
-
 void table_print_unmeasured(FILE *f, const struct policy *p, const struct policy_target *t)
 {
+	const struct policy_cpu *cpu = &p->platform.cpu;
 	bool any = false;
 
 	for (unsigned i = 0; i < strategy_count; i++) {
 		const struct strategy *s = &strategy_table[i];
 		const char *lacks = NULL;
 
-		if (measured(t, s->name))
+		if (policy_target_has_curve(t, s->name))
 			continue;
 		for (int b = 0; b < CPU_NR_FEATURES && !lacks; b++)
-			if ((s->needs & CPU_BIT(b)) && !platform_has(p, cpu_feature_name(b)))
+			if ((s->needs & CPU_BIT(b)) &&
+			    !policy_cpu_has_feature(cpu, cpu_feature_name(b)))
 				lacks = cpu_feature_name(b);
 		fprintf(f, "%s %s (%s%s)", any ? "," : "  not measured:", s->name,
 			lacks ? "this CPU lacks " : "not requested", lacks ? lacks : "");

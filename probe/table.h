@@ -10,6 +10,8 @@
 
 /* "64", "1536", "4K", "16M", "inf" */
 void table_format_size(uint64_t bytes, char *buf, size_t len);
+/* "64 B", "1536 B", "4 KiB", "16 MiB", "inf": for labels and prose; returns buf */
+const char *table_format_bytes(uint64_t bytes, char *buf, size_t len);
 /* Every op of t as a table; color: ANSI marks for a terminal. */
 void table_print_target(FILE *f, const struct policy_target *t, bool color);
 
