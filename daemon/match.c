@@ -11,7 +11,6 @@
 static int host_fingerprint(const char *sysfs_root, char *fp, size_t fplen, char *why,
 			    size_t len)
 {
-#ifdef PT_HAVE_FINGERPRINT_HOST
 	struct policy *me = policy_new();
 	int r;
 
@@ -24,11 +23,6 @@ static int host_fingerprint(const char *sysfs_root, char *fp, size_t fplen, char
 		snprintf(fp, fplen, "%s", me->platform.fingerprint);
 	policy_free(me);
 	return r < 0 ? r : 0;
-#else
-	/* built before policy/fingerprint.c existed: nothing can be vouched for */
-	snprintf(why, len, "this build cannot fingerprint the host");
-	return -ENOSYS;
-#endif
 }
 
 enum pick_result policy_pick(const char *path, const char *sysfs_root, bool force,
