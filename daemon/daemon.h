@@ -41,7 +41,6 @@ int daemon_reload(struct daemon *d, const char *why);
 int daemon_apply_module(struct daemon *d, const char *module);
 /* New block or nd devices: the sysfs sink again, same policy. */
 int daemon_apply_sysfs(struct daemon *d);
-/* A pmem region appeared: probe again when the policy no longer fits. */
 /*
  * A pmem region appeared: if no valid policy matches the host any more,
  * start pmem-tune-probe.service (once).  Returns 1 when a probe was
