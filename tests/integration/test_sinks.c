@@ -206,72 +206,6 @@ static const struct mkpolicy_opts base_policy = {
 	.movnt = "512", .nt = "0x100000", .movsb = "0x2000", .kernel = 4096,
 };
 
-static void test_lexical(void)
-{
-	static const struct { const char *path; int ok; } cases[] = {
-		{ "/sys/module/dm_writecache/parameters/x", 1 },
-		{ "/sys/module/*/parameters/*", 1 },
-		{ "/sys/block/pmem0/dax/write_cache", 1 },
-		{ "/sys/bus/nd/devices/region0/deep/attr", 1 },
-		{ "/sys//module/m/parameters/x", 1 },
-		{ "/sys/module/m/parameters/../../../etc/passwd", 0 },
-		{ "/sys/module/m/./parameters/x", 0 },
-		{ "/sys/module/m/parameters", 0 },
-		{ "/sys/module/m/holders/x", 0 },
-		{ "/sys/kernel/mm/transparent_hugepage/enabled", 0 },
-		{ "/sys/block/pmem0/queue/write_cache", 0 },
-		{ "/sys/bus/nd/devices/region0", 0 },
-		{ "/proc/sys/vm/swappiness", 0 },
-		{ "sys/module/m/parameters/x", 0 },
-	};
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		enum knob_root kind;
-		char why[256];
-		int r = knob_path_check(cases[i].path, &kind, why, sizeof(why));
-
-		CHECK_MSG((r == 0) == cases[i].ok, "knob_path_check(%s) = %d (%s)",
-			  cases[i].path, r, r ? why : "ok");
-	}
-}
-
-static void test_knob_parse(void)
-{
-	static const struct { const char *line; int ok; } cases[] = {
-		{ "kernel.threshold_bytes /sys/module/m/parameters/x", 1 },
-		{ "kernel.flushcache_nt_max_bytes /sys/module/m/parameters/x %#llx", 1 },
-		{ "libpmem.PMEM_MOVNT_THRESHOLD\t/sys/module/m/parameters/x\t%llu", 1 },
-		{ "glibc.cpu.x86_non_temporal_threshold /sys/module/m/parameters/x %s", 1 },
-		{ "=0 /sys/block/pmem*/dax/write_cache %s persistence_domain=cpu_cache", 1 },
-		{ "=0 /sys/block/pmem*/dax/write_cache persistence_domain=cpu_cache", 1 },
-		{ "kernel.threshold_bytes /sys/module/m/parameters/x %d", 0 },
-		{ "kernel.threshold_bytes /sys/module/m/parameters/x %n", 0 },
-		{ "kernel.threshold_bytes /sys/module/m/parameters/x %llu%llu", 0 },
-		{ "kernel.bogus /sys/module/m/parameters/x", 0 },
-		{ "libpmem.LD_PRELOAD /sys/module/m/parameters/x", 0 },
-		{ "=abc /sys/module/m/parameters/x %llu", 0 },
-		{ "= /sys/module/m/parameters/x", 0 },
-		{ "=1 /sys/module/m/parameters/x persistence_domain=cpu_cache", 0 },
-		{ "=1 /sys/module/m/parameters/x frobnicate", 0 },
-		{ "=1 /sys/module/m/parameters/../x", 0 },
-		{ "=1 /etc/passwd", 0 },
-		{ "kernel.threshold_bytes", 0 },
-	};
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		char line[256], why[256] = "";
-		struct knob k;
-		int r;
-
-		snprintf(line, sizeof(line), "%s", cases[i].line);
-		r = knob_parse_line(&k, line, why, sizeof(why));
-		CHECK_MSG((r == 0) == cases[i].ok, "knob_parse_line('%s') = %d (%s)",
-			  cases[i].line, r, why);
-	}
-}
-
 static void test_apply_restore(void)
 {
 	struct daemon d, d2;
@@ -960,8 +894,6 @@ int main(int argc, char **argv)
 	}
 	log_setup(getenv("PT_TEST_VERBOSE") != NULL);
 
-	test_lexical();
-	test_knob_parse();
 	test_apply_restore();
 	test_first_original_wins();
 	test_stale_restored();
