@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The daemon's command line and pmem-tuned.conf: modes, roots and the
+ * paths built from them, and the config file's keys.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "check.h"
+#include "config.h"
+#include "tmptree.h"
+#include "util.h"
+
+/* options_parse() on a NULL-terminated list after the program name */
+#define PARSE(o, ...)							\
+	({								\
+		char *_argv[] = { (char *)"pmem-tuned", __VA_ARGS__, NULL }; \
+		options_parse((o), (int)ARRAY_SIZE(_argv) - 1, _argv);	\
+	})
+
+static void test_defaults(void)
+{
+	char *argv[] = { (char *)"pmem-tuned", NULL };
+	struct options o;
+
+	CHECK_INT(options_parse(&o, 1, argv), 0);
+	CHECK_INT(o.mode, MODE_DAEMON);
+	CHECK_INT(o.rollback, ROLLBACK_AUTO);
+	CHECK(!o.force && !o.no_bus && !o.verbose);
+	CHECK_STR(o.policy, PT_POLICY_PATH);
+	CHECK_STR(o.state_dir, PT_STATE_DIR);
+	CHECK_STR(o.sysfs_root, "");
+	CHECK_STR(o.etc_root, "");
+}
+
+static void test_modes(void)
+{
+	static const struct { const char *arg; enum run_mode mode; } cases[] = {
+		{ "--oneshot", MODE_ONESHOT },
+		{ "--dry-run", MODE_DRY_RUN },
+		{ "--verify", MODE_VERIFY },
+		{ "--restore", MODE_RESTORE },
+	};
+	struct options o;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		CHECK_INT(PARSE(&o, (char *)cases[i].arg), 0);
+		CHECK_MSG(o.mode == cases[i].mode, "%s: mode %d", cases[i].arg, o.mode);
+	}
+	/* one mode at a time */
+	CHECK_INT(PARSE(&o, "--oneshot", "--restore"), -EINVAL);
+	CHECK_INT(PARSE(&o, "--dry-run", "--dry-run"), -EINVAL);
+
+	CHECK_INT(PARSE(&o, "--force", "--no-bus", "-v"), 0);
+	CHECK(o.force && o.no_bus && o.verbose);
+	CHECK_INT(PARSE(&o, "--help"), 1);
+	CHECK_INT(PARSE(&o, "--version"), 1);
+}
+
+static void test_refused(void)
+{
+	char longpath[PATH_MAX + 8];
+	struct options o;
+
+	CHECK_INT(PARSE(&o, "--frobnicate"), -EINVAL);
+	CHECK_INT(PARSE(&o, "extra"), -EINVAL);
+	CHECK_INT(PARSE(&o, "--policy"), -EINVAL);
+	memset(longpath, 'a', sizeof(longpath) - 1);
+	longpath[sizeof(longpath) - 1] = '\0';
+	CHECK_INT(PARSE(&o, "--policy", longpath), -EINVAL);
+	CHECK_INT(PARSE(&o, "--state-dir", longpath), -EINVAL);
+}
+
+static void test_roots(void)
+{
+	char path[PATH_MAX];
+	struct options o;
+
+	/* roots are prefixes: trailing slashes go, "/" is no root at all */
+	CHECK_INT(PARSE(&o, "--sysfs-root", "/tmp/fake//", "--etc-root", "/"), 0);
+	CHECK_STR(o.sysfs_root, "/tmp/fake");
+	CHECK_STR(o.etc_root, "");
+	CHECK(o.no_bus);		/* any --etc-root keeps away from the manager */
+
+	CHECK_INT(PARSE(&o, "--etc-root", "/tmp/tree/"), 0);
+	CHECK_STR(o.policy, "/tmp/tree" PT_POLICY_PATH);
+	CHECK_STR(o.state_dir, "/tmp/tree" PT_STATE_DIR);
+	CHECK_INT(etc_path(&o, PT_KNOBS_DIR, path, sizeof(path)), 0);
+	CHECK_STR(path, "/tmp/tree" PT_KNOBS_DIR);
+	CHECK_INT(etc_path(&o, PT_KNOBS_DIR, path, 8), -ENAMETOOLONG);
+
+	/* explicit paths are not moved under the root */
+	CHECK_INT(PARSE(&o, "--etc-root", "/tmp/tree", "--policy", "p.json",
+			"--state-dir", "/s"), 0);
+	CHECK_STR(o.policy, "p.json");
+	CHECK_STR(o.state_dir, "/s");
+}
+
+static void test_config_file(void)
+{
+	static const struct { const char *text; enum rollback rollback; } cases[] = {
+		{ "rollback=never\n", ROLLBACK_NEVER },
+		{ "# comment\n[Daemon]\n  rollback = never  \n", ROLLBACK_NEVER },
+		{ "rollback=auto\n", ROLLBACK_AUTO },
+		{ "rollback=sometimes\n", ROLLBACK_AUTO },
+		{ "; only a comment\nno equals sign\nfrobnicate=1\n", ROLLBACK_AUTO },
+		{ "", ROLLBACK_AUTO },
+	};
+	struct options o;
+	size_t i;
+
+	CHECK_INT(PARSE(&o, "--etc-root", (char *)tmptree_root), 0);
+	/* no file: the defaults */
+	o.rollback = ROLLBACK_NEVER;
+	CHECK_INT(config_load(&o), 0);
+	CHECK_INT(o.rollback, ROLLBACK_AUTO);
+
+	mkdir(tmptree_path("etc"), 0755);
+	mkdir(tmptree_path("etc/pmem-tuned"), 0755);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		tmptree_put("etc/pmem-tuned/pmem-tuned.conf", cases[i].text, 0644);
+		o.rollback = ROLLBACK_NEVER;
+		CHECK_INT(config_load(&o), 0);
+		CHECK_MSG(o.rollback == cases[i].rollback, "'%s': rollback %d", cases[i].text,
+			  o.rollback);
+	}
+}
+
+int main(void)
+{
+	tmptree_make("pt-config");
+	test_defaults();
+	test_modes();
+	test_refused();
+	test_roots();
+	test_config_file();
+	tmptree_remove(check_failed);
+	return check_report("test_config");
+}
