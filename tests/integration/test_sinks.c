@@ -594,13 +594,6 @@ static void test_planted_state(void)
 	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "100");
 	CHECK_INT(d.state.n, 0);
 	daemon_fini(&d);
-
-	/* garbage: set aside, nothing restored, the daemon goes on */
-	put("run/pmem-tuned/state.json", "{\"format\": 7", 0600);
-	daemon_setup(&d, MODE_RESTORE);
-	CHECK_INT(d.state.n, 0);
-	CHECK(exists("run/pmem-tuned/state.json.corrupt"));
-	daemon_fini(&d);
 }
 
 /* Every line of an environment file we write: a comment or one of ours (absent: none). */
