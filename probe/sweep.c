@@ -41,49 +41,35 @@ const char *sweep_mode_name(enum sweep_mode mode)
 	return mode_names[mode];
 }
 
+/* What each mode changes; everything else is the same for all three. */
+static const struct sweep_config mode_defaults[] = {
+	/*
+	 * A coarse grid (x4) and two bisection rounds: the sizes far from a
+	 * crossover are not worth measuring twice as often, and two rounds
+	 * narrow each crossover's bracket to sqrt(2).
+	 */
+	[SWEEP_QUICK] = {
+		.budget_s = 2.0, .rel_ci = 0.08, .min_samples = 6, .max_samples = 15,
+		.sample_ns = 20e3, .half_steps = false, .grid_factor = 4, .refine_rounds = 2,
+	},
+	[SWEEP_STANDARD] = {
+		.budget_s = 9.0, .rel_ci = 0.04, .min_samples = 7, .max_samples = 41,
+		.sample_ns = 40e3, .half_steps = true, .refine_rounds = 3,
+	},
+	[SWEEP_THOROUGH] = {
+		.budget_s = 60.0, .rel_ci = 0.02, .min_samples = 11, .max_samples = 201,
+		.sample_ns = 100e3, .half_steps = true, .refine_rounds = 5,
+	},
+};
+
 void sweep_config_defaults(struct sweep_config *cfg, enum sweep_mode mode)
 {
-	memset(cfg, 0, sizeof(*cfg));
+	*cfg = mode_defaults[mode];
 	cfg->mode = mode;
 	cfg->min_size_bytes = 64;
 	cfg->max_size_bytes = 16u << 20;
 	cfg->nthreads = workers_cpus_available();
 	cfg->seed = 0x9e3779b97f4a7c15ull;
-	switch (mode) {
-	case SWEEP_QUICK:
-		/*
-		 * A coarse grid (x4) and two bisection rounds: the sizes far
-		 * from a crossover are not worth measuring twice as often, and
-		 * two rounds narrow each crossover's bracket to sqrt(2).
-		 */
-		cfg->budget_s = 2.0;
-		cfg->rel_ci = 0.08;
-		cfg->min_samples = 6;
-		cfg->max_samples = 15;
-		cfg->sample_ns = 20e3;
-		cfg->half_steps = false;
-		cfg->grid_factor = 4;
-		cfg->refine_rounds = 2;
-		break;
-	case SWEEP_STANDARD:
-		cfg->budget_s = 9.0;
-		cfg->rel_ci = 0.04;
-		cfg->min_samples = 7;
-		cfg->max_samples = 41;
-		cfg->sample_ns = 40e3;
-		cfg->half_steps = true;
-		cfg->refine_rounds = 3;
-		break;
-	case SWEEP_THOROUGH:
-		cfg->budget_s = 60.0;
-		cfg->rel_ci = 0.02;
-		cfg->min_samples = 11;
-		cfg->max_samples = 201;
-		cfg->sample_ns = 100e3;
-		cfg->half_steps = true;
-		cfg->refine_rounds = 5;
-		break;
-	}
 }
 
 size_t sweep_grid(const struct sweep_config *cfg, uint64_t *sizes, size_t max)
