@@ -12,22 +12,6 @@
  */
 #include "strategy_internal.h"
 
-/* Heads and tails of the NT copies: the flush strategy_init() chose. */
-void strategy_flush_best(const void *addr, size_t len)
-{
-	switch (strategy_helpers.flush) {
-	case STRATEGY_FLUSH_CLWB:
-		strategy_flush_clwb(addr, len);
-		break;
-	case STRATEGY_FLUSH_CLFLUSHOPT:
-		strategy_flush_clflushopt(addr, len);
-		break;
-	default:
-		strategy_flush_clflush(addr, len);
-		break;
-	}
-}
-
 __attribute__((target("clwb")))
 void strategy_copy_clwb(void *dst, const void *src, size_t len)
 {

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Shared between the strategy kernels only.  Every function here that
- * executes an instruction beyond SSE2 carries its own target attribute:
- * the binary runs on any x86-64 and picks at run time.
+ * Inline helpers shared between the strategy kernels only.  Every
+ * function here that executes an instruction beyond SSE2 carries its
+ * own target attribute: the binary runs on any x86-64 and picks at run
+ * time.
  */
 #ifndef PMEM_TUNE_STRATEGY_INTERNAL_H
 #define PMEM_TUNE_STRATEGY_INTERNAL_H
@@ -12,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "strategy.h"
+#include "strategy_kernels.h"
 
 /*
  * Flush granule.  PMDK uses a constant 64 too: every x86-64 CPU with
@@ -20,46 +21,6 @@
  * still correct (only redundant) where a line is bigger.
  */
 #define STRATEGY_LINE 64
-
-enum strategy_flush_insn {
-	STRATEGY_FLUSH_CLFLUSH,
-	STRATEGY_FLUSH_CLFLUSHOPT,
-	STRATEGY_FLUSH_CLWB,
-};
-
-enum strategy_vec {
-	STRATEGY_VEC_SSE2,
-	STRATEGY_VEC_AVX,
-	STRATEGY_VEC_AVX512,
-};
-
-/* Chosen by strategy_init(); the defaults run on any x86-64. */
-struct strategy_helpers {
-	enum strategy_flush_insn flush;	/* heads and tails of NT copies */
-	enum strategy_vec copy;		/* cached copy: SSE2 or AVX */
-	enum strategy_vec fill;		/* strategy_fill_nt() */
-};
-
-extern struct strategy_helpers strategy_helpers;
-
-/* Cached copy of any length with the vector width strategy_init() chose. */
-void strategy_copy_cached(void *dst, const void *src, size_t len);
-/* Write back [addr, addr + len) with the best flush; no fence. */
-void strategy_flush_best(const void *addr, size_t len);
-
-/* Kernels, one per table entry (strategy_movnt.c, _flush.c, _movdir64b.c). */
-void strategy_copy_movnt(void *dst, const void *src, size_t len);
-void strategy_copy_movnt_sse2(void *dst, const void *src, size_t len);
-void strategy_copy_movnt_avx2(void *dst, const void *src, size_t len);
-void strategy_copy_movnt_avx512(void *dst, const void *src, size_t len);
-void strategy_copy_movdir64b(void *dst, const void *src, size_t len);
-void strategy_copy_clwb(void *dst, const void *src, size_t len);
-void strategy_copy_clflushopt(void *dst, const void *src, size_t len);
-void strategy_copy_clflush(void *dst, const void *src, size_t len);
-void strategy_copy_rep_movsb_clwb(void *dst, const void *src, size_t len);
-void strategy_copy_stores8_clwb(void *dst, const void *src, size_t len);
-void strategy_copy_memcpy_clwb(void *dst, const void *src, size_t len);
-void strategy_copy_noflush(void *dst, const void *src, size_t len);
 
 static inline uint64_t strategy_load64(const void *p)
 {
