@@ -31,6 +31,58 @@ static inline uint64_t strategy_load64(const void *p)
 }
 
 /*
+ * The loads and stores of one vector width, for STRATEGY_VEC_LOOP().
+ * Loads are unaligned; the kernel using them carries the target.
+ */
+#define STRATEGY_LOAD8(p)		((long long)strategy_load64(p))
+#define STRATEGY_STREAM8(p, v)		_mm_stream_si64((long long *)(p), (v))
+#define STRATEGY_LOAD16(p)		_mm_loadu_si128((const __m128i *)(p))
+#define STRATEGY_STORE16(p, v)		_mm_storeu_si128((__m128i *)(p), (v))
+#define STRATEGY_STREAM16(p, v)		_mm_stream_si128((__m128i *)(p), (v))
+#define STRATEGY_LOAD32(p)		_mm256_loadu_si256((const __m256i *)(p))
+#define STRATEGY_STORE32(p, v)		_mm256_storeu_si256((__m256i *)(p), (v))
+#define STRATEGY_STREAM32(p, v)		_mm256_stream_si256((__m256i *)(p), (v))
+#define STRATEGY_LOAD64(p)		_mm512_loadu_si512(p)
+#define STRATEGY_STREAM64(p, v)		_mm512_stream_si512((__m512i *)(p), (v))
+
+/*
+ * The body every vector kernel shares: four vectors of width bytes per
+ * round, all loads before the stores, then one at a time while a whole
+ * one is left.  A macro, so that the loads and stores are the calling
+ * kernel's own instructions under its own target attribute.  Advances
+ * d, s and len.
+ */
+#define STRATEGY_VEC_LOOP(type, width, load, store, d, s, len)			\
+	do {									\
+		for (; (len) >= 4 * (width); (d) += 4 * (width),		\
+		     (s) += 4 * (width), (len) -= 4 * (width)) {		\
+			type a_ = load(s);					\
+			type b_ = load((s) + (width));				\
+			type c_ = load((s) + 2 * (width));			\
+			type e_ = load((s) + 3 * (width));			\
+										\
+			store((d), a_);						\
+			store((d) + (width), b_);				\
+			store((d) + 2 * (width), c_);				\
+			store((d) + 3 * (width), e_);				\
+		}								\
+		for (; (len) >= (width); (d) += (width), (s) += (width),	\
+		     (len) -= (width))						\
+			store((d), load(s));					\
+	} while (0)
+
+/* n >= sizeof(type) bytes as two possibly overlapping moves, both loads first. */
+#define STRATEGY_COPY_ENDS(type, d, s, n)					\
+	do {									\
+		type a_, b_;							\
+										\
+		memcpy(&a_, (s), sizeof(type));					\
+		memcpy(&b_, (s) + (n) - sizeof(type), sizeof(type));		\
+		memcpy((d), &a_, sizeof(type));					\
+		memcpy((d) + (n) - sizeof(type), &b_, sizeof(type));		\
+	} while (0)
+
+/*
  * Cached copy of n <= 64 bytes: two possibly overlapping loads from
  * each end, all loads before any store.  SSE2 is baseline on x86-64.
  */
@@ -56,24 +108,11 @@ static inline void strategy_copy_small(void *dst, const void *src, size_t n)
 		_mm_storeu_si128((__m128i *)d, a);
 		_mm_storeu_si128((__m128i *)(d + n - 16), b);
 	} else if (n >= 8) {
-		uint64_t a = strategy_load64(s), b = strategy_load64(s + n - 8);
-
-		memcpy(d, &a, 8);
-		memcpy(d + n - 8, &b, 8);
+		STRATEGY_COPY_ENDS(uint64_t, d, s, n);
 	} else if (n >= 4) {
-		uint32_t a, b;
-
-		memcpy(&a, s, 4);
-		memcpy(&b, s + n - 4, 4);
-		memcpy(d, &a, 4);
-		memcpy(d + n - 4, &b, 4);
+		STRATEGY_COPY_ENDS(uint32_t, d, s, n);
 	} else if (n >= 2) {
-		uint16_t a, b;
-
-		memcpy(&a, s, 2);
-		memcpy(&b, s + n - 2, 2);
-		memcpy(d, &a, 2);
-		memcpy(d + n - 2, &b, 2);
+		STRATEGY_COPY_ENDS(uint16_t, d, s, n);
 	} else if (n) {
 		*d = *s;
 	}
