@@ -178,14 +178,39 @@ static size_t next_measured(const struct policy_op *op,
 }
 
 /*
+ * The island rule.  Size i, between its measured neighbours prev and
+ * next (either may be missing: SIZE_MAX or op->nsizes), holds a one-size
+ * range when its winner differs from theirs and they agree with each
+ * other (at the grid's edge: the one neighbour there is).  Returns the
+ * neighbours' winner, or -1 when i is no one-size range, a step between
+ * two different ranges included.  *edge says whether a neighbour is
+ * missing.
+ */
+static int lone_range(const struct policy_op *op, const struct crossover_cell *cells,
+		      size_t prev, size_t i, size_t next, bool *edge)
+{
+	int w = cells[i].winner;
+	int a = prev < op->nsizes ? cells[prev].winner : -1;
+	int b = next < op->nsizes ? cells[next].winner : -1;
+
+	*edge = a < 0 || b < 0;
+	if (w < 0 || (a < 0 && b < 0) || a == w || b == w)
+		return -1;
+	if (a >= 0 && b >= 0 && a != b)
+		return -1;
+	return a >= 0 ? a : b;
+}
+
+/*
  * Noise: an A A B A A pattern where B won only by the tie rule is a
  * one-size range the measurements cannot support.  If A is in that
  * size's tie set too (statistically as good as B there), the size keeps
  * A.  If A is demonstrably worse there, B's win is not only the tie
- * rule's doing and it stays.  An island won by separation is evidence
- * and stays as well: the probe bisects both of its brackets, which
- * re-measures around it.  Edges are not islands: nothing beyond them
- * says they are noise.
+ * rule's doing and it stays.  A tie-rule size at the grid's edge stays
+ * too: nothing beyond it says it is noise.  A one-size range won by
+ * separation, inside or at an edge, is not smoothed here either:
+ * crossover_rechecks() asks for it to be measured again, fresh, and the
+ * fresh cells decide.
  *
  * No further smoothing.  A run of two or more tie-rule sizes is not a
  * lone outlier: the tie rule already picks one preferred strategy
@@ -199,15 +224,15 @@ static size_t next_measured(const struct policy_op *op,
 static void suppress_islands(const struct policy_op *op,
 			     struct crossover_cell *cells)
 {
-	size_t prev = next_measured(op, cells, SIZE_MAX);
+	size_t prev = SIZE_MAX;
 
 	for (size_t i = next_measured(op, cells, prev); i < op->nsizes;) {
 		size_t next = next_measured(op, cells, i);
+		bool edge;
 		/* left neighbour already smoothed, right one as decided */
-		int a = cells[prev].winner;
+		int a = lone_range(op, cells, prev, i, next, &edge);
 
-		if (cells[i].tie && next < op->nsizes && a == cells[next].winner &&
-		    a != cells[i].winner && in_tie_set(op, i, a))
+		if (a >= 0 && cells[i].tie && !edge && in_tie_set(op, i, a))
 			set_winner(op, i, a, 1, &cells[i]);
 		prev = i;
 		i = next;
@@ -223,6 +248,33 @@ int crossover_cells(const struct policy_op *op, struct crossover_cell *cells)
 		decide_size(op, i, &cells[i]);
 	suppress_islands(op, cells);
 	return 0;
+}
+
+size_t crossover_rechecks(const struct policy_op *op, const struct crossover_cell *cells,
+			  struct crossover_recheck *out, size_t max)
+{
+	size_t n = 0, prev = SIZE_MAX;
+
+	if (!op || !cells || !out)
+		return 0;
+	for (size_t i = next_measured(op, cells, prev); i < op->nsizes && n < max;) {
+		size_t next = next_measured(op, cells, i);
+		bool edge;
+		int a = lone_range(op, cells, prev, i, next, &edge);
+
+		/* a burst of noise seldom strikes the same cell twice */
+		if (a >= 0 && !cells[i].tie) {
+			out[n].index = i;
+			out[n].why = edge ? CROSSOVER_RECHECK_EDGE : CROSSOVER_RECHECK_ISLAND;
+			out[n].curves[0] = cells[i].winner;
+			out[n].curves[1] = a;
+			out[n].ncurves = 2;
+			n++;
+		}
+		prev = i;
+		i = next;
+	}
+	return n;
 }
 
 static void copy_name(char *dst, const char *src)

@@ -42,6 +42,35 @@ struct crossover_cell {
  */
 int crossover_cells(const struct policy_op *op, struct crossover_cell *cells);
 
+/* Why a size must be measured again before its decision is believed. */
+enum crossover_recheck_why {
+	CROSSOVER_RECHECK_ISLAND,	/* one size between two of another winner */
+	CROSSOVER_RECHECK_EDGE,		/* one size at the grid's edge, the next differ */
+};
+
+#define CROSSOVER_RECHECK_MAX_CURVES 2
+
+/* Measure these curves at this size again, fresh; the new cells replace the old. */
+struct crossover_recheck {
+	size_t index;		/* into op->sizes_bytes */
+	enum crossover_recheck_why why;
+	int curves[CROSSOVER_RECHECK_MAX_CURVES];	/* curve indexes */
+	unsigned ncurves;
+};
+
+/*
+ * Which sizes of op (cells from crossover_cells()) rest on one grid
+ * point alone: a size won by separation whose measured neighbours all
+ * have one other winner (both sides, or its one side at the grid's
+ * edge).  That is a real dip or a burst of noise that hit one
+ * contender's samples there; the probe measures the size's winner and
+ * the neighbours' (curves[0], curves[1]) again and crossover_decide()
+ * then decides from the fresh cells by the same rules, so an island that
+ * survives stands.  Lists up to max, in size order; returns the count.
+ */
+size_t crossover_rechecks(const struct policy_op *op, const struct crossover_cell *cells,
+			  struct crossover_recheck *out, size_t max);
+
 /*
  * Replace op->ranges and op->crossovers with those derived from the
  * curves.  Returns 0 or -ENOMEM.  An op without any measured cell gets

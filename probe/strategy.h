@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "cpu.h"
+#include "strategy_kernels.h"
 
 typedef void (*strategy_copy_fn)(void *dst, const void *src, size_t len);
 
@@ -42,14 +43,5 @@ const struct strategy *strategy_find(const char *name);
  */
 bool strategy_supported(const struct strategy *s, const struct cpu_info *ci,
 			const char **missing);
-
-/*
- * Streaming fill of [dst, dst + len) with the widest non-temporal store
- * ci has, then sfence: the target's write ceiling.  dst 64-byte aligned,
- * len a multiple of 64.  Every byte becomes STRATEGY_FILL_BYTE.
- */
-void strategy_fill_nt(void *dst, size_t len);
-/* Not 0 and not 0xff, so that a test can tell it from fresh memory. */
-#define STRATEGY_FILL_BYTE 0xa5
 
 #endif

@@ -12,49 +12,35 @@
  */
 #include "strategy_internal.h"
 
-/* Heads and tails of the NT copies: the flush strategy_init() chose. */
-void strategy_flush_best(const void *addr, size_t len)
-{
-	switch (strategy_helpers.flush) {
-	case STRATEGY_FLUSH_CLWB:
-		strategy_flush_clwb(addr, len);
-		break;
-	case STRATEGY_FLUSH_CLFLUSHOPT:
-		strategy_flush_clflushopt(addr, len);
-		break;
-	default:
-		strategy_flush_clflush(addr, len);
-		break;
-	}
-}
+/*
+ * Copy, then flush every touched line, then the fence; nothing for
+ * len 0.  A macro, so that the flush is the calling kernel's own
+ * instruction under its own target attribute.
+ */
+#define COPY_THEN_FLUSH(copy, flush, dst, src, len)				\
+	do {									\
+		if (len) {							\
+			copy((dst), (src), (len));				\
+			flush((dst), (len));					\
+			_mm_sfence();						\
+		}								\
+	} while (0)
 
 __attribute__((target("clwb")))
 void strategy_copy_clwb(void *dst, const void *src, size_t len)
 {
-	if (!len)
-		return;
-	strategy_copy_cached(dst, src, len);
-	strategy_flush_clwb(dst, len);
-	_mm_sfence();
+	COPY_THEN_FLUSH(strategy_copy_cached, strategy_flush_clwb, dst, src, len);
 }
 
 __attribute__((target("clflushopt")))
 void strategy_copy_clflushopt(void *dst, const void *src, size_t len)
 {
-	if (!len)
-		return;
-	strategy_copy_cached(dst, src, len);
-	strategy_flush_clflushopt(dst, len);
-	_mm_sfence();
+	COPY_THEN_FLUSH(strategy_copy_cached, strategy_flush_clflushopt, dst, src, len);
 }
 
 void strategy_copy_clflush(void *dst, const void *src, size_t len)
 {
-	if (!len)
-		return;
-	strategy_copy_cached(dst, src, len);
-	strategy_flush_clflush(dst, len);
-	_mm_sfence();
+	COPY_THEN_FLUSH(strategy_copy_cached, strategy_flush_clflush, dst, src, len);
 }
 
 /*
@@ -62,20 +48,17 @@ void strategy_copy_clflush(void *dst, const void *src, size_t len)
  * ones with FSRM; without them it still copies correctly.  DF is clear
  * by the ABI.
  */
+static inline void rep_movsb(void *dst, const void *src, size_t len)
+{
+	__asm__ volatile("rep movsb"
+			 : "+D"(dst), "+S"(src), "+c"(len)
+			 : : "memory");
+}
+
 __attribute__((target("clwb")))
 void strategy_copy_rep_movsb_clwb(void *dst, const void *src, size_t len)
 {
-	void *d = dst;
-	const void *s = src;
-	size_t n = len;
-
-	if (!len)
-		return;
-	__asm__ volatile("rep movsb"
-			 : "+D"(d), "+S"(s), "+c"(n)
-			 : : "memory");
-	strategy_flush_clwb(dst, len);
-	_mm_sfence();
+	COPY_THEN_FLUSH(rep_movsb, strategy_flush_clwb, dst, src, len);
 }
 
 /*
@@ -128,21 +111,20 @@ void strategy_copy_stores8_clwb(void *dst, const void *src, size_t len)
 __attribute__((target("clwb")))
 void strategy_copy_memcpy_clwb(void *dst, const void *src, size_t len)
 {
-	if (!len)
-		return;
-	memcpy(dst, src, len);
-	strategy_flush_clwb(dst, len);
-	_mm_sfence();
+	COPY_THEN_FLUSH(memcpy, strategy_flush_clwb, dst, src, len);
 }
 
 /*
  * eADR: the caches are in the persistence domain, so the stores only
  * need ordering against whatever the caller writes next.
  */
+static inline void no_flush(const void *addr, size_t len)
+{
+	(void)addr;
+	(void)len;
+}
+
 void strategy_copy_noflush(void *dst, const void *src, size_t len)
 {
-	if (!len)
-		return;
-	strategy_copy_cached(dst, src, len);
-	_mm_sfence();
+	COPY_THEN_FLUSH(strategy_copy_cached, no_flush, dst, src, len);
 }

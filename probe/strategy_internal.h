@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Shared between the strategy kernels only.  Every function here that
- * executes an instruction beyond SSE2 carries its own target attribute:
- * the binary runs on any x86-64 and picks at run time.
+ * Inline helpers shared between the strategy kernels only.  Every
+ * function here that executes an instruction beyond SSE2 carries its
+ * own target attribute: the binary runs on any x86-64 and picks at run
+ * time.
  */
 #ifndef PMEM_TUNE_STRATEGY_INTERNAL_H
 #define PMEM_TUNE_STRATEGY_INTERNAL_H
@@ -12,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "strategy.h"
+#include "strategy_kernels.h"
 
 /*
  * Flush granule.  PMDK uses a constant 64 too: every x86-64 CPU with
@@ -21,46 +22,6 @@
  */
 #define STRATEGY_LINE 64
 
-enum strategy_flush_insn {
-	STRATEGY_FLUSH_CLFLUSH,
-	STRATEGY_FLUSH_CLFLUSHOPT,
-	STRATEGY_FLUSH_CLWB,
-};
-
-enum strategy_vec {
-	STRATEGY_VEC_SSE2,
-	STRATEGY_VEC_AVX,
-	STRATEGY_VEC_AVX512,
-};
-
-/* Chosen by strategy_init(); the defaults run on any x86-64. */
-struct strategy_helpers {
-	enum strategy_flush_insn flush;	/* heads and tails of NT copies */
-	enum strategy_vec copy;		/* cached copy: SSE2 or AVX */
-	enum strategy_vec fill;		/* strategy_fill_nt() */
-};
-
-extern struct strategy_helpers strategy_helpers;
-
-/* Cached copy of any length with the vector width strategy_init() chose. */
-void strategy_copy_cached(void *dst, const void *src, size_t len);
-/* Write back [addr, addr + len) with the best flush; no fence. */
-void strategy_flush_best(const void *addr, size_t len);
-
-/* Kernels, one per table entry (strategy_movnt.c, _flush.c, _movdir64b.c). */
-void strategy_copy_movnt(void *dst, const void *src, size_t len);
-void strategy_copy_movnt_sse2(void *dst, const void *src, size_t len);
-void strategy_copy_movnt_avx2(void *dst, const void *src, size_t len);
-void strategy_copy_movnt_avx512(void *dst, const void *src, size_t len);
-void strategy_copy_movdir64b(void *dst, const void *src, size_t len);
-void strategy_copy_clwb(void *dst, const void *src, size_t len);
-void strategy_copy_clflushopt(void *dst, const void *src, size_t len);
-void strategy_copy_clflush(void *dst, const void *src, size_t len);
-void strategy_copy_rep_movsb_clwb(void *dst, const void *src, size_t len);
-void strategy_copy_stores8_clwb(void *dst, const void *src, size_t len);
-void strategy_copy_memcpy_clwb(void *dst, const void *src, size_t len);
-void strategy_copy_noflush(void *dst, const void *src, size_t len);
-
 static inline uint64_t strategy_load64(const void *p)
 {
 	uint64_t v;
@@ -68,6 +29,58 @@ static inline uint64_t strategy_load64(const void *p)
 	memcpy(&v, p, sizeof(v));
 	return v;
 }
+
+/*
+ * The loads and stores of one vector width, for STRATEGY_VEC_LOOP().
+ * Loads are unaligned; the kernel using them carries the target.
+ */
+#define STRATEGY_LOAD8(p)		((long long)strategy_load64(p))
+#define STRATEGY_STREAM8(p, v)		_mm_stream_si64((long long *)(p), (v))
+#define STRATEGY_LOAD16(p)		_mm_loadu_si128((const __m128i *)(p))
+#define STRATEGY_STORE16(p, v)		_mm_storeu_si128((__m128i *)(p), (v))
+#define STRATEGY_STREAM16(p, v)		_mm_stream_si128((__m128i *)(p), (v))
+#define STRATEGY_LOAD32(p)		_mm256_loadu_si256((const __m256i *)(p))
+#define STRATEGY_STORE32(p, v)		_mm256_storeu_si256((__m256i *)(p), (v))
+#define STRATEGY_STREAM32(p, v)		_mm256_stream_si256((__m256i *)(p), (v))
+#define STRATEGY_LOAD64(p)		_mm512_loadu_si512(p)
+#define STRATEGY_STREAM64(p, v)		_mm512_stream_si512((__m512i *)(p), (v))
+
+/*
+ * The body every vector kernel shares: four vectors of width bytes per
+ * round, all loads before the stores, then one at a time while a whole
+ * one is left.  A macro, so that the loads and stores are the calling
+ * kernel's own instructions under its own target attribute.  Advances
+ * d, s and len.
+ */
+#define STRATEGY_VEC_LOOP(type, width, load, store, d, s, len)			\
+	do {									\
+		for (; (len) >= 4 * (width); (d) += 4 * (width),		\
+		     (s) += 4 * (width), (len) -= 4 * (width)) {		\
+			type a_ = load(s);					\
+			type b_ = load((s) + (width));				\
+			type c_ = load((s) + 2 * (width));			\
+			type e_ = load((s) + 3 * (width));			\
+										\
+			store((d), a_);						\
+			store((d) + (width), b_);				\
+			store((d) + 2 * (width), c_);				\
+			store((d) + 3 * (width), e_);				\
+		}								\
+		for (; (len) >= (width); (d) += (width), (s) += (width),	\
+		     (len) -= (width))						\
+			store((d), load(s));					\
+	} while (0)
+
+/* n >= sizeof(type) bytes as two possibly overlapping moves, both loads first. */
+#define STRATEGY_COPY_ENDS(type, d, s, n)					\
+	do {									\
+		type a_, b_;							\
+										\
+		memcpy(&a_, (s), sizeof(type));					\
+		memcpy(&b_, (s) + (n) - sizeof(type), sizeof(type));		\
+		memcpy((d), &a_, sizeof(type));					\
+		memcpy((d) + (n) - sizeof(type), &b_, sizeof(type));		\
+	} while (0)
 
 /*
  * Cached copy of n <= 64 bytes: two possibly overlapping loads from
@@ -95,24 +108,11 @@ static inline void strategy_copy_small(void *dst, const void *src, size_t n)
 		_mm_storeu_si128((__m128i *)d, a);
 		_mm_storeu_si128((__m128i *)(d + n - 16), b);
 	} else if (n >= 8) {
-		uint64_t a = strategy_load64(s), b = strategy_load64(s + n - 8);
-
-		memcpy(d, &a, 8);
-		memcpy(d + n - 8, &b, 8);
+		STRATEGY_COPY_ENDS(uint64_t, d, s, n);
 	} else if (n >= 4) {
-		uint32_t a, b;
-
-		memcpy(&a, s, 4);
-		memcpy(&b, s + n - 4, 4);
-		memcpy(d, &a, 4);
-		memcpy(d + n - 4, &b, 4);
+		STRATEGY_COPY_ENDS(uint32_t, d, s, n);
 	} else if (n >= 2) {
-		uint16_t a, b;
-
-		memcpy(&a, s, 2);
-		memcpy(&b, s + n - 2, 2);
-		memcpy(d, &a, 2);
-		memcpy(d + n - 2, &b, 2);
+		STRATEGY_COPY_ENDS(uint16_t, d, s, n);
 	} else if (n) {
 		*d = *s;
 	}

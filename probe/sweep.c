@@ -41,49 +41,35 @@ const char *sweep_mode_name(enum sweep_mode mode)
 	return mode_names[mode];
 }
 
+/* What each mode changes; everything else is the same for all three. */
+static const struct sweep_config mode_defaults[] = {
+	/*
+	 * A coarse grid (x4) and two bisection rounds: the sizes far from a
+	 * crossover are not worth measuring twice as often, and two rounds
+	 * narrow each crossover's bracket to sqrt(2).
+	 */
+	[SWEEP_QUICK] = {
+		.budget_s = 2.0, .rel_ci = 0.08, .min_samples = 6, .max_samples = 15,
+		.sample_ns = 20e3, .half_steps = false, .grid_factor = 4, .refine_rounds = 2,
+	},
+	[SWEEP_STANDARD] = {
+		.budget_s = 9.0, .rel_ci = 0.04, .min_samples = 7, .max_samples = 41,
+		.sample_ns = 40e3, .half_steps = true, .refine_rounds = 3,
+	},
+	[SWEEP_THOROUGH] = {
+		.budget_s = 60.0, .rel_ci = 0.02, .min_samples = 11, .max_samples = 201,
+		.sample_ns = 100e3, .half_steps = true, .refine_rounds = 5,
+	},
+};
+
 void sweep_config_defaults(struct sweep_config *cfg, enum sweep_mode mode)
 {
-	memset(cfg, 0, sizeof(*cfg));
+	*cfg = mode_defaults[mode];
 	cfg->mode = mode;
 	cfg->min_size_bytes = 64;
 	cfg->max_size_bytes = 16u << 20;
 	cfg->nthreads = workers_cpus_available();
 	cfg->seed = 0x9e3779b97f4a7c15ull;
-	switch (mode) {
-	case SWEEP_QUICK:
-		/*
-		 * A coarse grid (x4) and two bisection rounds: the sizes far
-		 * from a crossover are not worth measuring twice as often, and
-		 * two rounds narrow each crossover's bracket to sqrt(2).
-		 */
-		cfg->budget_s = 2.0;
-		cfg->rel_ci = 0.08;
-		cfg->min_samples = 6;
-		cfg->max_samples = 15;
-		cfg->sample_ns = 20e3;
-		cfg->half_steps = false;
-		cfg->grid_factor = 4;
-		cfg->refine_rounds = 2;
-		break;
-	case SWEEP_STANDARD:
-		cfg->budget_s = 9.0;
-		cfg->rel_ci = 0.04;
-		cfg->min_samples = 7;
-		cfg->max_samples = 41;
-		cfg->sample_ns = 40e3;
-		cfg->half_steps = true;
-		cfg->refine_rounds = 3;
-		break;
-	case SWEEP_THOROUGH:
-		cfg->budget_s = 60.0;
-		cfg->rel_ci = 0.02;
-		cfg->min_samples = 11;
-		cfg->max_samples = 201;
-		cfg->sample_ns = 100e3;
-		cfg->half_steps = true;
-		cfg->refine_rounds = 5;
-		break;
-	}
 }
 
 size_t sweep_grid(const struct sweep_config *cfg, uint64_t *sizes, size_t max)
@@ -327,72 +313,46 @@ static void measure_size(struct sweep *sw, struct policy_op *op, unsigned nthrea
 	sw->cells_done += nct;
 }
 
-/* The contenders named a and b, copied into pair[0..1] with their curves. */
-static unsigned pick_pair(struct policy_op *op, const struct contender *all, unsigned nall,
-			  const char *a, const char *b, struct contender pair[2])
+/* The contenders named in names[0..n-1], copied into out[] with their curves. */
+static unsigned pick(struct policy_op *op, const struct contender *all, unsigned nall,
+		     const char *const *names, unsigned n, struct contender *out)
 {
 	unsigned np = 0;
 
-	for (unsigned i = 0; i < nall && np < 2; i++)
-		if (!strcmp(all[i].name, a) || !strcmp(all[i].name, b)) {
-			pair[np] = all[i];
-			pair[np++].curve = policy_op_find_curve(op, all[i].name);
-		}
+	for (unsigned i = 0; i < nall && np < n; i++)
+		for (unsigned j = 0; j < n; j++)
+			if (!strcmp(all[i].name, names[j])) {
+				out[np] = all[i];
+				out[np++].curve = policy_op_find_curve(op, all[i].name);
+				break;
+			}
 	return np;
 }
 
 /*
- * Size i's winner if it won by separation and holds a one-size range:
- * its measured neighbours (one, at the grid's edge) all have one other
- * winner, returned in *other.  -1 otherwise, a step between two
- * different neighbours included.
+ * Measure again, fresh, what the decision code will not believe from
+ * one grid point (crossover_rechecks()); the new cells replace the old.
  */
-static int lone_winner(const struct crossover_cell *cells, int prev, size_t next, size_t n,
-		       size_t i, int *other)
-{
-	int w = cells[i].winner;
-	int a = prev >= 0 ? cells[prev].winner : -1, b = next < n ? cells[next].winner : -1;
-
-	if (w < 0 || cells[i].tie || (a < 0 && b < 0) || a == w || b == w)
-		return -1;
-	if (a >= 0 && b >= 0 && a != b)	/* a range between two others: a step */
-		return -1;
-	*other = a >= 0 ? a : b;
-	return w;
-}
-
-/*
- * A single size won by a strategy that loses next to it (on both sides,
- * or on its one side at the edge of the grid) is either a real dip or a
- * burst of noise that hit one contender's samples there.  Measure the
- * two again, fresh, before believing it: the new cells replace the old
- * ones, and a burst seldom strikes twice.  (Seen: one probe in twelve
- * had movnt_sse2 20 % ahead at 64 B random, 0.96-1.02 in the others.)
- */
-static void confirm_islands(struct sweep *sw, struct policy_op *op, bool random,
-			    struct contender *all, unsigned nall)
+static void recheck(struct sweep *sw, struct policy_op *op, bool random,
+		    struct contender *all, unsigned nall)
 {
 	struct crossover_cell cells[op->nsizes ? op->nsizes : 1];
-	int prev = -1;
+	struct crossover_recheck rc[op->nsizes ? op->nsizes : 1];
+	size_t n;
 
 	if (crossover_cells(op, cells))
 		return;
-	for (size_t i = 0; i < op->nsizes; i++) {
-		struct contender pair[2];
-		size_t next = i + 1;
-		int w, other;
+	n = crossover_rechecks(op, cells, rc, op->nsizes);
+	for (size_t k = 0; k < n; k++) {
+		struct contender ct[CROSSOVER_RECHECK_MAX_CURVES];
+		const char *names[CROSSOVER_RECHECK_MAX_CURVES];
 
-		if (cells[i].winner < 0)
+		for (unsigned j = 0; j < rc[k].ncurves; j++)
+			names[j] = op->curves[rc[k].curves[j]].strategy;
+		if (pick(op, all, nall, names, rc[k].ncurves, ct) != rc[k].ncurves)
 			continue;
-		while (next < op->nsizes && cells[next].winner < 0)
-			next++;
-		w = lone_winner(cells, prev, next, op->nsizes, i, &other);
-		if (w >= 0 && pick_pair(op, all, nall, op->curves[w].strategy,
-					op->curves[other].strategy, pair) == 2) {
-			progress(sw, op, op->sizes_bytes[i]);
-			measure_size(sw, op, op->threads, random, pair, 2, (int)i);
-		}
-		prev = (int)i;
+		progress(sw, op, op->sizes_bytes[rc[k].index]);
+		measure_size(sw, op, op->threads, random, ct, rc[k].ncurves, (int)rc[k].index);
 	}
 }
 
@@ -403,7 +363,7 @@ static int refine(struct sweep *sw, struct policy_op *op, bool random, struct co
 	struct crossover_bracket br[16];
 	int rc;
 
-	confirm_islands(sw, op, random, all, nall);
+	recheck(sw, op, random, all, nall);
 	rc = crossover_decide(op);
 
 	for (unsigned round = 0; !rc && round < sw->cfg->refine_rounds; round++) {
@@ -413,6 +373,7 @@ static int refine(struct sweep *sw, struct policy_op *op, bool random, struct co
 			break;
 		for (size_t b = 0; b < nb; b++) {
 			uint64_t mid = crossover_midpoint(br[b].lo_bytes, br[b].hi_bytes, LINE);
+			const char *names[2] = { br[b].below, br[b].above };
 			struct contender pair[2];
 			int idx;
 
@@ -422,7 +383,7 @@ static int refine(struct sweep *sw, struct policy_op *op, bool random, struct co
 			if (idx < 0)
 				return idx;
 			/* after the insertion: the curve arrays moved */
-			if (pick_pair(op, all, nall, br[b].below, br[b].above, pair) != 2)
+			if (pick(op, all, nall, names, 2, pair) != 2)
 				continue;
 			progress(sw, op, mid);
 			measure_size(sw, op, op->threads, random, pair, 2, idx);

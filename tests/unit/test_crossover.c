@@ -540,6 +540,126 @@ static void test_islands(void)
 	CHECK_INT(op->ncrossovers, 2);
 }
 
+/* Decide op's cells and list its rechecks into rc (NGRID at most). */
+static size_t rechecks_of(const struct policy_op *op, struct crossover_recheck *rc)
+{
+	struct crossover_cell cells[NGRID];
+
+	CHECK_INT(crossover_cells(op, cells), 0);
+	return crossover_rechecks(op, cells, rc, NGRID);
+}
+
+static void check_recheck(const struct policy_op *op, const struct crossover_recheck *rc,
+			  size_t index, enum crossover_recheck_why why, const char *own,
+			  const char *rival)
+{
+	CHECK_INT(rc->index, index);
+	CHECK_INT(rc->why, why);
+	CHECK_INT(rc->ncurves, 2);
+	CHECK_INT(rc->curves[0], curve_index(op, own));
+	CHECK_INT(rc->curves[1], curve_index(op, rival));
+}
+
+/* Which one-size ranges the probe must measure again before they are believed. */
+static void test_rechecks(void)
+{
+	struct crossover_recheck rc[NGRID];
+	struct crossover_cell cells[NGRID];
+	struct policy_op *op;
+	double nt[NGRID], fl[NGRID], fo[NGRID];
+
+	for (size_t i = 0; i < NGRID; i++) {
+		fl[i] = 3000;
+		nt[i] = 2000;
+		fo[i] = 1000;
+	}
+
+	/* one clean winner everywhere: nothing to re-measure */
+	op = new_op(grid, NGRID);
+	set_curve(op, "clwb", fl, 50);
+	set_curve(op, "movnt", nt, 50);
+	CHECK_INT(rechecks_of(op, rc), 0);
+
+	/* A A B A A won by separation: measure B and A again at B's size */
+	op = new_op(grid, NGRID);
+	nt[4] = 3500;
+	set_curve(op, "clwb", fl, 50);
+	set_curve(op, "movnt", nt, 50);
+	CHECK_INT(rechecks_of(op, rc), 1);
+	check_recheck(op, &rc[0], 4, CROSSOVER_RECHECK_ISLAND, "movnt", "clwb");
+	/* max bounds the list; no cells or no room, no list */
+	CHECK_INT(crossover_cells(op, cells), 0);
+	CHECK_INT(crossover_rechecks(op, cells, rc, 0), 0);
+	CHECK_INT(crossover_rechecks(op, NULL, rc, NGRID), 0);
+	CHECK_INT(crossover_rechecks(NULL, cells, rc, NGRID), 0);
+
+	/* the same island won by the tie rule is smoothed, not re-measured */
+	op = new_op(grid, NGRID);
+	nt[4] = 2990;
+	set_curve(op, "clwb", fl, 50);
+	set_curve(op, "movnt", nt, 50);
+	CHECK_INT(rechecks_of(op, rc), 0);
+
+	/* a one-size range at either edge won by separation is as thin */
+	op = new_op(grid, NGRID);
+	nt[4] = 2000;
+	nt[0] = nt[NGRID - 1] = 3500;
+	set_curve(op, "clwb", fl, 50);
+	set_curve(op, "movnt", nt, 50);
+	CHECK_INT(rechecks_of(op, rc), 2);
+	check_recheck(op, &rc[0], 0, CROSSOVER_RECHECK_EDGE, "movnt", "clwb");
+	check_recheck(op, &rc[1], NGRID - 1, CROSSOVER_RECHECK_EDGE, "movnt", "clwb");
+	CHECK_INT(crossover_cells(op, cells), 0);
+	CHECK_INT(crossover_rechecks(op, cells, rc, 1), 1);
+	CHECK_INT(rc[0].index, 0);
+
+	/* ... but a tie-rule edge is neither smoothed nor re-measured */
+	op = new_op(grid, NGRID);
+	nt[0] = 2990;
+	nt[NGRID - 1] = 2000;
+	set_curve(op, "clwb", fl, 50);
+	set_curve(op, "movnt", nt, 50);
+	CHECK_INT(rechecks_of(op, rc), 0);
+	CHECK_INT(crossover_cells(op, cells), 0);
+	CHECK_INT(cells[0].winner, curve_index(op, "movnt"));
+
+	/* two sizes are a range, not an island */
+	op = new_op(grid, NGRID);
+	nt[0] = 2000;
+	nt[4] = nt[5] = 3500;
+	set_curve(op, "clwb", fl, 50);
+	set_curve(op, "movnt", nt, 50);
+	CHECK_INT(rechecks_of(op, rc), 0);
+
+	/* a step A A B C C: one size of B between two others is no island */
+	op = new_op(grid, NGRID);
+	nt[4] = nt[5] = 2000;
+	for (size_t i = 5; i < NGRID; i++)
+		fo[i] = 4000;
+	nt[4] = 3500;
+	set_curve(op, "clwb", fl, 50);
+	set_curve(op, "movnt", nt, 50);
+	set_curve(op, "clflushopt", fo, 50);
+	CHECK_INT(rechecks_of(op, rc), 0);
+
+	/* neighbours are the nearest measured sizes, across gaps */
+	op = new_op(grid, NGRID);
+	for (size_t i = 0; i < NGRID; i++)
+		fo[i] = 1000;
+	nt[3] = nt[5] = fl[3] = fl[5] = NAN;
+	set_curve(op, "clwb", fl, 50);
+	set_curve(op, "movnt", nt, 50);
+	CHECK_INT(rechecks_of(op, rc), 1);
+	check_recheck(op, &rc[0], 4, CROSSOVER_RECHECK_ISLAND, "movnt", "clwb");
+	fl[3] = fl[5] = 3000;
+	nt[3] = nt[5] = 2000;
+
+	/* a fresh measurement that keeps the island: the decision keeps it too */
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 3);
+	check_range(op, 1, 1024, 4096, "movnt", false);
+}
+
 static void test_confidence(void)
 {
 	static const uint64_t sizes[] = { 256, 512, 1024, 2048 };
@@ -700,6 +820,7 @@ int main(void)
 	test_missing_cells();
 	test_reference_only();
 	test_islands();
+	test_rechecks();
 	test_confidence();
 	test_brackets_midpoint();
 

@@ -19,6 +19,7 @@
 #include "check.h"
 #include "cpu.h"
 #include "strategy.h"
+#include "strategy_class.h"
 
 #define GUARD		128	/* poisoned bytes on each side of dst */
 #define POISON		0xee	/* dst before each copy; never a src byte */
@@ -469,6 +470,25 @@ static void detect_init(const char *disable, struct cpu_info *ci)
 	strategy_init(ci);
 }
 
+/*
+ * The policy library ranks ties and builds exports by a strategy's class;
+ * a name it does not know is ranked last, silently.  Every entry of the
+ * table has one, and the one that matches how the kernel persists.
+ */
+static void test_table_classes(void)
+{
+	for (unsigned i = 0; i < strategy_count; i++) {
+		const struct strategy *s = &strategy_table[i];
+		enum strategy_class c = strategy_class_of(s->name);
+
+		CHECK_MSG(c != STRATEGY_CLASS_UNKNOWN,
+			  "%s has no class in policy/strategy_class.c", s->name);
+		CHECK_MSG((c == STRATEGY_CLASS_NOFLUSH) == s->cpu_cache_domain_only,
+			  "%s: class %d, cpu_cache_domain_only %d", s->name, c,
+			  s->cpu_cache_domain_only);
+	}
+}
+
 int main(void)
 {
 	struct edge es, ed;
@@ -503,6 +523,7 @@ int main(void)
 	make_random_cases();
 
 	test_table();
+	test_table_classes();
 
 	/* Before strategy_init(): clflush heads, SSE2 copies. */
 	if (strategy_find("movnt_sse2") && strategy_find("noflush")) {
