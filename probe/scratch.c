@@ -43,6 +43,9 @@
 #include <daxctl/libdaxctl.h>
 #include <ndctl/libndctl.h>
 
+#include "common/atomic_file.h"
+#include "common/path.h"
+#include "common/read_file.h"
 #include "cpu.h"
 #include "regions.h"
 #include "scratch.h"
@@ -52,6 +55,7 @@
 #define INFO_BLOCK	8192		/* what ndctl zeroes: the pfn/dax/btt info block */
 #define SCRATCH_FILE	"pmem-tune-scratch.data"
 #define LOCK_FILE	"scratch.lock"
+#define STATE_MAX_BYTES	(1u << 20)
 
 extern char **environ;
 
@@ -251,63 +255,21 @@ out:
 int scratch_state_load(const char *path, struct scratch_record **recs, size_t *n, char *err,
 		       size_t errlen)
 {
-	char *text = NULL;
-	struct stat st;
-	ssize_t got;
-	int fd, rc;
+	char *text;
+	int rc;
 
 	*recs = NULL;
 	*n = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return 0;
-		rc = -errno;
-		snprintf(err, errlen, "%s", strerror(-rc));
+	rc = read_file(path, 0, STATE_MAX_BYTES, &text, NULL);
+	if (rc == -ENOENT)
+		return 0;
+	if (rc) {
+		snprintf(err, errlen, "%s", rc == -EFBIG ? "larger than 1 MiB" : strerror(-rc));
 		return rc;
 	}
-	if (fstat(fd, &st) || st.st_size > (1 << 20)) {
-		rc = fstat(fd, &st) ? -errno : -EFBIG;
-		snprintf(err, errlen, "%s", rc == -EFBIG ? "larger than 1 MiB" : strerror(-rc));
-		goto out;
-	}
-	text = calloc(1, (size_t)st.st_size + 1);
-	if (!text) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	got = read(fd, text, (size_t)st.st_size);
-	if (got != st.st_size) {
-		rc = got < 0 ? -errno : -EIO;
-		snprintf(err, errlen, "short read");
-		goto out;
-	}
 	rc = scratch_state_parse(text, recs, n, err, errlen);
-out:
 	free(text);
-	close(fd);
 	return rc;
-}
-
-static int mkdir_p(const char *dir, mode_t mode)
-{
-	char buf[PATH_MAX];
-
-	if (snprintf(buf, sizeof(buf), "%s", dir) >= (int)sizeof(buf))
-		return -ENAMETOOLONG;
-	for (char *p = buf + 1; ; p++) {
-		if (*p == '/' || !*p) {
-			char c = *p;
-
-			*p = '\0';
-			if (mkdir(buf, mode) && errno != EEXIST)
-				return -errno;
-			*p = c;
-			if (!c)
-				break;
-		}
-	}
-	return 0;
 }
 
 int scratch_state_save(const char *path, const struct scratch_record *recs, size_t n)

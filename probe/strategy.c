@@ -5,9 +5,8 @@
  */
 #include <string.h>
 
+#include "common/macros.h"
 #include "strategy_internal.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 const struct strategy strategy_table[] = {
 	{
