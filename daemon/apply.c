@@ -11,11 +11,12 @@
 #include <string.h>
 
 #include "bus.h"
+#include "common/path.h"
 #include "daemon.h"
 #include "log.h"
 #include "match.h"
 #include "policy.h"
-#include "util.h"
+#include "sanitize.h"
 
 const struct sink *const sinks[] = { &sink_sysfs, &sink_libpmem, &sink_glibc, NULL };
 

@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/path.h"
+#include "common/read_file.h"
+#include "common/text.h"
 #include "config.h"
 #include "log.h"
-#include "util.h"
 
 static void usage(FILE *f)
 {
@@ -173,7 +175,7 @@ int config_load(struct options *o)
 	if (r < 0)
 		return r;
 	o->rollback = ROLLBACK_AUTO;
-	r = read_text(path, 64 * 1024, &text);
+	r = read_file(path, 0, 64 * 1024, &text, NULL);
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0) {

@@ -13,12 +13,16 @@
 #include <unistd.h>
 
 #include "bus.h"
+#include "common/atomic_file.h"
+#include "common/macros.h"
+#include "common/path.h"
+#include "common/read_file.h"
+#include "common/text.h"
 #include "knobmap.h"
 #include "log.h"
 #include "policy.h"
 #include "sink.h"
 #include "state.h"
-#include "util.h"
 
 /* "A=1 B=2" from the assignments of a file, for log lines */
 static void summarize(const char *content, char *out, size_t len)
@@ -87,7 +91,7 @@ int envfile_apply(struct sink_ctx *ctx, const char *sink, const char *rel_path,
 	 * Not through a symlink: what it points at would be saved as "the
 	 * original" and written back here, world-readable, on restore.
 	 */
-	r = read_text_nofollow(path, 1024 * 1024, &current);
+	r = read_file(path, READ_FILE_NOFOLLOW, 1024 * 1024, &current, NULL);
 	if (r == -ELOOP) {
 		log_knob(LOG_WARNING, sink, path, summary, NULL,
 			 "%s: %s is a symbolic link; refused, not written", sink, path);

@@ -9,10 +9,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/macros.h"
+#include "common/parse.h"
+#include "common/path.h"
+#include "common/read_file.h"
+#include "common/text.h"
+#include "common/trusted.h"
 #include "knobmap.h"
 #include "log.h"
 #include "policy.h"
-#include "util.h"
 
 /* Split path into components (in place in buf); at most max of them. */
 static int split_path(char *buf, char **comp, int max)
@@ -314,7 +319,7 @@ static int load_file(struct knobmap *km, const char *path)
 	fd = open_trusted(path, false);
 	if (fd < 0)
 		return fd;
-	r = read_fd(fd, 1024 * 1024, &text);
+	r = read_fd(fd, 1024 * 1024, &text, NULL);
 	close(fd);
 	if (r < 0) {
 		log_err("knob map %s: cannot read: %s", path, strerror(-r));

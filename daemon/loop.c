@@ -17,9 +17,10 @@
 #include <systemd/sd-device.h>
 #include <systemd/sd-event.h>
 
+#include "common/path.h"
+#include "common/text.h"
 #include "daemon.h"
 #include "log.h"
-#include "util.h"
 
 #define USEC_PER_MSEC	1000ULL
 #define SETTLE_USEC	(100 * USEC_PER_MSEC)

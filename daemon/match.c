@@ -36,7 +36,7 @@ enum pick_result policy_pick(const char *path, const char *sysfs_root, bool forc
 
 	*out = NULL;
 	errno = 0;
-	/* flags 0: as root, refuse a file someone else could have written */
+	/* flags 0: refuse a file someone else could have written */
 	b = policy_bundle_load(path, 0, err, sizeof(err));
 	if (!b) {
 		r = errno;

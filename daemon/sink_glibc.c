@@ -16,12 +16,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/parse.h"
+#include "common/read_file.h"
+#include "common/text.h"
 #include "knobmap.h"
 #include "log.h"
 #include "policy.h"
+#include "sanitize.h"
 #include "sink.h"
 #include "state.h"
-#include "util.h"
 
 #define SINK		"glibc"
 #define VAR		"GLIBC_TUNABLES"
@@ -192,7 +195,7 @@ static void scan_file(struct tunables *ts, const char *path)
 {
 	char *text, *line, *cur;
 
-	if (read_text(path, 1024 * 1024, &text) < 0)
+	if (read_file(path, 0, 1024 * 1024, &text, NULL) < 0)
 		return;
 	cur = text;
 	while ((line = next_line(&cur))) {

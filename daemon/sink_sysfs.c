@@ -13,14 +13,42 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/parse.h"
+#include "common/path.h"
+#include "common/sysfs_attr.h"
+#include "common/text.h"
 #include "knobmap.h"
 #include "log.h"
 #include "policy.h"
 #include "sink.h"
 #include "state.h"
-#include "util.h"
 
 #define SINK "sysfs"
+
+static int as_bool(const char *s)
+{
+	if (!strcmp(s, "Y") || !strcmp(s, "y") || !strcmp(s, "1"))
+		return 1;
+	if (!strcmp(s, "N") || !strcmp(s, "n") || !strcmp(s, "0"))
+		return 0;
+	return -1;
+}
+
+/* Sysfs values compare equal as text, as numbers, or as booleans (Y/1, N/0). */
+static bool values_equal(const char *a, const char *b)
+{
+	uint64_t x, y;
+	int ba, bb;
+
+	if (!strcmp(a, b))
+		return true;
+	if (parse_u64(a, &x) == 0 && parse_u64(b, &y) == 0)
+		return x == y;
+	/* bool module parameters read back as Y/N whatever was written */
+	ba = as_bool(a);
+	bb = as_bool(b);
+	return ba >= 0 && ba == bb;
+}
 
 /* realpath(<root><sub>) or -errno */
 static int root_real(const struct options *o, const char *sub, char *out)

@@ -9,10 +9,13 @@
 
 #include <json-c/json.h>
 
+#include "common/atomic_file.h"
+#include "common/path.h"
+#include "common/read_file.h"
+#include "common/trusted.h"
 #include "log.h"
 #include "policy.h"
 #include "state.h"
-#include "util.h"
 
 #define STATE_FORMAT "pmem-tuned-state/1"
 
@@ -172,7 +175,7 @@ int state_load(struct state *st, const char *dir)
 		return 0;
 	if (fd < 0)
 		return fd;
-	r = read_fd(fd, 16 * 1024 * 1024, &text);
+	r = read_fd(fd, 16 * 1024 * 1024, &text, NULL);
 	close(fd);
 	if (r < 0) {
 		log_err("state %s: cannot read: %s; originals of an earlier run are lost",

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Reading a policy file: bounded, regular, and, when the reader is root,
- * trusted.  The daemon writes kernel knobs and every service's
- * environment from this file, so a file another user could have written
- * must not steer it.
+ * Reading a policy file: bounded, regular and trusted (common/trusted.h).
+ * The daemon writes kernel knobs and every service's environment from
+ * this file, so a file another user could have written must not steer it.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/read_file.h"
+#include "common/trusted.h"
 #include "policy_internal.h"
 #include "policy_limits.h"
 
@@ -20,32 +20,22 @@ int policy_read_file(const char *path, unsigned flags, char **bufp, size_t *lenp
 		     size_t errlen)
 {
 	struct stat st;
-	size_t got = 0;
-	char *buf = NULL;
-	int fd, rc = 0;
+	int fd, rc;
 
 	/* O_NOFOLLOW would refuse the usual /etc symlinks; ownership is checked on the fd */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
-		return rc;
-	}
-	if (fstat(fd, &st)) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		rc = -EINVAL;
+	fd = open_regular(path, 0, &st);
+	if (fd == -EINVAL) {
 		snprintf(err, errlen, "%s: not a regular file", path);
-		goto out;
+		return fd;
 	}
-	if (!(flags & POLICY_LOAD_INSECURE) && geteuid() == 0 &&
-	    (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))) {
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-fd));
+		return fd;
+	}
+	if (!(flags & POLICY_LOAD_INSECURE) && !trusted_stat(&st)) {
 		rc = -EPERM;
-		snprintf(err, errlen, "%s: refused: owned by uid %u with mode %04o; a policy read "
-			 "by root must be owned by root and not writable by group or others",
+		snprintf(err, errlen, "%s: refused: owned by uid %u with mode %04o; a policy must "
+			 "be owned by root or its reader and not writable by group or others",
 			 path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
 		goto out;
 	}
@@ -55,40 +45,13 @@ int policy_read_file(const char *path, unsigned flags, char **bufp, size_t *lenp
 			 path, (long long)st.st_size, POLICY_MAX_FILE_BYTES);
 		goto out;
 	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		rc = -ENOMEM;
-		snprintf(err, errlen, "%s: out of memory", path);
-		goto out;
-	}
-	/* to EOF, never past the size fstat saw: a growing file is refused */
-	for (;;) {
-		char one;
-		ssize_t r = got < (size_t)st.st_size
-			? read(fd, buf + got, (size_t)st.st_size - got) : read(fd, &one, 1);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			rc = -errno;
-			snprintf(err, errlen, "%s: %s", path, strerror(-rc));
-			goto out;
-		}
-		if (r == 0)
-			break;
-		if (got == (size_t)st.st_size) {
-			rc = -EAGAIN;
-			snprintf(err, errlen, "%s: changed while being read", path);
-			goto out;
-		}
-		got += (size_t)r;
-	}
-	buf[got] = '\0';
-	*bufp = buf;
-	*lenp = got;
-	buf = NULL;
+	rc = read_fd(fd, POLICY_MAX_FILE_BYTES, bufp, lenp);
+	if (rc == -EFBIG)
+		snprintf(err, errlen, "%s: grew past the %d bytes a policy may have while being "
+			 "read", path, POLICY_MAX_FILE_BYTES);
+	else if (rc)
+		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
 out:
-	free(buf);
 	close(fd);
 	return rc;
 }

@@ -39,6 +39,11 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "common/macros.h"
+#include "common/parse.h"
+#include "common/read_file.h"
+#include "common/sysfs_attr.h"
+#include "common/text.h"
 #include "fingerprint.h"
 #include "policy_limits.h"
 #include "sha256.h"
@@ -244,84 +249,11 @@ int fingerprint_compute(const struct policy *p, char out[FINGERPRINT_LEN])
 
 /* ---- fingerprint_host: the identity from procfs and sysfs ---- */
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
-/*
- * One small attribute file, trimmed, into buf.  Returns 0 or -errno; an
- * attribute longer than buf is cut (none we read comes close).
- */
-static int read_attr(const char *path, char *buf, size_t size)
-{
-	size_t len = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	char *t;
-
-	if (fd < 0)
-		return -errno;
-	while (len + 1 < size) {
-		ssize_t n = read(fd, buf + len, size - 1 - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int rc = -errno;
-
-			close(fd);
-			return rc;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	t = trim(buf);
-	memmove(buf, t, strlen(t) + 1);
-	return 0;
-}
-
-/* printf-style path, then read_attr; a path that does not fit is ENAMETOOLONG. */
-static int __attribute__((format(printf, 3, 4)))
-read_attrf(char *buf, size_t size, const char *fmt, ...)
-{
-	char path[PATH_MAX];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(path, sizeof(path), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return -ENAMETOOLONG;
-	return read_attr(path, buf, size);
-}
-
-static bool parse_ulong(const char *s, unsigned long *v)
-{
-	char *end;
-
-	errno = 0;
-	if (!isdigit((unsigned char)*s))
-		return false;
-	*v = strtoul(s, &end, 10);
-	return errno == 0 && end != s && *trim(end) == '\0';
-}
-
 static unsigned parse_uint_or0(const char *s)
 {
-	unsigned long v;
+	uint64_t v;
 
-	return parse_ulong(s, &v) && v <= UINT_MAX ? (unsigned)v : 0;
+	return parse_u64_dec(s, &v) == 0 && v <= UINT_MAX ? (unsigned)v : 0;
 }
 
 /* "39424 KB" (cpuinfo) or "32768K" (sysfs cache size): bytes, 0 if not a size */
@@ -336,7 +268,7 @@ static uint64_t parse_cache_size(const char *s)
 	v = strtoull(s, &end, 10);
 	if (errno || end == s)
 		return 0;
-	end = trim(end);
+	end = strtrim(end);
 	switch (toupper((unsigned char)*end)) {
 	case 'K':
 		return (uint64_t)v << 10;
@@ -360,7 +292,7 @@ static int add_flags(struct policy_cpu *cpu, char *flags)
 	char *save = NULL;
 
 	for (char *f = strtok_r(flags, " \t", &save); f; f = strtok_r(NULL, " \t", &save))
-		for (size_t i = 0; i < sizeof(copy_flags) / sizeof(copy_flags[0]); i++)
+		for (size_t i = 0; i < ARRAY_SIZE(copy_flags); i++)
 			if (strcmp(f, copy_flags[i]) == 0) {
 				int rc = policy_cpu_add_feature(cpu, f);
 
@@ -400,13 +332,13 @@ static int read_cpuinfo(const char *pre, struct policy_cpu *cpu, uint64_t *cache
 		}
 		colon = strchr(line, ':');
 		if (!colon) {
-			if (seen && *trim(line) == '\0')
+			if (seen && *strtrim(line) == '\0')
 				break;		/* end of the first processor */
 			continue;
 		}
 		*colon = '\0';
-		key = trim(line);
-		val = trim(colon + 1);
+		key = strtrim(line);
+		val = strtrim(colon + 1);
 		seen = true;
 		if (strcmp(key, "vendor_id") == 0)
 			snprintf(cpu->vendor, sizeof(cpu->vendor), "%s", val);
@@ -486,14 +418,19 @@ static void read_kernel(const char *root, const char *pre, char *out, size_t siz
  */
 static bool is_pmem_region(const char *dir)
 {
-	char buf[4096], path[PATH_MAX];
-	char *save = NULL;
+	char buf[64], path[PATH_MAX], *text, *cur, *l;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/uevent", dir) < sizeof(path) &&
-	    read_attr(path, buf, sizeof(buf)) == 0)
-		for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-			if (strncmp(l, "DEVTYPE=", 8) == 0)
-				return strcmp(trim(l + 8), "nd_pmem") == 0;
+	    read_file(path, 0, 4096, &text, NULL) == 0) {
+		int found = -1;
+
+		for (cur = text; found < 0 && (l = next_line(&cur)); )
+			if (startswith(l, "DEVTYPE="))
+				found = strcmp(strtrim(l + 8), "nd_pmem") == 0;
+		free(text);
+		if (found >= 0)
+			return found;
+	}
 	if (read_attrf(buf, sizeof(buf), "%s/nstype", dir) == 0 &&
 	    parse_uint_or0(buf) == ND_DEVICE_NAMESPACE_BLK)
 		return false;
@@ -556,7 +493,7 @@ static void read_dimm(const char *pre, struct policy_dimm *d)
 		{ "rev_id", offsetof(struct policy_dimm, firmware) },
 	};
 
-	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
 		char *out = (char *)d + fields[i].off;
 
 		if (read_attrf(out, POLICY_NAME_MAX, "%s" ND_DEVICES "/%s/nfit/%s", pre, d->name,

@@ -204,9 +204,9 @@ char *policy_to_string(const struct policy *p);
 /*
  * bundle.c: a fleet file holds one policy or a bundle of entries with
  * distinct fingerprints: {"schema": ..., "bundle": [POLICY, ...]}.  Both
- * load as a bundle (n >= 1).  Loading as root refuses a file not owned
- * by root or writable by group or others (the daemon writes kernel
- * knobs from it) unless POLICY_LOAD_INSECURE is given.
+ * load as a bundle (n >= 1).  Loading refuses a file owned by neither
+ * root nor the reader, or writable by group or others (the daemon writes
+ * kernel knobs from it), unless POLICY_LOAD_INSECURE is given.
  */
 struct policy_bundle {
 	size_t n;
@@ -234,8 +234,7 @@ struct policy *policy_dup(const struct policy *p);
 /* size.c: "4096", "64K", "512M", "1GiB", "0x4041" -> bytes; -EINVAL otherwise. */
 int policy_parse_size(const char *s, uint64_t *bytes);
 
-/* save.c: temp file in the same directory, fsync, rename, fsync dir. */
+/* save.c: atomically (temp file beside path, fsync, rename, fsync dir). */
 int policy_save(const struct policy *p, const char *path);
-int atomic_write_file(const char *path, const char *data, size_t len, unsigned mode);
 
 #endif /* PMEM_POLICY_H */

@@ -15,9 +15,9 @@ struct json_object *policy_tokenize(const char *text, size_t len, char *err, siz
 struct policy *policy_from_json_at(struct json_object *root, const char *path, char *err,
 				   size_t errlen);
 /*
- * Read a policy file whole: a regular file of at most the size limit;
- * as root, owned by root and not writable by group or others unless
- * POLICY_LOAD_INSECURE.  *buf is NUL-terminated; caller frees.  Errors
+ * Read a policy file whole: a regular file of at most the size limit,
+ * trusted (trusted_stat(): owned by root or the reader, not writable by
+ * group or others) unless POLICY_LOAD_INSECURE.  *buf is NUL-terminated; caller frees.  Errors
  * name the file.  Returns 0 or negative errno.
  */
 int policy_read_file(const char *path, unsigned flags, char **buf, size_t *len, char *err,

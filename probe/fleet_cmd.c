@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "common/atomic_file.h"
 #include "export.h"
 #include "fingerprint.h"
 #include "fleet.h"

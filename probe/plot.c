@@ -19,6 +19,8 @@
 #include <string.h>
 
 #include "commands.h"
+#include "common/atomic_file.h"
+#include "common/macros.h"
 #include "plot.h"
 #include "policy.h"
 #include "table.h"
@@ -195,12 +197,12 @@ static struct series *palette_add(struct palette *pal, const char *name, bool cu
 	s->name = name;
 	s->curve = curve;
 	s->reference = false;
-	for (size_t i = 0; i < sizeof(known_colors) / sizeof(known_colors[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(known_colors); i++)
 		if (!strcmp(known_colors[i].name, name))
 			s->color = known_colors[i].color;
 	if (!s->color)
 		s->color = extra_colors[pal->nextra++ %
-					(sizeof(extra_colors) / sizeof(extra_colors[0]))];
+					ARRAY_SIZE(extra_colors)];
 	return s;
 }
 
@@ -698,7 +700,7 @@ static double draw_legend(FILE *f, const struct palette *pal, double x0, double 
 		fl.y += LEGEND_ROW_H;
 		fl.rows++;
 	}
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
 		double w = 28 + TEXT_W(keys[i], FS_SMALL) + 14, x, y;
 
 		flow_item(&fl, w);

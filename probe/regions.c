@@ -169,7 +169,7 @@ void region_identity_fill(struct ndctl_region *region, struct region_identity *i
 	ndctl_mapping_foreach(region, mapping) {
 		struct ndctl_dimm *dimm = ndctl_mapping_get_dimm(mapping);
 
-		if (!dimm || id->ndimms >= SCRATCH_MAX_DIMMS)
+		if (!dimm || id->ndimms >= REGION_MAX_DIMMS)
 			continue;
 		region_dimm_identity(dimm, &id->dimms[id->ndimms++]);
 	}

@@ -14,11 +14,22 @@
 
 #include <ndctl/libndctl.h>
 
-#include "scratch.h"
+#include "policy.h"
 
 #define REGION_UUID_STR_LEN	37	/* 36 characters and the NUL */
 /* The probe needs at least this much usable scratch space. */
 #define REGION_MIN_SCRATCH	(64ull << 20)
+#define REGION_MAX_DIMMS	32
+
+/* What identifies a region for the policy (and the fingerprint). */
+struct region_identity {
+	char region[POLICY_NAME_MAX];		/* "region0" */
+	char persistence_domain[POLICY_NAME_MAX];
+	int numa_node;				/* -1 unknown */
+	unsigned interleave_ways;
+	size_t ndimms;
+	struct policy_dimm dimms[REGION_MAX_DIMMS];
+};
 
 /*
  * A libndctl context whose own logging stays quiet unless
@@ -97,12 +108,5 @@ uint64_t region_scratch_size(uint64_t want_usable, uint64_t llc_bytes, uint64_t 
 			     uint64_t align);
 /* What a namespace of ns_bytes leaves usable, by the same estimate. */
 uint64_t region_scratch_usable(uint64_t ns_bytes);
-
-/*
- * Why `--target auto` would not take a scratch namespace in region (one
- * line, into buf or a constant), or NULL when it would.  In scratch.c.
- */
-const char *scratch_region_skip_reason(struct ndctl_region *region, uint64_t llc_bytes,
-				       char *buf, size_t len);
 
 #endif

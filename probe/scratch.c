@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -38,7 +37,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <json-c/json.h>
 #include <linux/ndctl.h>
 #include <daxctl/libdaxctl.h>
 #include <ndctl/libndctl.h>
@@ -51,7 +49,6 @@
 #define SZ_16M		(16ull << 20)
 #define INFO_BLOCK	8192		/* what ndctl zeroes: the pfn/dax/btt info block */
 #define SCRATCH_FILE	"pmem-tune-scratch.data"
-#define LOCK_FILE	"scratch.lock"
 
 extern char **environ;
 
@@ -59,361 +56,6 @@ struct scratch_priv {
 	struct scratch_record rec;
 	bool recorded;			/* rec is in the state file */
 };
-
-/* ---- the state file ---- */
-
-const char *scratch_state_dir(void)
-{
-	const char *d = getenv("PMEM_TUNE_STATE_DIR");
-
-	return d && *d ? d : SCRATCH_STATE_DIR;
-}
-
-static int state_path(char *buf, size_t len, const char *name)
-{
-	if ((size_t)snprintf(buf, len, "%s/%s", scratch_state_dir(), name) >= len)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
-static void add_str(struct json_object *o, const char *key, const char *v)
-{
-	if (v && *v)
-		json_object_object_add(o, key, json_object_new_string(v));
-}
-
-char *scratch_state_format(const struct scratch_record *recs, size_t n)
-{
-	struct json_object *root = json_object_new_object(), *arr = json_object_new_array();
-	char *text = NULL;
-
-	if (!root || !arr)
-		goto out;
-	json_object_object_add(root, "schema", json_object_new_string(SCRATCH_STATE_SCHEMA));
-	json_object_object_add(root, "scratch", arr);
-	for (size_t i = 0; i < n; i++) {
-		const struct scratch_record *r = &recs[i];
-		struct json_object *o = json_object_new_object();
-
-		if (!o)
-			goto out;
-		json_object_array_add(arr, o);
-		add_str(o, "uuid", r->uuid);
-		add_str(o, "region", r->region);
-		add_str(o, "namespace", r->ns);
-		add_str(o, "mode", r->mode);
-		add_str(o, "mount", r->mount);
-		add_str(o, "restore", r->restore);
-		json_object_object_add(o, "pid", json_object_new_int64(r->pid));
-		add_str(o, "created", r->created);
-	}
-	text = strdup(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-						     JSON_C_TO_STRING_SPACED |
-						     JSON_C_TO_STRING_NOSLASHESCAPE));
-	if (text) {
-		/* a text file ends with a newline */
-		char *t = realloc(text, strlen(text) + 2);
-
-		if (t)
-			strcat(t, "\n");
-		text = t ? t : text;
-	}
-out:
-	if (root)
-		json_object_put(root);
-	else if (arr)
-		json_object_put(arr);
-	return text;
-}
-
-/* A string member into out[size]; absent is "" unless required. */
-static int get_str(struct json_object *o, const char *key, char *out, size_t size,
-		   bool required, size_t idx, char *err, size_t errlen)
-{
-	struct json_object *v;
-	const char *s;
-
-	out[0] = '\0';
-	if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null)) {
-		if (!required)
-			return 0;
-		snprintf(err, errlen, "scratch[%zu].%s: missing", idx, key);
-		return -EINVAL;
-	}
-	if (!json_object_is_type(v, json_type_string)) {
-		snprintf(err, errlen, "scratch[%zu].%s: not a string", idx, key);
-		return -EINVAL;
-	}
-	s = json_object_get_string(v);
-	if (strlen(s) >= size || (required && !*s)) {
-		snprintf(err, errlen, "scratch[%zu].%s: '%.40s' is %s", idx, key, s,
-			 *s ? "too long" : "empty");
-		return -EINVAL;
-	}
-	snprintf(out, size, "%s", s);
-	return 0;
-}
-
-static int parse_record(struct json_object *o, size_t i, struct scratch_record *r, char *err,
-			size_t errlen)
-{
-	unsigned char uu[16];
-	struct json_object *v;
-	int rc;
-
-	memset(r, 0, sizeof(*r));
-	if (!json_object_is_type(o, json_type_object)) {
-		snprintf(err, errlen, "scratch[%zu]: not an object", i);
-		return -EINVAL;
-	}
-	if ((rc = get_str(o, "uuid", r->uuid, sizeof(r->uuid), true, i, err, errlen)) ||
-	    (rc = get_str(o, "region", r->region, sizeof(r->region), true, i, err, errlen)) ||
-	    (rc = get_str(o, "namespace", r->ns, sizeof(r->ns), false, i, err, errlen)) ||
-	    (rc = get_str(o, "mode", r->mode, sizeof(r->mode), true, i, err, errlen)) ||
-	    (rc = get_str(o, "mount", r->mount, sizeof(r->mount), false, i, err, errlen)) ||
-	    (rc = get_str(o, "restore", r->restore, sizeof(r->restore), false, i, err, errlen)) ||
-	    (rc = get_str(o, "created", r->created, sizeof(r->created), false, i, err, errlen)))
-		return rc;
-	if (region_uuid_parse(r->uuid, uu) || region_uuid_is_null(uu)) {
-		snprintf(err, errlen, "scratch[%zu].uuid: '%s' is not a UUID", i, r->uuid);
-		return -EINVAL;
-	}
-	if (strcmp(r->mode, "devdax") && strcmp(r->mode, "fsdax") && strcmp(r->mode, "label-less")) {
-		snprintf(err, errlen, "scratch[%zu].mode: '%s' is not devdax, fsdax or label-less",
-			 i, r->mode);
-		return -EINVAL;
-	}
-	/* a mount we would unmount must be ours: under the state directory */
-	if (r->mount[0] && (strncmp(r->mount, scratch_state_dir(), strlen(scratch_state_dir())) ||
-			    strstr(r->mount, "/../"))) {
-		snprintf(err, errlen, "scratch[%zu].mount: '%s' is not under %s", i, r->mount,
-			 scratch_state_dir());
-		return -EINVAL;
-	}
-	if (json_object_object_get_ex(o, "pid", &v)) {
-		if (!json_object_is_type(v, json_type_int)) {
-			snprintf(err, errlen, "scratch[%zu].pid: not an integer", i);
-			return -EINVAL;
-		}
-		r->pid = (long)json_object_get_int64(v);
-	}
-	return 0;
-}
-
-int scratch_state_parse(const char *text, struct scratch_record **recs, size_t *n, char *err,
-			size_t errlen)
-{
-	enum json_tokener_error jerr = json_tokener_success;
-	struct json_object *root = json_tokener_parse_verbose(text, &jerr), *v, *arr;
-	struct scratch_record *r = NULL;
-	size_t len = 0;
-	int rc = -EINVAL;
-
-	*recs = NULL;
-	*n = 0;
-	if (!root) {
-		snprintf(err, errlen, "not JSON: %s", json_tokener_error_desc(jerr));
-		return -EINVAL;
-	}
-	if (!json_object_is_type(root, json_type_object) ||
-	    !json_object_object_get_ex(root, "schema", &v) ||
-	    !json_object_is_type(v, json_type_string) ||
-	    strcmp(json_object_get_string(v), SCRATCH_STATE_SCHEMA)) {
-		snprintf(err, errlen, "schema: expected \"%s\"", SCRATCH_STATE_SCHEMA);
-		goto out;
-	}
-	if (!json_object_object_get_ex(root, "scratch", &arr) ||
-	    !json_object_is_type(arr, json_type_array)) {
-		snprintf(err, errlen, "scratch: expected an array");
-		goto out;
-	}
-	len = json_object_array_length(arr);
-	r = calloc(len ? len : 1, sizeof(*r));
-	if (!r) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < len; i++) {
-		rc = parse_record(json_object_array_get_idx(arr, i), i, &r[i], err, errlen);
-		if (rc)
-			goto out;
-	}
-	*recs = r;
-	*n = len;
-	r = NULL;
-	rc = 0;
-out:
-	free(r);
-	json_object_put(root);
-	return rc;
-}
-
-int scratch_state_load(const char *path, struct scratch_record **recs, size_t *n, char *err,
-		       size_t errlen)
-{
-	char *text = NULL;
-	struct stat st;
-	ssize_t got;
-	int fd, rc;
-
-	*recs = NULL;
-	*n = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return 0;
-		rc = -errno;
-		snprintf(err, errlen, "%s", strerror(-rc));
-		return rc;
-	}
-	if (fstat(fd, &st) || st.st_size > (1 << 20)) {
-		rc = fstat(fd, &st) ? -errno : -EFBIG;
-		snprintf(err, errlen, "%s", rc == -EFBIG ? "larger than 1 MiB" : strerror(-rc));
-		goto out;
-	}
-	text = calloc(1, (size_t)st.st_size + 1);
-	if (!text) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	got = read(fd, text, (size_t)st.st_size);
-	if (got != st.st_size) {
-		rc = got < 0 ? -errno : -EIO;
-		snprintf(err, errlen, "short read");
-		goto out;
-	}
-	rc = scratch_state_parse(text, recs, n, err, errlen);
-out:
-	free(text);
-	close(fd);
-	return rc;
-}
-
-static int mkdir_p(const char *dir, mode_t mode)
-{
-	char buf[PATH_MAX];
-
-	if (snprintf(buf, sizeof(buf), "%s", dir) >= (int)sizeof(buf))
-		return -ENAMETOOLONG;
-	for (char *p = buf + 1; ; p++) {
-		if (*p == '/' || !*p) {
-			char c = *p;
-
-			*p = '\0';
-			if (mkdir(buf, mode) && errno != EEXIST)
-				return -errno;
-			*p = c;
-			if (!c)
-				break;
-		}
-	}
-	return 0;
-}
-
-int scratch_state_save(const char *path, const struct scratch_record *recs, size_t n)
-{
-	char *text;
-	int rc;
-
-	if (!n)
-		return unlink(path) && errno != ENOENT ? -errno : 0;
-	text = scratch_state_format(recs, n);
-	if (!text)
-		return -ENOMEM;
-	rc = atomic_write_file(path, text, strlen(text), 0600);
-	free(text);
-	return rc;
-}
-
-/* Add rec (add) or drop the record of rec->uuid (!add), under the lock. */
-static int state_update(const struct scratch_record *rec, bool add, char *err, size_t errlen)
-{
-	struct scratch_record *recs, *grown;
-	char path[PATH_MAX], why[256];
-	size_t n, j = 0;
-	int rc;
-
-	rc = state_path(path, sizeof(path), SCRATCH_STATE_FILE);
-	if (!rc)
-		rc = scratch_state_load(path, &recs, &n, why, sizeof(why));
-	if (rc) {
-		snprintf(err, errlen, "state file %s: %s", path, rc == -ENAMETOOLONG ?
-			 "path too long" : why);
-		return rc;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(recs[i].uuid, rec->uuid))
-			recs[j++] = recs[i];
-	n = j;
-	if (add) {
-		grown = realloc(recs, (n + 1) * sizeof(*recs));
-		if (!grown) {
-			free(recs);
-			return -ENOMEM;
-		}
-		recs = grown;
-		recs[n++] = *rec;
-	}
-	rc = scratch_state_save(path, recs, n);
-	free(recs);
-	if (rc)
-		snprintf(err, errlen, "cannot write the state file %s: %s", path, strerror(-rc));
-	return rc;
-}
-
-/*
- * Serialise probes: the lock is held until the process exits (the
- * kernel releases it when a probe is killed), so a live probe's scratch
- * is never mistaken for a stale one.
- */
-static int lock_fd = -1;
-
-static int state_lock(char *err, size_t errlen)
-{
-	char path[PATH_MAX], buf[32];
-	int fd, rc;
-
-	if (lock_fd >= 0)
-		return 0;
-	rc = mkdir_p(scratch_state_dir(), 0700);
-	if (rc) {
-		snprintf(err, errlen, "cannot create the state directory %s: %s",
-			 scratch_state_dir(), strerror(-rc));
-		return rc;
-	}
-	rc = state_path(path, sizeof(path), LOCK_FILE);
-	if (rc) {
-		snprintf(err, errlen, "state directory %s: path too long", scratch_state_dir());
-		return rc;
-	}
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
-		return rc;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		ssize_t got;
-
-		rc = errno == EWOULDBLOCK ? -EBUSY : -errno;
-		got = pread(fd, buf, sizeof(buf) - 1, 0);
-		buf[got > 0 ? got : 0] = '\0';
-		buf[strcspn(buf, "\n")] = '\0';
-		if (buf[0])
-			snprintf(err, errlen, "another pmem-tune probe (pid %s) holds the scratch "
-				 "lock %s", buf, path);
-		else
-			snprintf(err, errlen, "another pmem-tune probe holds the scratch lock %s",
-				 path);
-		close(fd);
-		return rc;
-	}
-	snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) || pwrite(fd, buf, strlen(buf), 0) < 0)
-		buf[0] = '\0';	/* the pid only serves the message above */
-	lock_fd = fd;
-	return 0;
-}
 
 static void now_rfc3339(char *buf, size_t len)
 {
@@ -627,6 +269,54 @@ static uint64_t personality_align(struct ndctl_region *region, bool devdax)
 }
 
 /*
+ * The two personalities, the same steps each: the region's seed takes
+ * the UUID, the location and the alignment, then ndns, then is enabled.
+ * *seed names the seed, *enabling says the failure (if any) was the
+ * enable; on failure ndns is detached from the seed again.
+ */
+static int claim_devdax(struct ndctl_region *region, struct ndctl_namespace *ndns,
+			unsigned char uu[16], uint64_t align, const char **seed, bool *enabling)
+{
+	struct ndctl_dax *dax = ndctl_region_get_dax_seed(region);
+	int rc;
+
+	if (!dax)
+		return -ENODEV;
+	*seed = ndctl_dax_get_devname(dax);
+	if (!(rc = ndctl_dax_set_uuid(dax, uu)) &&
+	    !(rc = ndctl_dax_set_location(dax, NDCTL_PFN_LOC_PMEM)) &&
+	    !(rc = ndctl_dax_set_align(dax, align)) &&
+	    !(rc = ndctl_dax_set_namespace(dax, ndns))) {
+		*enabling = true;
+		rc = ndctl_dax_enable(dax);
+	}
+	if (rc)
+		ndctl_dax_set_namespace(dax, NULL);
+	return rc;
+}
+
+static int claim_fsdax(struct ndctl_region *region, struct ndctl_namespace *ndns,
+		       unsigned char uu[16], uint64_t align, const char **seed, bool *enabling)
+{
+	struct ndctl_pfn *pfn = ndctl_region_get_pfn_seed(region);
+	int rc;
+
+	if (!pfn)
+		return -ENODEV;
+	*seed = ndctl_pfn_get_devname(pfn);
+	if (!(rc = ndctl_pfn_set_uuid(pfn, uu)) &&
+	    !(rc = ndctl_pfn_set_location(pfn, NDCTL_PFN_LOC_PMEM)) &&
+	    !(ndctl_pfn_has_align(pfn) && (rc = ndctl_pfn_set_align(pfn, align))) &&
+	    !(rc = ndctl_pfn_set_namespace(pfn, ndns))) {
+		*enabling = true;
+		rc = ndctl_pfn_enable(pfn);
+	}
+	if (rc)
+		ndctl_pfn_set_namespace(pfn, NULL);
+	return rc;
+}
+
+/*
  * Claim ndns with a devdax (dax seed) or fsdax (pfn seed) personality
  * whose UUID is uuid (NULL: a new one).
  */
@@ -635,6 +325,8 @@ static int claim(struct ndctl_region *region, struct ndctl_namespace *ndns, bool
 {
 	const char *ns = ndctl_namespace_get_devname(ndns);
 	unsigned long long res = ndctl_namespace_get_resource(ndns);
+	const char *seed = NULL;
+	bool enabling = false;
 	unsigned char uu[16];
 	int rc;
 
@@ -649,53 +341,19 @@ static int claim(struct ndctl_region *region, struct ndctl_namespace *ndns, bool
 		return rc;
 	}
 	ndctl_namespace_set_enforce_mode(ndns, devdax ? NDCTL_NS_MODE_DEVDAX : NDCTL_NS_MODE_FSDAX);
-	if (devdax) {
-		struct ndctl_dax *dax = ndctl_region_get_dax_seed(region);
-
-		if (!dax) {
-			snprintf(err, errlen, "%s: no dax seed (is device_dax loaded?)",
-				 ndctl_region_get_devname(region));
-			return -ENODEV;
-		}
-		if ((rc = ndctl_dax_set_uuid(dax, uu)) ||
-		    (rc = ndctl_dax_set_location(dax, NDCTL_PFN_LOC_PMEM)) ||
-		    (rc = ndctl_dax_set_align(dax, align)) ||
-		    (rc = ndctl_dax_set_namespace(dax, ndns))) {
-			snprintf(err, errlen, "%s: cannot configure %s: %s", ns,
-				 ndctl_dax_get_devname(dax), strerror(-rc));
-			ndctl_dax_set_namespace(dax, NULL);
-			return rc;
-		}
-		rc = ndctl_dax_enable(dax);
-		if (rc) {
-			snprintf(err, errlen, "%s: %s did not enable (dax_pmem/device_dax "
-				 "missing?): %s", ns, ndctl_dax_get_devname(dax), strerror(-rc));
-			ndctl_dax_set_namespace(dax, NULL);
-		}
-	} else {
-		struct ndctl_pfn *pfn = ndctl_region_get_pfn_seed(region);
-
-		if (!pfn) {
-			snprintf(err, errlen, "%s: no pfn seed: the kernel lacks fsdax support",
-				 ndctl_region_get_devname(region));
-			return -ENODEV;
-		}
-		if ((rc = ndctl_pfn_set_uuid(pfn, uu)) ||
-		    (rc = ndctl_pfn_set_location(pfn, NDCTL_PFN_LOC_PMEM)) ||
-		    (ndctl_pfn_has_align(pfn) && (rc = ndctl_pfn_set_align(pfn, align))) ||
-		    (rc = ndctl_pfn_set_namespace(pfn, ndns))) {
-			snprintf(err, errlen, "%s: cannot configure %s: %s", ns,
-				 ndctl_pfn_get_devname(pfn), strerror(-rc));
-			ndctl_pfn_set_namespace(pfn, NULL);
-			return rc;
-		}
-		rc = ndctl_pfn_enable(pfn);
-		if (rc) {
-			snprintf(err, errlen, "%s: %s did not enable: %s", ns,
-				 ndctl_pfn_get_devname(pfn), strerror(-rc));
-			ndctl_pfn_set_namespace(pfn, NULL);
-		}
-	}
+	rc = devdax ? claim_devdax(region, ndns, uu, align, &seed, &enabling)
+		    : claim_fsdax(region, ndns, uu, align, &seed, &enabling);
+	if (!rc)
+		return 0;
+	if (!seed)
+		snprintf(err, errlen, "%s: %s", ndctl_region_get_devname(region), devdax
+			 ? "no dax seed (is device_dax loaded?)"
+			 : "no pfn seed: the kernel lacks fsdax support");
+	else if (!enabling)
+		snprintf(err, errlen, "%s: cannot configure %s: %s", ns, seed, strerror(-rc));
+	else
+		snprintf(err, errlen, "%s: %s did not enable%s: %s", ns, seed,
+			 devdax ? " (dax_pmem/device_dax missing?)" : "", strerror(-rc));
 	return rc;
 }
 
@@ -869,21 +527,18 @@ static int destroy_record(struct ndctl_ctx *ctx, const struct scratch_record *r,
 
 /* ---- acquire ---- */
 
-static int acquire_labelled(struct ndctl_region *region, uint64_t size_bytes, bool devdax,
-			    struct scratch *s, char *err, size_t errlen)
+/*
+ * The namespace size for about size_bytes usable (0: 4 x LLC) in region,
+ * and the personality's alignment; -ENOSPC when the region has no room.
+ */
+static int labelled_size(struct ndctl_region *region, uint64_t size_bytes, bool devdax,
+			 uint64_t *ns_size, uint64_t *dev_align, char *err, size_t errlen)
 {
-	struct scratch_priv *p = s->priv;
-	struct scratch_record *r = &p->rec;
-	const char *rname = ndctl_region_get_devname(region);
-	uint64_t align, dev_align, ns_size, extent, llc;
-	struct ndctl_namespace *ndns;
-	unsigned char uu[16];
+	uint64_t align, extent, llc;
 	struct cpu_info ci;
-	char why[512];
-	int rc;
 
-	dev_align = personality_align(region, devdax);
-	align = region_size_align(region, dev_align);
+	*dev_align = personality_align(region, devdax);
+	align = region_size_align(region, *dev_align);
 	extent = region_free_extent(region);
 	llc = cpu_detect(&ci) == 0 && ci.llc_bytes ? ci.llc_bytes : 32ull << 20;
 	if (!devdax) {
@@ -893,18 +548,26 @@ static int acquire_labelled(struct ndctl_region *region, uint64_t size_bytes, bo
 		want = want < REGION_MIN_SCRATCH ? REGION_MIN_SCRATCH : want;
 		size_bytes = want + want / 8 + (32ull << 20);
 	}
-	ns_size = region_scratch_size(size_bytes, llc, extent, align);
-	if (!ns_size) {
+	*ns_size = region_scratch_size(size_bytes, llc, extent, align);
+	if (!*ns_size) {
 		snprintf(err, errlen, "%s: the largest free extent is %" PRIu64 " MiB, too small "
-			 "for a %llu MiB scratch namespace", rname, extent >> 20,
-			 REGION_MIN_SCRATCH >> 20);
+			 "for a %llu MiB scratch namespace", ndctl_region_get_devname(region),
+			 extent >> 20, REGION_MIN_SCRATCH >> 20);
 		return -ENOSPC;
 	}
-	ndns = idle_seed(region);
-	if (!ndns) {
-		snprintf(err, errlen, "%s: no idle namespace seed to configure", rname);
-		return -EAGAIN;
-	}
+	return 0;
+}
+
+/*
+ * Record the namespace the seed ndns is about to become (a new UUID in
+ * uu), before its label is written: a crash from there on is reaped.
+ */
+static int record_labelled(struct ndctl_region *region, struct ndctl_namespace *ndns,
+			   bool devdax, unsigned char uu[16], struct scratch_record *r, char *err,
+			   size_t errlen)
+{
+	int rc;
+
 	rc = region_uuid_generate(uu);
 	if (rc) {
 		snprintf(err, errlen, "cannot generate a UUID: %s", strerror(-rc));
@@ -912,120 +575,160 @@ static int acquire_labelled(struct ndctl_region *region, uint64_t size_bytes, bo
 	}
 	memset(r, 0, sizeof(*r));
 	region_uuid_unparse(uu, r->uuid);
-	snprintf(r->region, sizeof(r->region), "%s", rname);
+	snprintf(r->region, sizeof(r->region), "%s", ndctl_region_get_devname(region));
 	snprintf(r->ns, sizeof(r->ns), "%s", ndctl_namespace_get_devname(ndns));
 	snprintf(r->mode, sizeof(r->mode), "%s", devdax ? "devdax" : "fsdax");
 	r->pid = (long)getpid();
 	now_rfc3339(r->created, sizeof(r->created));
 	if (!devdax)
 		snprintf(r->mount, sizeof(r->mount), "%s/mnt-%s", scratch_state_dir(), r->uuid);
-	/* recorded before the label is written: a crash from here on is reaped */
-	rc = state_update(r, true, err, errlen);
-	if (rc)
-		return rc;
-	p->recorded = true;
+	return scratch_state_update(r, true, err, errlen);
+}
+
+/* Label the seed ndns as the scratch namespace of ns_size and claim it. */
+static int configure_labelled(struct ndctl_region *region, struct ndctl_namespace *ndns,
+			      unsigned char uu[16], uint64_t ns_size, bool devdax,
+			      uint64_t dev_align, char *err, size_t errlen)
+{
+	int rc;
 
 	if ((rc = ndctl_namespace_set_uuid(ndns, uu)) ||
 	    (rc = ndctl_namespace_set_alt_name(ndns, SCRATCH_ALT_NAME)) ||
 	    (rc = ndctl_namespace_set_size(ndns, ns_size))) {
-		snprintf(err, errlen, "%s: cannot configure %s (%" PRIu64 " MiB): %s", rname,
-			 r->ns, ns_size >> 20, strerror(-rc));
-		goto undo;
+		snprintf(err, errlen, "%s: cannot configure %s (%" PRIu64 " MiB): %s",
+			 ndctl_region_get_devname(region), ndctl_namespace_get_devname(ndns),
+			 ns_size >> 20, strerror(-rc));
+		return rc;
 	}
-	rc = claim(region, ndns, devdax, dev_align, NULL, err, errlen);
-	if (rc)
-		goto undo;
+	return claim(region, ndns, devdax, dev_align, NULL, err, errlen);
+}
 
-	if (devdax) {
-		struct ndctl_dax *dax = ndctl_namespace_get_dax(ndns);
-		struct daxctl_region *dr = dax ? ndctl_dax_get_daxctl_region(dax) : NULL;
-		struct daxctl_dev *dev = dr ? daxctl_dev_get_first(dr) : NULL;
+/* The claimed devdax namespace's character device, as s's target. */
+static int open_devdax(struct ndctl_namespace *ndns, const struct scratch_record *r,
+		       struct scratch *s, char *err, size_t errlen)
+{
+	struct ndctl_dax *dax = ndctl_namespace_get_dax(ndns);
+	struct daxctl_region *dr = dax ? ndctl_dax_get_daxctl_region(dax) : NULL;
+	struct daxctl_dev *dev = dr ? daxctl_dev_get_first(dr) : NULL;
 
-		if (!dev) {
-			snprintf(err, errlen, "%s: enabled, but libdaxctl shows no device", r->ns);
-			rc = -ENODEV;
-			goto undo;
-		}
-		snprintf(s->spec, sizeof(s->spec), "/dev/%s", daxctl_dev_get_devname(dev));
-		s->area_bytes = daxctl_dev_get_size(dev);
-		if (!wait_for_node(s->spec)) {
-			snprintf(err, errlen, "%s: %s did not appear", r->ns, s->spec);
-			rc = -ENODEV;
-			goto undo;
-		}
-	} else {
-		struct ndctl_pfn *pfn = ndctl_namespace_get_pfn(ndns);
-		const char *bdev = pfn ? ndctl_pfn_get_block_device(pfn) : NULL;
-		char dev[64], file[PATH_MAX];
-		char *mkfs[] = { "mkfs.ext4", "-q", "-F", "-b", "4096", dev, NULL };
-		struct statvfs sv;
-		uint64_t avail;
-
-		if (!bdev || !*bdev) {
-			snprintf(err, errlen, "%s: fsdax enabled without a block device", r->ns);
-			rc = -ENODEV;
-			goto undo;
-		}
-		snprintf(dev, sizeof(dev), "/dev/%s", bdev);
-		if (!wait_for_node(dev)) {
-			snprintf(err, errlen, "%s: %s did not appear", r->ns, dev);
-			rc = -ENODEV;
-			goto undo;
-		}
-		/* 4 KiB blocks: DAX needs the block size to be the page size */
-		rc = run_quiet(mkfs);
-		if (rc) {
-			snprintf(err, errlen, "mkfs.ext4 -b 4096 %s failed%s", dev,
-				 rc == -ENOENT ? ": mkfs.ext4 not installed" : "");
-			goto undo;
-		}
-		if (mkdir(r->mount, 0700) && errno != EEXIST) {
-			rc = -errno;
-			snprintf(err, errlen, "cannot create %s: %s", r->mount, strerror(-rc));
-			goto undo;
-		}
-		if (mount(dev, r->mount, "ext4", MS_NOSUID | MS_NODEV | MS_NOEXEC, "dax")) {
-			rc = -errno;
-			snprintf(err, errlen, "mount -o dax %s %s: %s", dev, r->mount,
-				 strerror(-rc));
-			goto undo;
-		}
-		if (statvfs(r->mount, &sv)) {
-			rc = -errno;
-			snprintf(err, errlen, "statvfs %s: %s", r->mount, strerror(-rc));
-			goto undo;
-		}
-		/* leave the filesystem room for the file's extent tree */
-		avail = (uint64_t)sv.f_bavail * sv.f_frsize;
-		avail = (avail - avail / 32) & ~(SZ_2M - 1);
-		if (avail < REGION_MIN_SCRATCH) {
-			snprintf(err, errlen, "%s: %" PRIu64 " MiB free on the DAX mount, the probe "
-				 "needs %llu MiB", dev, avail >> 20, REGION_MIN_SCRATCH >> 20);
-			rc = -ENOSPC;
-			goto undo;
-		}
-		snprintf(file, sizeof(file), "%s/%s", r->mount, SCRATCH_FILE);
-		if ((size_t)snprintf(s->spec, sizeof(s->spec), "file:%s", file) >= sizeof(s->spec)) {
-			snprintf(err, errlen, "%s: path too long for a target", file);
-			rc = -ENAMETOOLONG;
-			goto undo;
-		}
-		s->area_bytes = avail;
+	if (!dev) {
+		snprintf(err, errlen, "%s: enabled, but libdaxctl shows no device", r->ns);
+		return -ENODEV;
 	}
-	s->owned = true;
-	snprintf(s->how, sizeof(s->how), "%s", r->mode);
+	snprintf(s->spec, sizeof(s->spec), "/dev/%s", daxctl_dev_get_devname(dev));
+	s->area_bytes = daxctl_dev_get_size(dev);
+	if (!wait_for_node(s->spec)) {
+		snprintf(err, errlen, "%s: %s did not appear", r->ns, s->spec);
+		return -ENODEV;
+	}
 	return 0;
-undo:
-	{
-		char what[256];
+}
 
-		if (destroy_record(ndctl_region_get_ctx(region), r, what, sizeof(what), why,
-				   sizeof(why)) < 0) {
-			fprintf(stderr, "pmem-tune: %s; cleanup: %s\n", err, why);
-			return rc;
-		}
+/* ext4 on the claimed fsdax namespace, mounted -o dax at r->mount; a file in it as s's target. */
+static int mount_fsdax(struct ndctl_namespace *ndns, const struct scratch_record *r,
+		       struct scratch *s, char *err, size_t errlen)
+{
+	struct ndctl_pfn *pfn = ndctl_namespace_get_pfn(ndns);
+	const char *bdev = pfn ? ndctl_pfn_get_block_device(pfn) : NULL;
+	char dev[64], file[PATH_MAX];
+	char *mkfs[] = { "mkfs.ext4", "-q", "-F", "-b", "4096", dev, NULL };
+	struct statvfs sv;
+	uint64_t avail;
+	int rc;
+
+	if (!bdev || !*bdev) {
+		snprintf(err, errlen, "%s: fsdax enabled without a block device", r->ns);
+		return -ENODEV;
 	}
-	state_update(r, false, why, sizeof(why));
+	snprintf(dev, sizeof(dev), "/dev/%s", bdev);
+	if (!wait_for_node(dev)) {
+		snprintf(err, errlen, "%s: %s did not appear", r->ns, dev);
+		return -ENODEV;
+	}
+	/* 4 KiB blocks: DAX needs the block size to be the page size */
+	rc = run_quiet(mkfs);
+	if (rc) {
+		snprintf(err, errlen, "mkfs.ext4 -b 4096 %s failed%s", dev,
+			 rc == -ENOENT ? ": mkfs.ext4 not installed" : "");
+		return rc;
+	}
+	if (mkdir(r->mount, 0700) && errno != EEXIST) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot create %s: %s", r->mount, strerror(-rc));
+		return rc;
+	}
+	if (mount(dev, r->mount, "ext4", MS_NOSUID | MS_NODEV | MS_NOEXEC, "dax")) {
+		rc = -errno;
+		snprintf(err, errlen, "mount -o dax %s %s: %s", dev, r->mount, strerror(-rc));
+		return rc;
+	}
+	if (statvfs(r->mount, &sv)) {
+		rc = -errno;
+		snprintf(err, errlen, "statvfs %s: %s", r->mount, strerror(-rc));
+		return rc;
+	}
+	/* leave the filesystem room for the file's extent tree */
+	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	avail = (avail - avail / 32) & ~(SZ_2M - 1);
+	if (avail < REGION_MIN_SCRATCH) {
+		snprintf(err, errlen, "%s: %" PRIu64 " MiB free on the DAX mount, the probe "
+			 "needs %llu MiB", dev, avail >> 20, REGION_MIN_SCRATCH >> 20);
+		return -ENOSPC;
+	}
+	snprintf(file, sizeof(file), "%s/%s", r->mount, SCRATCH_FILE);
+	if ((size_t)snprintf(s->spec, sizeof(s->spec), "file:%s", file) >= sizeof(s->spec)) {
+		snprintf(err, errlen, "%s: path too long for a target", file);
+		return -ENAMETOOLONG;
+	}
+	s->area_bytes = avail;
+	return 0;
+}
+
+/*
+ * A new scratch namespace in region's free capacity: sized, recorded,
+ * configured and claimed, then opened (devdax) or mounted (fsdax).  On
+ * a failure after the record, what was made is destroyed again.
+ */
+static int acquire_labelled(struct ndctl_region *region, uint64_t size_bytes, bool devdax,
+			    struct scratch *s, char *err, size_t errlen)
+{
+	struct scratch_priv *p = s->priv;
+	struct scratch_record *r = &p->rec;
+	struct ndctl_namespace *ndns;
+	uint64_t ns_size, dev_align;
+	char why[512], what[256];
+	unsigned char uu[16];
+	int rc;
+
+	rc = labelled_size(region, size_bytes, devdax, &ns_size, &dev_align, err, errlen);
+	if (rc)
+		return rc;
+	ndns = idle_seed(region);
+	if (!ndns) {
+		snprintf(err, errlen, "%s: no idle namespace seed to configure",
+			 ndctl_region_get_devname(region));
+		return -EAGAIN;
+	}
+	rc = record_labelled(region, ndns, devdax, uu, r, err, errlen);
+	if (rc)
+		return rc;
+	p->recorded = true;
+
+	rc = configure_labelled(region, ndns, uu, ns_size, devdax, dev_align, err, errlen);
+	if (!rc)
+		rc = devdax ? open_devdax(ndns, r, s, err, errlen)
+			    : mount_fsdax(ndns, r, s, err, errlen);
+	if (!rc) {
+		s->owned = true;
+		snprintf(s->how, sizeof(s->how), "%s", r->mode);
+		return 0;
+	}
+	if (destroy_record(ndctl_region_get_ctx(region), r, what, sizeof(what), why,
+			   sizeof(why)) < 0) {
+		fprintf(stderr, "pmem-tune: %s; cleanup: %s\n", err, why);
+		return rc;
+	}
+	scratch_state_update(r, false, why, sizeof(why));
 	p->recorded = false;
 	return rc;
 }
@@ -1093,7 +796,7 @@ static int acquire_label_less(struct ndctl_region *region, struct scratch *s, ch
 		r->pid = (long)getpid();
 		now_rfc3339(r->created, sizeof(r->created));
 		/* recorded before anything changes: a crash from here on is undone */
-		rc = state_update(r, true, err, errlen);
+		rc = scratch_state_update(r, true, err, errlen);
 		if (rc)
 			return rc;
 		p->recorded = true;
@@ -1103,7 +806,7 @@ static int acquire_label_less(struct ndctl_region *region, struct scratch *s, ch
 			snprintf(err, errlen, "%s: %s (/dev/%s) is mounted or open elsewhere; "
 				 "not touched", rname, ndctl_namespace_get_devname(ndns),
 				 dev_name[0] ? dev_name : "?");
-			state_update(r, false, why, sizeof(why));
+			scratch_state_update(r, false, why, sizeof(why));
 			p->recorded = false;
 			return -EBUSY;
 		}
@@ -1152,7 +855,7 @@ restore:
 			fprintf(stderr, "pmem-tune: %s; putting %s back: %s\n", err, r->ns, why);
 			return rc;
 		}
-		state_update(r, false, why, sizeof(why));
+		scratch_state_update(r, false, why, sizeof(why));
 		p->recorded = false;
 	}
 	return rc;
@@ -1196,7 +899,7 @@ int scratch_acquire(const char *region_name, uint64_t size_bytes, bool destroy_d
 	int rc;
 
 	memset(s, 0, sizeof(*s));
-	rc = state_lock(err, errlen);
+	rc = scratch_lock(err, errlen);
 	if (rc)
 		return rc;
 	rc = open_region(region_name, &ctx, &region, err, errlen);
@@ -1270,7 +973,7 @@ void scratch_release(struct scratch *s)
 			"%s\n", p->rec.ns, err);
 		goto out;
 	}
-	if (state_update(&p->rec, false, err, sizeof(err)))
+	if (scratch_state_update(&p->rec, false, err, sizeof(err)))
 		fprintf(stderr, "pmem-tune: %s\n", err);
 out:
 	free(p);
@@ -1287,12 +990,12 @@ int scratch_reap_stale(void)
 	size_t n = 0, kept = 0;
 	int rc, removed = 0;
 
-	rc = state_lock(err, sizeof(err));
+	rc = scratch_lock(err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "pmem-tune: %s\n", err);
 		return rc;
 	}
-	rc = state_path(path, sizeof(path), SCRATCH_STATE_FILE);
+	rc = scratch_state_path(path, sizeof(path), SCRATCH_STATE_FILE);
 	if (!rc)
 		rc = scratch_state_load(path, &recs, &n, err, sizeof(err));
 	if (rc) {

@@ -15,19 +15,10 @@
 #include <stdint.h>
 
 #include "policy.h"
+#include "regions.h"
+#include "scratch_state.h"
 
 #define SCRATCH_ALT_NAME "pmem-tune-scratch"
-#define SCRATCH_MAX_DIMMS 32
-
-/* What identifies a region for the policy (and the fingerprint). */
-struct region_identity {
-	char region[POLICY_NAME_MAX];		/* "region0" */
-	char persistence_domain[POLICY_NAME_MAX];
-	int numa_node;				/* -1 unknown */
-	unsigned interleave_ways;
-	size_t ndimms;
-	struct policy_dimm dimms[SCRATCH_MAX_DIMMS];
-};
 
 struct scratch {
 	/* a target spec for target_open(): "/dev/daxX.Y" or "file:PATH" */
@@ -87,42 +78,10 @@ void scratch_release(struct scratch *s);
 int scratch_reap_stale(void);
 
 /*
- * The state file: what scratch_acquire() created and has not yet
- * destroyed, one record each, written (atomically) before the first
- * byte of a namespace label is.  Exposed for tests and --list.
+ * Why `--target auto` would not take a scratch namespace in region (one
+ * line, into buf or a constant), or NULL when it would.
  */
-/*
- * Labelled namespaces outlive a reboot, so the records of those a crash
- * left behind must too: /var/lib, not /run.
- */
-#define SCRATCH_STATE_DIR	"/var/lib/pmem-tune"	/* env PMEM_TUNE_STATE_DIR overrides */
-#define SCRATCH_STATE_FILE	"scratch.json"
-#define SCRATCH_STATE_SCHEMA	"pmem-tune-scratch/1"
-
-struct scratch_record {
-	char uuid[40];			/* the namespace label's (or, label-less, the dax's) */
-	char region[POLICY_NAME_MAX];
-	char ns[POLICY_NAME_MAX];	/* "namespace0.1" */
-	char mode[16];			/* "devdax" | "fsdax" | "label-less" */
-	char mount[POLICY_PATH_MAX];	/* fsdax: the DAX mount's directory */
-	char restore[16];		/* label-less: the mode to put back */
-	long pid;			/* the probe that wrote it */
-	char created[32];		/* RFC 3339 UTC */
-};
-
-/* The state directory: $PMEM_TUNE_STATE_DIR or SCRATCH_STATE_DIR. */
-const char *scratch_state_dir(void);
-/* JSON text of n records; caller frees.  NULL on allocation failure. */
-char *scratch_state_format(const struct scratch_record *recs, size_t n);
-/*
- * Parse the state file's text.  *recs is allocated (free() it), *n set.
- * On a malformed file: -EINVAL with a one-line reason in err.
- */
-int scratch_state_parse(const char *text, struct scratch_record **recs, size_t *n, char *err,
-			size_t errlen);
-/* Load path (a missing file is zero records) / save (zero records removes it). */
-int scratch_state_load(const char *path, struct scratch_record **recs, size_t *n, char *err,
-		       size_t errlen);
-int scratch_state_save(const char *path, const struct scratch_record *recs, size_t n);
+const char *scratch_region_skip_reason(struct ndctl_region *region, uint64_t llc_bytes,
+				       char *buf, size_t len);
 
 #endif

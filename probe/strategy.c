@@ -6,9 +6,8 @@
  */
 #include <string.h>
 
+#include "common/macros.h"
 #include "strategy.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 const struct strategy strategy_table[] = {
 	{

@@ -21,12 +21,16 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "common/macros.h"
+#include "common/path.h"
+#include "common/read_file.h"
+#include "common/sysfs_attr.h"
+#include "common/text.h"
 #include "daemon.h"
 #include "knobmap.h"
 #include "log.h"
 #include "mkpolicy.h"
 #include "policy.h"
-#include "util.h"
 
 static char root[PATH_MAX];
 static char *builtin_conf;
@@ -107,7 +111,7 @@ static char *slurp(const char *rel)
 	i ^= 1;
 	free(keep[i]);
 	keep[i] = NULL;
-	if (read_text(P("%s", rel), 1 << 20, &t) < 0)
+	if (read_file(P("%s", rel), 0, 1 << 20, &t, NULL) < 0)
 		return (char *)"<absent>";
 	keep[i] = t;
 	return t;
@@ -871,7 +875,7 @@ int main(int argc, char **argv)
 {
 	const char *tmp = getenv("TMPDIR");
 
-	if (argc < 2 || read_text(argv[1], 1 << 20, &builtin_conf) < 0) {
+	if (argc < 2 || read_file(argv[1], 0, 1 << 20, &builtin_conf, NULL) < 0) {
 		fprintf(stderr, "usage: test_sinks PATH/TO/50-builtin.conf\n");
 		return 2;
 	}

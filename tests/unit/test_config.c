@@ -11,7 +11,7 @@
 #include "check.h"
 #include "config.h"
 #include "tmptree.h"
-#include "util.h"
+#include "common/macros.h"
 
 /* options_parse() on a NULL-terminated list after the program name */
 #define PARSE(o, ...)							\

@@ -13,7 +13,7 @@
 #include "knobmap.h"
 #include "policy.h"
 #include "tmptree.h"
-#include "util.h"
+#include "common/macros.h"
 
 static void test_path_check(void)
 {

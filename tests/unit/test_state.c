@@ -13,7 +13,7 @@
 #include "check.h"
 #include "state.h"
 #include "tmptree.h"
-#include "util.h"
+#include "common/macros.h"
 
 #define KNOB "/sys/module/alpha/parameters/thresh"
 

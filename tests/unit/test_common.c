@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The common layer: bounded file reads (a FIFO refused without hanging,
+ * the size bound), the strict attribute read, parsing, trimming, lines,
+ * paths, the trusted-file rule and the atomic write.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "common/atomic_file.h"
+#include "common/macros.h"
+#include "common/parse.h"
+#include "common/path.h"
+#include "common/read_file.h"
+#include "common/sysfs_attr.h"
+#include "common/text.h"
+#include "common/trusted.h"
+
+static char dir[] = "/tmp/pt-test-common.XXXXXX";
+
+static const char *at(const char *name)
+{
+	static char path[2][4096];
+	static int i;
+
+	i ^= 1;
+	snprintf(path[i], sizeof(path[i]), "%s/%s", dir, name);
+	return path[i];
+}
+
+static void put(const char *name, const char *text)
+{
+	FILE *f = fopen(at(name), "w");
+
+	if (!f) {
+		perror(at(name));
+		exit(EXIT_FAILURE);
+	}
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_read_file(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+
+	put("small", "hello\nworld\n");
+	CHECK_INT(read_file(at("small"), 0, 64, &buf, &len), 0);
+	CHECK_STR(buf, "hello\nworld\n");
+	CHECK_INT(len, 12);
+	free(buf);
+	/* exactly at the bound is fine, one byte over is not */
+	CHECK_INT(read_file(at("small"), 0, 12, &buf, NULL), 0);
+	free(buf);
+	CHECK_INT(read_file(at("small"), 0, 11, &buf, NULL), -EFBIG);
+	CHECK_INT(read_file(at("absent"), 0, 64, &buf, NULL), -ENOENT);
+	/* a directory and a FIFO are not regular files; the FIFO must not hang */
+	CHECK_INT(read_file(dir, 0, 64, &buf, NULL), -EINVAL);
+	CHECK(mkfifo(at("fifo"), 0600) == 0);
+	CHECK_INT(read_file(at("fifo"), 0, 64, &buf, NULL), -EINVAL);
+	/* a symlink is followed unless refused */
+	CHECK(symlink("small", at("link")) == 0);
+	CHECK_INT(read_file(at("link"), 0, 64, &buf, NULL), 0);
+	free(buf);
+	CHECK_INT(read_file(at("link"), READ_FILE_NOFOLLOW, 64, &buf, NULL), -ELOOP);
+}
+
+static void test_read_fd_bound(void)
+{
+	char big[10000], *buf = NULL;
+	int fd;
+
+	/* the bound holds past the first buffer too (a file growing after fstat) */
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	put("big", big);
+	fd = open(at("big"), O_RDONLY);
+	CHECK(fd >= 0);
+	CHECK_INT(read_fd(fd, 9000, &buf, NULL), -EFBIG);
+	CHECK(lseek(fd, 0, SEEK_SET) == 0);
+	CHECK_INT(read_fd(fd, 9999, &buf, NULL), 0);
+	CHECK_INT(strlen(buf), 9999);
+	free(buf);
+	close(fd);
+}
+
+static void test_read_attr(void)
+{
+	char buf[8];
+
+	put("attr", "  value\n");
+	CHECK_INT(read_attr(at("attr"), buf, sizeof(buf)), 0);
+	CHECK_STR(buf, "value");
+	/* only the first line */
+	put("attr", "one\ntwo\n");
+	CHECK_INT(read_attr(at("attr"), buf, sizeof(buf)), 0);
+	CHECK_STR(buf, "one");
+	/* 7 characters fit in 8 bytes, with or without the newline after them */
+	put("attr", "1234567\n");
+	CHECK_INT(read_attr(at("attr"), buf, sizeof(buf)), 0);
+	CHECK_STR(buf, "1234567");
+	put("attr", "1234567");
+	CHECK_INT(read_attr(at("attr"), buf, sizeof(buf)), 0);
+	/* strict: a longer value is refused, never cut short */
+	put("attr", "12345678\n");
+	CHECK_INT(read_attr(at("attr"), buf, sizeof(buf)), -EFBIG);
+	CHECK_INT(read_attrf(buf, sizeof(buf), "%s/%s", dir, "absent"), -ENOENT);
+	CHECK_INT(write_attr(at("attr"), "42"), 0);
+	CHECK_INT(read_attrf(buf, sizeof(buf), "%s/%s", dir, "attr"), 0);
+	CHECK_STR(buf, "42");
+	/* the write is not made through a symlink */
+	CHECK(symlink("attr", at("attr-link")) == 0);
+	CHECK_INT(write_attr(at("attr-link"), "1"), -ELOOP);
+}
+
+static void test_parse(void)
+{
+	static const char *const bad[] = {
+		"", " 1", "1 ", "-1", "+1", "0x", "0xg", "0x 1", "1a", "0x0x1",
+		"18446744073709551616",
+	};
+	uint64_t v = 7;
+
+	CHECK_INT(parse_u64("0", &v), 0);
+	CHECK_INT(v, 0);
+	CHECK_INT(parse_u64("4096", &v), 0);
+	CHECK_INT(v, 4096);
+	CHECK_INT(parse_u64("0x4040", &v), 0);
+	CHECK_INT(v, 0x4040);
+	CHECK_INT(parse_u64("0XfF", &v), 0);
+	CHECK_INT(v, 255);
+	CHECK_INT(parse_u64("010", &v), 0);
+	CHECK_INT(v, 10);
+	CHECK(parse_u64("18446744073709551615", &v) == 0 && v == UINT64_MAX);
+	CHECK_INT(parse_u64("18446744073709551616", &v), -ERANGE);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		v = 7;
+		CHECK_MSG(parse_u64(bad[i], &v) < 0 && v == 7, "'%s' accepted", bad[i]);
+	}
+	CHECK(parse_u64(NULL, &v) == -EINVAL);
+	CHECK_INT(parse_u64_dec("42", &v), 0);
+	CHECK_INT(v, 42);
+	CHECK_INT(parse_u64_dec("0x10", &v), -EINVAL);
+}
+
+static void test_text(void)
+{
+	char s[] = " \t a b \n", e[] = "   ", t[] = "a\n\nb", *cur = t, *line;
+
+	CHECK(strtrim(s) == s);
+	CHECK_STR(s, "a b");
+	CHECK_STR(strtrim(e), "");
+	line = next_line(&cur);
+	CHECK_STR(line, "a");
+	line = next_line(&cur);
+	CHECK_STR(line, "");
+	line = next_line(&cur);
+	CHECK_STR(line, "b");
+	CHECK(next_line(&cur) == NULL);
+	CHECK(startswith("export X=1", "export "));
+	CHECK(!startswith("exp", "export "));
+	CHECK(startswith("x", ""));
+}
+
+static void test_path(void)
+{
+	char out[8];
+	struct stat st;
+
+	CHECK_INT(path_join(out, sizeof(out), "/a", "/b"), 0);
+	CHECK_STR(out, "/a/b");
+	CHECK_INT(path_join(out, sizeof(out), NULL, "/bc"), 0);
+	CHECK_STR(out, "/bc");
+	CHECK_INT(path_join(out, sizeof(out), "/abcd", "/ef"), -ENAMETOOLONG);
+	CHECK_INT(mkdir_p(at("m/n/o"), 0700), 0);
+	CHECK(stat(at("m/n/o"), &st) == 0 && S_ISDIR(st.st_mode));
+	CHECK_INT(mkdir_p(at("m/n/o/"), 0700), 0);	/* existing: fine */
+	CHECK_INT(mkdir_p(at("small/x"), 0700), -ENOTDIR);
+	CHECK_INT(mkdir_p("", 0700), -ENOENT);
+}
+
+static void test_trusted(void)
+{
+	struct stat st = { .st_uid = 0, .st_mode = S_IFREG | 0644 };
+
+	CHECK(trusted_stat(&st));
+	st.st_mode = S_IFREG | 0664;
+	CHECK(!trusted_stat(&st));
+	st.st_mode = S_IFREG | 0646;
+	CHECK(!trusted_stat(&st));
+	st.st_mode = S_IFDIR | 01777;	/* sticky does not make /tmp ours */
+	CHECK(!trusted_stat(&st));
+	st.st_mode = S_IFREG | 0600;
+	st.st_uid = geteuid();
+	CHECK(trusted_stat(&st));
+	/* someone else's, neither root nor us */
+	st.st_uid = geteuid() + 1;
+	CHECK(!trusted_stat(&st));
+}
+
+static void test_atomic_write(void)
+{
+	char *buf = NULL;
+	struct stat st;
+
+	put("target", "old");
+	CHECK_INT(atomic_write_file(at("target"), "new\n", 4, 0640), 0);
+	CHECK_INT(read_file(at("target"), 0, 64, &buf, NULL), 0);
+	CHECK_STR(buf, "new\n");
+	free(buf);
+	CHECK(stat(at("target"), &st) == 0 && (st.st_mode & 07777) == 0640);
+	CHECK_INT(atomic_write_file(at("nodir/target"), "x", 1, 0644), -ENOENT);
+}
+
+int main(void)
+{
+	char cmd[64 + sizeof(dir)];
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return EXIT_FAILURE;
+	}
+	test_read_file();
+	test_read_fd_bound();
+	test_read_attr();
+	test_parse();
+	test_text();
+	test_path();
+	test_trusted();
+	test_atomic_write();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+	return check_report("test_common");
+}
