@@ -4,7 +4,7 @@
 # drivers/md/dm-writecache.c comes from Debian's linux-source-<major.minor> at the
 # kernel package's very version (`apt-get download`, ~140 MB, kept in
 # $PT_E2E_CACHE/debs; only the few files needed are extracted); the headers are
-# the ones kmod/build.sh fetches.  Rebuilt when the patches or kernel/ change.
+# the ones kmod/build.sh fetches.  Rebuilt when the series or the build files change.
 # Exit 77 with one line saying why when something cannot be had.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,7 +33,9 @@ if [[ -z $src ]]; then
 	[[ -n $src ]] || pt_skip "linux-source-$mm=$ver: no .deb after download"
 fi
 
-sum=$( (cd "$top/kernel" && find . -type f | LC_ALL=C sort | xargs cat; echo "$ver") |
+# what the module is made of: the series, the preparing script, the Kbuild files
+sum=$( (cd "$top/kernel" && find patches module prepare-source.sh -type f | LC_ALL=C sort |
+	xargs cat; echo "$ver") |
 	sha256sum | cut -c1-16)
 bdir=$PT_E2E_CACHE/dm-writecache/$PT_E2E_KVER
 ko=$bdir/dm-writecache.ko
