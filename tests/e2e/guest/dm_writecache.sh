@@ -27,8 +27,10 @@ done
 pt_expect_eq "nt_max_bytes still 768" 768 "$(cat $P)"
 
 # --- the device: fsdax namespace as cache, ram disk as origin ---------------------
-ndctl disable-region all 2>/dev/null && ndctl init-labels all 2>/dev/null &&
-	ndctl enable-region all 2>/dev/null || pt_fail "ndctl init-labels"
+if ! { ndctl disable-region all && ndctl init-labels all && ndctl enable-region all; } 2>/dev/null
+then
+	pt_fail "ndctl init-labels"
+fi
 ndctl create-namespace -r region0 -m fsdax -s 128M >/tmp/ns.json ||
 	pt_fail "ndctl create-namespace -m fsdax"
 pmem=/dev/$(jq -r .blockdev /tmp/ns.json)
@@ -54,9 +56,9 @@ hits() { awk -v e="$1" '$1 == e { print $2 }' $T/kprobe_profile; }
 # write_blocks FIRST: NBLK 4 KiB direct writes of fresh data at block FIRST;
 # sets nt and blk to the two probes' hit counts during the writes
 write_blocks() {
-	dd if=/dev/urandom of=/tmp/data.$1 bs=4096 count=$NBLK 2>/dev/null
+	dd if=/dev/urandom of="/tmp/data.$1" bs=4096 count=$NBLK 2>/dev/null
 	n0=$(hits pt_nt) b0=$(hits pt_blk)
-	dd if=/tmp/data.$1 of=$dev bs=4096 seek="$1" count=$NBLK oflag=direct 2>/dev/null ||
+	dd if="/tmp/data.$1" of="$dev" bs=4096 seek="$1" count=$NBLK oflag=direct 2>/dev/null ||
 		pt_fail "writing through $dev"
 	nt=$(($(hits pt_nt) - n0)) blk=$(($(hits pt_blk) - b0))
 	echo "kprobe hits for $NBLK writes of 4096 B: __memcpy_flushcache $nt, bio_copy_block $blk"
