@@ -125,8 +125,11 @@ int export_lookup(const struct policy *p, const char *name, char *out, size_t le
 	if (startswith(name, "kernel.")) {
 		if (!x->kernel.present)
 			return -ENOENT;
-		if (x->kernel.threshold_bytes == POLICY_SIZE_OPEN)
-			return -ERANGE;
+		/*
+		 * "Non-temporal up to N bytes": open (never switch) is
+		 * UINT64_MAX, a size no copy exceeds, as the patched
+		 * dm-writecache's nt_max_bytes reads it.
+		 */
 		snprintf(out, len, "%" PRIu64, x->kernel.threshold_bytes);
 		return 0;
 	}

@@ -57,8 +57,9 @@ int knob_path_check(const char *path, enum knob_root *root, char *why, size_t wh
 
 /*
  * The value of a policy export by name into out.  -ENOENT when this
- * policy has no such export, -ERANGE when it is "never switch"
- * (no finite value), -EINVAL for a name no consumer has.
+ * policy has no such export, -EINVAL for a name no consumer has.  The
+ * kernel's "never switch" is 18446744073709551615 (non-temporal up to
+ * UINT64_MAX bytes).
  */
 int export_lookup(const struct policy *p, const char *name, char *out, size_t len);
 /* Is name the name of an export some policy could have? */

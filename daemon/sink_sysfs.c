@@ -283,6 +283,33 @@ static void apply_one(struct sink_ctx *ctx, const struct knob *k, const char *re
 	ctx->stats.set++;
 }
 
+/*
+ * Knob lines (by "file:line") whose export found no consumer, said once
+ * per daemon lifetime: a host without the patched module is normal, and
+ * every re-apply would say it again.
+ */
+static char **no_consumer;
+static size_t n_no_consumer;
+
+static bool first_no_consumer(const char *origin)
+{
+	char **grown, *copy;
+	size_t i;
+
+	for (i = 0; i < n_no_consumer; i++)
+		if (!strcmp(no_consumer[i], origin))
+			return false;
+	copy = strdup(origin);
+	grown = copy ? realloc(no_consumer, (n_no_consumer + 1) * sizeof(*grown)) : NULL;
+	if (!grown) {
+		free(copy);
+		return true;	/* said again next time rather than never */
+	}
+	no_consumer = grown;
+	no_consumer[n_no_consumer++] = copy;
+	return true;
+}
+
 /* glob(3) metacharacters in the root are literal */
 static void glob_escape(const char *in, char *out, size_t len)
 {
@@ -350,7 +377,11 @@ static int sysfs_apply(struct sink_ctx *ctx)
 		snprintf(pattern, sizeof(pattern), "%s%s", root, k->path);
 		r = glob(pattern, 0, NULL, &g);
 		if (r == GLOB_NOMATCH) {
-			log_debug("%s: %s: nothing matches %s", SINK, k->origin, k->path);
+			if (k->source[0] != '=' && first_no_consumer(k->origin))
+				log_info("%s: %s: %s has no consumer here: nothing matches %s; "
+					 "carrying on", SINK, k->origin, k->source, k->path);
+			else
+				log_debug("%s: %s: nothing matches %s", SINK, k->origin, k->path);
 			continue;
 		}
 		if (r != 0) {

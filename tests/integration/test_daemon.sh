@@ -119,6 +119,14 @@ if [ "$(id -u)" -eq 0 ]; then
 	chmod 0644 "$T/etc/pmem-policy.json"
 fi
 
+# "never switch" (open) is non-temporal up to UINT64_MAX bytes, not "left alone"
+"$MKPOLICY" "$T/etc/pmem-policy.json" --kernel open --movnt 512
+run "$DAEMON" --oneshot --force $COMMON > "$T/log" 2>&1
+ok "open kernel export: written as UINT64_MAX" is "$THRESH" 18446744073709551615
+run "$DAEMON" --restore $COMMON
+ok "open kernel export: restored" is "$THRESH" 768
+"$MKPOLICY" "$T/etc/pmem-policy.json" --kernel 4096 --movnt 512
+
 # --- the daemon ------------------------------------------------------------
 NOTIFY=
 if command -v python3 >/dev/null 2>&1; then
@@ -215,8 +223,22 @@ if [ -n "$NOTIFY" ]; then
 	ok "module appearing: STATUS says so" wait_grep "$T/notify.log" "STATUS=Applied .*last: module gamma, 1 set" 10
 fi
 
+# the built-in dm-writecache line found no consumer all along: said once
+NOCONS="50-builtin.conf:[0-9]*: kernel.threshold_bytes has no consumer here"
+ok "no patched dm-writecache: said once in the daemon's lifetime" \
+	sh -c '[ "$(grep -c "$1" "$2")" -eq 1 ]' _ "$NOCONS" "$T/log"
+# the patched module loading later gets the policy's value through that line
+mkdir -p "$T/.dmwc/parameters"
+echo 768 > "$T/.dmwc/parameters/nt_max_bytes"
+mv "$T/.dmwc" "$S/module/dm_writecache"
+ok "dm-writecache appearing: nt_max_bytes set" \
+	wait_is "$S/module/dm_writecache/parameters/nt_max_bytes" 12288 10
+
 # SIGTERM: every original back
 stop_daemon TERM
+ok "SIGTERM: dm-writecache's nt_max_bytes back to 768" \
+	is "$S/module/dm_writecache/parameters/nt_max_bytes" 768
+rm -rf "$S/module/dm_writecache"
 ok "SIGTERM: exit status 0" test $? -eq 0
 ok "SIGTERM: knob restored" is "$THRESH" 768
 ok "SIGTERM: late module's knob restored" is "$GAMMA" 1

@@ -220,8 +220,8 @@ static void test_apply_restore(void)
 	daemon_setup(&d, MODE_ONESHOT);
 	CHECK_INT(d.knobs.n, 0);	/* loaded by reload, not init */
 	CHECK_INT(daemon_reload(&d, "test"), RELOAD_APPLIED);
-	/* 11 test lines, 2 refused at parse, + 1 built-in */
-	CHECK_INT(d.knobs.n, 10);
+	/* 11 test lines, 2 refused at parse, + 2 built-in */
+	CHECK_INT(d.knobs.n, 11);
 
 	/* knobs that work are set even though one refuses the write */
 	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "4096");
@@ -793,7 +793,7 @@ static void test_untrusted_knobmap(void)
 	chmod(P("etc/pmem-tuned/knobs.d/60-test.conf"), 0666);
 	daemon_setup(&d, MODE_ONESHOT);
 	daemon_reload(&d, "untrusted knob file");
-	CHECK_INT(d.knobs.n, 1);	/* the built-in entry only */
+	CHECK_INT(d.knobs.n, 2);	/* the built-in entries only */
 	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "768");
 	CHECK_STR(get("sys/block/pmem0/dax/write_cache"), "0");
 	daemon_restore(&d, false);
