@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "export_keys.h"
 #include "knobmap.h"
 #include "log.h"
 #include "policy.h"
@@ -293,7 +294,7 @@ static int sysfs_apply(struct sink_ctx *ctx)
 		if (k->source[0] == '=') {
 			snprintf(value, sizeof(value), "%s", k->source + 1);
 		} else {
-			r = export_lookup(ctx->policy, k->source, value, sizeof(value));
+			r = export_key_value(ctx->policy, k->export, value, sizeof(value));
 			if (r == -ENOENT) {
 				log_debug("%s: %s: policy has no %s; skipped", SINK, k->origin,
 					  k->source);
