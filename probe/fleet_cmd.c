@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "export.h"
+#include "export_keys.h"
 #include "fingerprint.h"
 #include "fleet.h"
 #include "policy.h"
@@ -202,6 +203,25 @@ static void metrics_export(FILE *f, const char *consumer, const struct policy_ex
 		"%.6f\n", fp, consumer, t, e->regret);
 }
 
+/* A consumer's switch size as its export has it; -1 = never switch. */
+static void metrics_threshold(FILE *f, const struct policy *p, enum export_consumer c,
+			      const char *fp)
+{
+	const char *name = export_consumer(c)->name, *key = export_consumer(c)->threshold;
+	char v[POLICY_NAME_MAX];
+	int r;
+
+	if (!key)
+		return;
+	r = export_key_value(p, export_key_find_kv(c, key), v, sizeof(v));
+	if (r == -ERANGE)
+		snprintf(v, sizeof(v), "-1");
+	else if (r)
+		return;
+	fprintf(f, "pmem_tune_export_threshold_bytes{fingerprint=\"%s\",consumer=\"%s\"} %s\n",
+		fp, name, v);
+}
+
 static char *metrics_text(const struct policy_bundle *b, size_t *len)
 {
 	char *text = NULL;
@@ -262,18 +282,10 @@ static char *metrics_text(const struct policy_bundle *b, size_t *len)
 				}
 			}
 		}
-		metrics_export(f, "libpmem", &p->exports.libpmem, fp);
-		metrics_export(f, "glibc", &p->exports.glibc, fp);
-		metrics_export(f, "kernel", &p->exports.kernel, fp);
-		for (size_t i = 0; i < p->exports.libpmem.nkv; i++)
-			if (!strcmp(p->exports.libpmem.kv[i].key, "PMEM_MOVNT_THRESHOLD"))
-				fprintf(f, "pmem_tune_export_threshold_bytes{fingerprint=\"%s\","
-					"consumer=\"libpmem\"} %s\n", fp, p->exports.libpmem.kv[i].value);
-		if (p->exports.kernel.present)
-			fprintf(f, "pmem_tune_export_threshold_bytes{fingerprint=\"%s\","
-				"consumer=\"kernel\"} %lld\n", fp,
-				p->exports.kernel.threshold_bytes == POLICY_SIZE_OPEN ? -1LL :
-				(long long)p->exports.kernel.threshold_bytes);
+		for (int c = 0; c < EXPORT_NCONSUMERS; c++)
+			metrics_export(f, export_consumer(c)->name, export_of(p, c), fp);
+		for (int c = 0; c < EXPORT_NCONSUMERS; c++)
+			metrics_threshold(f, p, c, fp);
 	}
 	if (fclose(f)) {
 		free(text);
