@@ -283,11 +283,6 @@ static int glibc_apply(struct sink_ctx *ctx)
 	return ret;
 }
 
-static int glibc_verify(struct sink_ctx *ctx)
-{
-	return sink_verify_by_apply(ctx, glibc_apply);
-}
-
 static int glibc_restore(struct sink_ctx *ctx, bool stale_only)
 {
 	return env_restore(ctx, SINK, stale_only);
@@ -296,6 +291,5 @@ static int glibc_restore(struct sink_ctx *ctx, bool stale_only)
 const struct sink sink_glibc = {
 	.name = SINK,
 	.apply = glibc_apply,
-	.verify = glibc_verify,
 	.restore = glibc_restore,
 };

@@ -92,11 +92,6 @@ static int libpmem_apply(struct sink_ctx *ctx)
 	return ret;
 }
 
-static int libpmem_verify(struct sink_ctx *ctx)
-{
-	return sink_verify_by_apply(ctx, libpmem_apply);
-}
-
 static int libpmem_restore(struct sink_ctx *ctx, bool stale_only)
 {
 	return env_restore(ctx, SINK, stale_only);
@@ -105,6 +100,5 @@ static int libpmem_restore(struct sink_ctx *ctx, bool stale_only)
 const struct sink sink_libpmem = {
 	.name = SINK,
 	.apply = libpmem_apply,
-	.verify = libpmem_verify,
 	.restore = libpmem_restore,
 };

@@ -343,11 +343,6 @@ static int sysfs_apply(struct sink_ctx *ctx)
 	return ctx->stats.failed ? -EIO : 0;
 }
 
-static int sysfs_verify(struct sink_ctx *ctx)
-{
-	return sink_verify_by_apply(ctx, sysfs_apply);
-}
-
 static int sysfs_restore(struct sink_ctx *ctx, bool stale_only)
 {
 	size_t i;
@@ -424,6 +419,5 @@ static int sysfs_restore(struct sink_ctx *ctx, bool stale_only)
 const struct sink sink_sysfs = {
 	.name = SINK,
 	.apply = sysfs_apply,
-	.verify = sysfs_verify,
 	.restore = sysfs_restore,
 };
