@@ -86,9 +86,8 @@ static void run_sinks(struct daemon *d, const struct policy *p)
 		struct sink_ctx ctx;
 
 		ctx_init(d, &ctx, p);
-		if (ctx.verify) {
-			(*s)->verify(&ctx);
-		} else if (ctx.dry_run) {
+		if (ctx.verify || ctx.dry_run) {
+			/* ctx says to change nothing: count drift, or print */
 			(*s)->apply(&ctx);
 		} else {
 			state_untouch(&d->state, (*s)->name);

@@ -18,7 +18,7 @@
 #include "common/path.h"
 #include "common/read_file.h"
 #include "common/text.h"
-#include "knobmap.h"
+#include "export_keys.h"
 #include "log.h"
 #include "policy.h"
 #include "sink.h"
@@ -251,7 +251,6 @@ static bool restorable(const struct state_entry *e)
 		"file:" PT_LIBPMEM_ENV, "file:" PT_GLIBC_ENV,
 		"file:" PT_ENVD_LIBPMEM, "file:" PT_ENVD_GLIBC,
 	};
-	char name[256];
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(files); i++)
@@ -261,8 +260,7 @@ static bool restorable(const struct state_entry *e)
 		return true;
 	/* exactly the variables the libpmem sink sets, nothing else named PMEM_* */
 	return startswith(e->key, "manager:") &&
-	       snprintf(name, sizeof(name), "libpmem.%s", e->key + 8) < (int)sizeof(name) &&
-	       export_name_check(name) == 0;
+	       export_key_find_kv(EXPORT_LIBPMEM, e->key + strlen("manager:"));
 }
 
 int env_entry_restore(struct sink_ctx *ctx, struct state_entry *e)

@@ -15,6 +15,7 @@
 #include "common/read_file.h"
 #include "common/text.h"
 #include "common/trusted.h"
+#include "export_keys.h"
 #include "knobmap.h"
 #include "log.h"
 #include "policy.h"
@@ -74,71 +75,6 @@ int knob_path_check(const char *path, enum knob_root *root, char *why, size_t wh
 	snprintf(why, whylen, "outside /sys/module/*/parameters/, /sys/block/*/dax/ "
 		 "and /sys/bus/nd/devices/");
 	return -EPERM;
-}
-
-static const char *const libpmem_env[] = {
-	"PMEM_MOVNT_THRESHOLD", "PMEM_NO_MOVNT", "PMEM_NO_CLWB",
-	"PMEM_NO_CLFLUSHOPT", "PMEM_NO_FLUSH", "PMEM_AVX", "PMEM_AVX512F",
-	"PMEM_MOVDIR64B",
-};
-
-int export_name_check(const char *name)
-{
-	size_t i;
-
-	if (!strcmp(name, "kernel.threshold_bytes") ||
-	    !strcmp(name, "kernel.flushcache_nt_max_bytes"))
-		return 0;
-	if (startswith(name, "libpmem.")) {
-		for (i = 0; i < ARRAY_SIZE(libpmem_env); i++)
-			if (!strcmp(name + 8, libpmem_env[i]))
-				return 0;
-		return -EINVAL;
-	}
-	if (startswith(name, "glibc.") && strlen(name) > 6)
-		return 0;
-	return -EINVAL;
-}
-
-static int kv_lookup(const struct policy_export *e, const char *key, char *out, size_t len)
-{
-	size_t i;
-
-	if (!e->present)
-		return -ENOENT;
-	for (i = 0; i < e->nkv && i < POLICY_EXPORT_KV_MAX; i++) {
-		if (strcmp(e->kv[i].key, key))
-			continue;
-		if ((size_t)snprintf(out, len, "%s", e->kv[i].value) >= len)
-			return -ENAMETOOLONG;
-		return 0;
-	}
-	return -ENOENT;
-}
-
-int export_lookup(const struct policy *p, const char *name, char *out, size_t len)
-{
-	const struct policy_exports *x = &p->exports;
-
-	if (export_name_check(name) < 0)
-		return -EINVAL;
-	if (startswith(name, "kernel.")) {
-		if (!x->kernel.present)
-			return -ENOENT;
-		/*
-		 * "Non-temporal up to N bytes": open (never switch) is
-		 * UINT64_MAX, a size no copy exceeds, as the patched
-		 * dm-writecache's nt_max_bytes reads it.
-		 */
-		snprintf(out, len, "%" PRIu64, x->kernel.threshold_bytes);
-		return 0;
-	}
-	if (startswith(name, "libpmem."))
-		return kv_lookup(&x->libpmem, name + 8, out, len);
-	/* glibc: the tunable's own name (glibc.cpu.x) or without the prefix */
-	if (kv_lookup(&x->glibc, name, out, len) == 0)
-		return 0;
-	return kv_lookup(&x->glibc, name + 6, out, len);
 }
 
 /* One conversion among %llu %llx %#llx %s; %% allowed around it. */
@@ -227,9 +163,12 @@ int knob_parse_line(struct knob *k, char *line, char *why, size_t whylen)
 			snprintf(why, whylen, "empty literal value");
 			return -EINVAL;
 		}
-	} else if (export_name_check(k->source) < 0) {
-		snprintf(why, whylen, "unknown export '%s'", k->source);
-		return -EINVAL;
+	} else {
+		k->export = export_key_find(k->source);
+		if (!k->export) {
+			snprintf(why, whylen, "unknown export '%s'", k->source);
+			return -EINVAL;
+		}
 	}
 	if (knob_path_check(k->path, &k->root, why, whylen) < 0)
 		return -EINVAL;

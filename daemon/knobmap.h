@@ -5,9 +5,9 @@
  *
  *   SOURCE  PATH-GLOB  [FORMAT]  [CONDITION]
  *
- * SOURCE is a policy export (kernel.threshold_bytes,
- * libpmem.PMEM_MOVNT_THRESHOLD, glibc.cpu.x86_non_temporal_threshold)
- * or a literal "=VALUE".  PATH-GLOB is a sysfs path with glob(7)
+ * SOURCE is the name of a policy export (export_keys.h: for example
+ * kernel.threshold_bytes, libpmem.PMEM_MOVNT_THRESHOLD,
+ * glibc.cpu.x86_non_temporal_threshold) or a literal "=VALUE".  PATH-GLOB is a sysfs path with glob(7)
  * patterns, below /sys/module/NAME/parameters/, /sys/block/NAME/dax/
  * or /sys/bus/nd/devices/NAME/.  FORMAT is printf-like with one of
  * %llu (default), %llx, %#llx or %s.  CONDITION is
@@ -20,7 +20,7 @@
 #include <limits.h>
 #include <stddef.h>
 
-struct policy;
+struct export_key;
 
 enum knob_root {
 	KNOB_MODULE,		/* /sys/module/NAME/parameters/FILE */
@@ -30,6 +30,7 @@ enum knob_root {
 
 struct knob {
 	char source[128];	/* export name, or "=literal" */
+	const struct export_key *export;	/* source's key; NULL for a literal */
 	char path[PATH_MAX];	/* glob, relative to the sysfs root */
 	char format[32];
 	char cond_domain[64];	/* "" = no condition */
@@ -55,15 +56,6 @@ void knobmap_free(struct knobmap *km);
  */
 int knob_path_check(const char *path, enum knob_root *root, char *why, size_t whylen);
 
-/*
- * The value of a policy export by name into out.  -ENOENT when this
- * policy has no such export, -EINVAL for a name no consumer has.  The
- * kernel's "never switch" is 18446744073709551615 (non-temporal up to
- * UINT64_MAX bytes).
- */
-int export_lookup(const struct policy *p, const char *name, char *out, size_t len);
-/* Is name the name of an export some policy could have? */
-int export_name_check(const char *name);
 /* Render value through a knob format into out. */
 int knob_format(const struct knob *k, const char *value, char *out, size_t len);
 

@@ -41,25 +41,15 @@ struct sink_ctx {
 
 struct sink {
 	const char *name;
-	/* Push the policy; failures are logged and counted, others go on. */
+	/*
+	 * Push the policy; failures are logged and counted, others go on.
+	 * With ctx->verify it changes nothing and counts (ctx->stats.drift)
+	 * and logs what differs from the policy instead: that is verify.
+	 */
 	int (*apply)(struct sink_ctx *ctx);
-	/* Count (ctx->stats.drift) and log what differs from the policy. */
-	int (*verify)(struct sink_ctx *ctx);
 	/* Put originals back: all, or only those this pass did not touch. */
 	int (*restore)(struct sink_ctx *ctx, bool stale_only);
 };
-
-/* A sink's verify: its apply, with every change counted as drift instead. */
-static inline int sink_verify_by_apply(struct sink_ctx *ctx, int (*apply)(struct sink_ctx *))
-{
-	bool v = ctx->verify;
-	int r;
-
-	ctx->verify = true;
-	r = apply(ctx);
-	ctx->verify = v;
-	return r;
-}
 
 extern const struct sink sink_sysfs;
 extern const struct sink sink_libpmem;

@@ -19,7 +19,7 @@
 #include "common/parse.h"
 #include "common/read_file.h"
 #include "common/text.h"
-#include "knobmap.h"
+#include "export_keys.h"
 #include "log.h"
 #include "policy.h"
 #include "sanitize.h"
@@ -28,15 +28,6 @@
 
 #define SINK		"glibc"
 #define VAR		"GLIBC_TUNABLES"
-#define NT_KEY		"glibc.cpu.x86_non_temporal_threshold"
-#define MOVSB_KEY	"glibc.cpu.x86_rep_movsb_threshold"
-/*
- * sysdeps/x86/dl-cacheinfo.h takes the tunable only when it is greater
- * than 0x4040 (and ignores it silently otherwise).
- */
-#define NT_MIN		0x4040
-/* the smallest minimum glibc uses (16-byte vectors * 8); it takes the minimum itself */
-#define MOVSB_MIN	0x80
 #define MAX_TUNABLES	32
 
 struct tunable {
@@ -108,62 +99,29 @@ static void ours(struct sink_ctx *ctx, struct tunables *ts)
 {
 	const struct policy *p = ctx->policy;
 	const struct policy_export *x = &p->exports.glibc;
-	const struct policy_target *t;
-	bool dram;
 	size_t i;
 
 	ts->n = 0;
 	if (!x->present)
 		return;
-	t = policy_find_target(p, x->target);
-	dram = t && !strcmp(t->kind, "dram");
 	for (i = 0; i < x->nkv && i < POLICY_EXPORT_KV_MAX; i++) {
 		const struct policy_kv *kv = &x->kv[i];
-		char name[POLICY_NAME_MAX + 8], value[32];
+		const struct export_key *k;
+		char value[32], why[160];
 		uint64_t v;
+		int r;
 
-		snprintf(name, sizeof(name), "%s%s", startswith(kv->key, "glibc.") ? "" :
-			 "glibc.", kv->key);
-		if (parse_u64(kv->value, &v) < 0) {
-			log_knob(LOG_WARNING, SINK, name, kv->value, NULL,
-				 "%s: %s=%s is not a number; not exported", SINK, name,
-				 kv->value);
-			ctx->stats.refused++;
-			continue;
-		}
-		if (!strcmp(name, NT_KEY)) {
-			if (v <= NT_MIN) {
-				log_knob(LOG_WARNING, SINK, name, kv->value, NULL,
-					 "%s: %s=%s: glibc ignores values not above 0x%x; "
-					 "not exported", SINK, name, kv->value, NT_MIN);
-				ctx->stats.refused++;
-				continue;
-			}
-		} else if (!strcmp(name, MOVSB_KEY)) {
-			/* rep movsb is a DRAM-to-DRAM decision; a pmem curve says nothing */
-			if (!dram) {
-				log_knob(LOG_NOTICE, SINK, name, kv->value, NULL,
-					 "%s: %s comes from target '%s', not a calibrated dram "
-					 "target; not exported", SINK, name, x->target);
-				ctx->stats.refused++;
-				continue;
-			}
-			if (v < MOVSB_MIN) {
-				log_knob(LOG_WARNING, SINK, name, kv->value, NULL,
-					 "%s: %s=%s: glibc ignores values this small; "
-					 "not exported", SINK, name, kv->value);
-				ctx->stats.refused++;
-				continue;
-			}
-		} else {
-			log_knob(LOG_WARNING, SINK, name, kv->value, NULL,
-				 "%s: %s is not a tunable pmem-tuned exports; not exported",
-				 SINK, name);
+		r = export_kv_check(p, EXPORT_GLIBC, kv, &k, &v, why, sizeof(why));
+		if (r < 0) {
+			/* a target that is not dram is the policy's scope, not a fault */
+			log_knob(r == -EPERM ? LOG_NOTICE : LOG_WARNING, SINK, kv->key, kv->value,
+				 NULL, "%s: %s=%s: %s; not exported", SINK, kv->key, kv->value,
+				 why);
 			ctx->stats.refused++;
 			continue;
 		}
 		snprintf(value, sizeof(value), "0x%" PRIx64, v);
-		add(ts, name, strlen(name), value, strlen(value));
+		add(ts, k->key, strlen(k->key), value, strlen(value));
 	}
 }
 
@@ -328,11 +286,6 @@ static int glibc_apply(struct sink_ctx *ctx)
 	return ret;
 }
 
-static int glibc_verify(struct sink_ctx *ctx)
-{
-	return sink_verify_by_apply(ctx, glibc_apply);
-}
-
 static int glibc_restore(struct sink_ctx *ctx, bool stale_only)
 {
 	return env_restore(ctx, SINK, stale_only);
@@ -341,6 +294,5 @@ static int glibc_restore(struct sink_ctx *ctx, bool stale_only)
 const struct sink sink_glibc = {
 	.name = SINK,
 	.apply = glibc_apply,
-	.verify = glibc_verify,
 	.restore = glibc_restore,
 };

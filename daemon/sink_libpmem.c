@@ -7,11 +7,10 @@
  * for services, an environment.d drop-in for user sessions and the
  * service manager's own environment block.
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "knobmap.h"
+#include "export_keys.h"
 #include "log.h"
 #include "policy.h"
 #include "sink.h"
@@ -19,41 +18,13 @@
 
 #define SINK "libpmem"
 
-/* Values PMDK parses with strtoul/atoi: plain decimal digits only. */
-static bool value_ok(const char *v)
+/* A setting PMDK knows, with a value it takes, for this export's target. */
+static bool kv_ok(const struct policy *p, const struct policy_kv *kv, char *why, size_t len)
 {
-	size_t i, n = strlen(v);
+	const struct export_key *k;
+	uint64_t v;
 
-	if (n == 0 || n > 20)
-		return false;
-	for (i = 0; i < n; i++)
-		if (!isdigit((unsigned char)v[i]))
-			return false;
-	return true;
-}
-
-/* A setting PMDK knows, with a value it parses (strtoul/atoi). */
-static bool kv_ok(const struct policy *p, const struct policy_kv *kv, const char **why)
-{
-	const struct policy_target *t = policy_find_target(p, p->exports.libpmem.target);
-	char name[POLICY_NAME_MAX + 8];
-
-	snprintf(name, sizeof(name), "libpmem.%s", kv->key);
-	if (export_name_check(name) < 0) {
-		*why = "is not a libpmem setting";
-		return false;
-	}
-	if (!value_ok(kv->value)) {
-		*why = "is not a decimal number";
-		return false;
-	}
-	/* skipping flushes is only safe where the CPU cache is persistent (eADR) */
-	if (!strcmp(kv->key, "PMEM_NO_FLUSH") && strcmp(kv->value, "0") &&
-	    (!t || strcmp(t->persistence_domain, "cpu_cache"))) {
-		*why = "needs a target whose persistence domain is cpu_cache";
-		return false;
-	}
-	return true;
+	return export_kv_check(p, EXPORT_LIBPMEM, kv, &k, &v, why, len) == 0;
 }
 
 /* KEY=VALUE lines of the export that pass the checks; 0 = none. */
@@ -68,12 +39,12 @@ static int build(struct sink_ctx *ctx, char *body, size_t len)
 		return 0;
 	for (i = 0; i < x->nkv && i < POLICY_EXPORT_KV_MAX; i++) {
 		const struct policy_kv *kv = &x->kv[i];
-		const char *why;
+		char why[128];
 		int w;
 
-		if (!kv_ok(ctx->policy, kv, &why)) {
+		if (!kv_ok(ctx->policy, kv, why, sizeof(why))) {
 			log_knob(LOG_WARNING, SINK, kv->key, kv->value, NULL,
-				 "%s: %s=%s %s; not exported", SINK, kv->key, kv->value, why);
+				 "%s: %s=%s: %s; not exported", SINK, kv->key, kv->value, why);
 			ctx->stats.refused++;
 			continue;
 		}
@@ -109,9 +80,9 @@ static int libpmem_apply(struct sink_ctx *ctx)
 
 		/* the same filter as build(): set exactly what the files say */
 		for (i = 0; i < x->nkv && i < POLICY_EXPORT_KV_MAX; i++) {
-			const char *why;
+			char why[128];
 
-			if (!kv_ok(ctx->policy, &x->kv[i], &why))
+			if (!kv_ok(ctx->policy, &x->kv[i], why, sizeof(why)))
 				continue;
 			r = manager_env_apply(ctx, SINK, x->kv[i].key, x->kv[i].value);
 			if (r < 0 && ret == 0)
@@ -119,11 +90,6 @@ static int libpmem_apply(struct sink_ctx *ctx)
 		}
 	}
 	return ret;
-}
-
-static int libpmem_verify(struct sink_ctx *ctx)
-{
-	return sink_verify_by_apply(ctx, libpmem_apply);
 }
 
 static int libpmem_restore(struct sink_ctx *ctx, bool stale_only)
@@ -134,6 +100,5 @@ static int libpmem_restore(struct sink_ctx *ctx, bool stale_only)
 const struct sink sink_libpmem = {
 	.name = SINK,
 	.apply = libpmem_apply,
-	.verify = libpmem_verify,
 	.restore = libpmem_restore,
 };

@@ -17,6 +17,7 @@
 #include "common/path.h"
 #include "common/sysfs_attr.h"
 #include "common/text.h"
+#include "export_keys.h"
 #include "knobmap.h"
 #include "log.h"
 #include "policy.h"
@@ -348,15 +349,10 @@ static int sysfs_apply(struct sink_ctx *ctx)
 		if (k->source[0] == '=') {
 			snprintf(value, sizeof(value), "%s", k->source + 1);
 		} else {
-			r = export_lookup(ctx->policy, k->source, value, sizeof(value));
+			r = export_key_value(ctx->policy, k->export, value, sizeof(value));
 			if (r == -ENOENT) {
 				log_debug("%s: %s: policy has no %s; skipped", SINK, k->origin,
 					  k->source);
-				continue;
-			}
-			if (r == -ERANGE) {
-				log_info("%s: %s: %s is open (never switch), no value for %s; "
-					 "left as it is", SINK, k->origin, k->source, k->path);
 				continue;
 			}
 			if (r < 0) {
@@ -399,11 +395,6 @@ static int sysfs_apply(struct sink_ctx *ctx)
 		globfree(&g);
 	}
 	return ctx->stats.failed ? -EIO : 0;
-}
-
-static int sysfs_verify(struct sink_ctx *ctx)
-{
-	return sink_verify_by_apply(ctx, sysfs_apply);
 }
 
 static int sysfs_restore(struct sink_ctx *ctx, bool stale_only)
@@ -482,6 +473,5 @@ static int sysfs_restore(struct sink_ctx *ctx, bool stale_only)
 const struct sink sink_sysfs = {
 	.name = SINK,
 	.apply = sysfs_apply,
-	.verify = sysfs_verify,
 	.restore = sysfs_restore,
 };

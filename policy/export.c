@@ -26,10 +26,8 @@
 #include <string.h>
 
 #include "export.h"
+#include "export_keys.h"
 #include "strategy_class.h"
-
-/* glibc ignores a non-temporal threshold at or below this */
-#define GLIBC_NT_MIN 0x4041
 
 /*
  * The consumers' own defaults: kept when the measured best beats them by
@@ -184,15 +182,16 @@ static size_t target_ops(const struct policy_target *t, unsigned threads,
 	return n;
 }
 
-static void kv_set(struct policy_export *e, const char *key, const char *fmt, ...)
+/* Every key written is one of the export vocabulary's. */
+static void kv_set(struct policy_export *e, enum export_key_id id, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-static void kv_set(struct policy_export *e, const char *key, const char *fmt, ...)
+static void kv_set(struct policy_export *e, enum export_key_id id, const char *fmt, ...)
 {
 	va_list ap;
 
 	if (e->nkv == POLICY_EXPORT_KV_MAX)
 		return;
-	snprintf(e->kv[e->nkv].key, sizeof(e->kv[0].key), "%s", key);
+	snprintf(e->kv[e->nkv].key, sizeof(e->kv[0].key), "%s", export_keys[id].key);
 	va_start(ap, fmt);
 	vsnprintf(e->kv[e->nkv].value, sizeof(e->kv[0].value), fmt, ap);
 	va_end(ap);
@@ -249,19 +248,19 @@ static int export_libpmem(struct policy *p, const struct policy_target *t,
 	snprintf(e->target, sizeof(e->target), "%s", t->name);
 	e->regret = best;
 	if (bthr == POLICY_SIZE_OPEN)
-		kv_set(e, "PMEM_NO_MOVNT", "1");
+		kv_set(e, EXPORT_PMEM_NO_MOVNT, "1");
 	else
-		kv_set(e, "PMEM_MOVNT_THRESHOLD", "%" PRIu64, bthr);
+		kv_set(e, EXPORT_PMEM_MOVNT_THRESHOLD, "%" PRIu64, bthr);
 	if (policy_cpu_has_feature(cpu, "clwb") && strcmp(bf, "clwb"))
-		kv_set(e, "PMEM_NO_CLWB", "1");
+		kv_set(e, EXPORT_PMEM_NO_CLWB, "1");
 	if (policy_cpu_has_feature(cpu, "clflushopt") && !strcmp(bf, "clflush"))
-		kv_set(e, "PMEM_NO_CLFLUSHOPT", "1");
+		kv_set(e, EXPORT_PMEM_NO_CLFLUSHOPT, "1");
 	if (policy_cpu_has_feature(cpu, "avx"))
-		kv_set(e, "PMEM_AVX", "%d", strcmp(bn, "movnt_sse2") ? 1 : 0);
+		kv_set(e, EXPORT_PMEM_AVX, "%d", strcmp(bn, "movnt_sse2") ? 1 : 0);
 	if (policy_cpu_has_feature(cpu, "avx512f"))
-		kv_set(e, "PMEM_AVX512F", "%d", !strcmp(bn, "movnt_avx512"));
+		kv_set(e, EXPORT_PMEM_AVX512F, "%d", !strcmp(bn, "movnt_avx512"));
 	if (policy_cpu_has_feature(cpu, "movdir64b"))
-		kv_set(e, "PMEM_MOVDIR64B", "%d", !strcmp(bn, "movdir64b"));
+		kv_set(e, EXPORT_PMEM_MOVDIR64B, "%d", !strcmp(bn, "movdir64b"));
 	return 0;
 }
 
@@ -322,6 +321,7 @@ static int export_glibc(struct policy *p, const struct export_weights *w)
 	const struct policy_op *ops[64];
 	double r, rr, best = INFINITY;
 	uint64_t thr, rthr, bthr = 0, movsb_min = glibc_movsb_min(&p->platform.cpu);
+	uint64_t nt_min = export_keys[EXPORT_GLIBC_NT_THRESHOLD].min;
 	size_t nops;
 
 	memset(e, 0, sizeof(*e));
@@ -345,12 +345,12 @@ static int export_glibc(struct policy *p, const struct export_weights *w)
 	e->regret = best;
 	if (bthr == POLICY_SIZE_OPEN)
 		bthr = 1ull << 40;	/* never: glibc has no "off" value */
-	kv_set(e, "glibc.cpu.x86_non_temporal_threshold", "0x%" PRIx64,
-	       bthr < GLIBC_NT_MIN ? (uint64_t)GLIBC_NT_MIN : bthr);
+	kv_set(e, EXPORT_GLIBC_NT_THRESHOLD, "0x%" PRIx64,
+	       bthr < nt_min ? nt_min : bthr);
 	if (policy_target_has_curve(t, "clwb") && policy_target_has_curve(t, "rep_movsb_clwb") &&
 	    !export_best_threshold(ops, nops, "clwb", "rep_movsb_clwb", w, &glibc_rep_movsb,
 				   &rthr, &rr))
-		kv_set(e, "glibc.cpu.x86_rep_movsb_threshold", "0x%" PRIx64,
+		kv_set(e, EXPORT_GLIBC_REP_MOVSB_THRESHOLD, "0x%" PRIx64,
 		       rthr == POLICY_SIZE_OPEN ? bthr : rthr < movsb_min ? movsb_min : rthr);
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "crossover.h"
+#include "export_keys.h"
 #include "fleet.h"
 #include "policy_internal.h"
 #include "policy_limits.h"
@@ -491,17 +492,20 @@ static void diff_policy(struct differ *d, const struct policy *a, const struct p
 	for (size_t t = 0; t < b->ntargets; t++)
 		if (!policy_find_target(a, b->targets[t].name))
 			say(d, "targets.%s: added", b->targets[t].name);
-	diff_kv(d, "libpmem", &a->exports.libpmem, &b->exports.libpmem);
-	diff_kv(d, "glibc", &a->exports.glibc, &b->exports.glibc);
-	if (a->exports.kernel.present != b->exports.kernel.present) {
-		say(d, "exports.kernel: %s", a->exports.kernel.present ? "removed" : "added");
-	} else if (a->exports.kernel.present &&
-		   !same_size(a->exports.kernel.threshold_bytes, b->exports.kernel.threshold_bytes)) {
+	for (int c = 0; c < EXPORT_NCONSUMERS; c++) {
+		const struct export_consumer_info *ci = export_consumer(c);
+		const struct policy_export *xa = export_of(a, c), *xb = export_of(b, c);
 		char x[32], y[32];
 
-		fmt_size(a->exports.kernel.threshold_bytes, x, sizeof(x));
-		fmt_size(b->exports.kernel.threshold_bytes, y, sizeof(y));
-		say(d, "exports.kernel.flushcache_nt_max_bytes: %s -> %s", x, y);
+		if (ci->kv_object) {
+			diff_kv(d, ci->name, xa, xb);
+		} else if (xa->present != xb->present) {
+			say(d, "exports.%s: %s", ci->name, xa->present ? "removed" : "added");
+		} else if (xa->present && !same_size(xa->threshold_bytes, xb->threshold_bytes)) {
+			fmt_size(xa->threshold_bytes, x, sizeof(x));
+			fmt_size(xb->threshold_bytes, y, sizeof(y));
+			say(d, "exports.%s.%s: %s -> %s", ci->name, ci->threshold, x, y);
+		}
 	}
 }
 

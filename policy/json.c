@@ -20,6 +20,7 @@
 
 #include <json-c/json.h>
 
+#include "export_keys.h"
 #include "policy.h"
 #include "policy_internal.h"
 #include "policy_limits.h"
@@ -160,33 +161,25 @@ static struct json_object *kv_to_json(const struct policy_export *e)
 	return o;
 }
 
-static struct json_object *exports_to_json(const struct policy_exports *x)
+static struct json_object *exports_to_json(const struct policy *p)
 {
 	struct json_object *o = json_object_new_object();
 
-	if (x->libpmem.present) {
-		struct json_object *e = json_object_new_object();
+	for (int c = 0; c < EXPORT_NCONSUMERS; c++) {
+		const struct export_consumer_info *ci = export_consumer(c);
+		const struct policy_export *x = export_of(p, c);
+		struct json_object *e;
 
-		add(e, "target", json_object_new_string(x->libpmem.target));
-		add(e, "env", kv_to_json(&x->libpmem));
-		add(e, "regret", jnum(x->libpmem.regret, "%.4f"));
-		add(o, "libpmem", e);
-	}
-	if (x->glibc.present) {
-		struct json_object *e = json_object_new_object();
-
-		add(e, "target", json_object_new_string(x->glibc.target));
-		add(e, "tunables", kv_to_json(&x->glibc));
-		add(e, "regret", jnum(x->glibc.regret, "%.4f"));
-		add(o, "glibc", e);
-	}
-	if (x->kernel.present) {
-		struct json_object *e = json_object_new_object();
-
-		add(e, "target", json_object_new_string(x->kernel.target));
-		add(e, "flushcache_nt_max_bytes", jsize(x->kernel.threshold_bytes));
-		add(e, "regret", jnum(x->kernel.regret, "%.4f"));
-		add(o, "kernel", e);
+		if (!x->present)
+			continue;
+		e = json_object_new_object();
+		add(e, "target", json_object_new_string(x->target));
+		if (ci->kv_object)
+			add(e, ci->kv_object, kv_to_json(x));
+		else
+			add(e, ci->threshold, jsize(x->threshold_bytes));
+		add(e, "regret", jnum(x->regret, "%.4f"));
+		add(o, ci->name, e);
 	}
 	return o;
 }
@@ -234,7 +227,7 @@ struct json_object *policy_to_json(const struct policy *p)
 	for (size_t i = 0; i < p->ntargets; i++)
 		json_object_array_add(targets, target_to_json(&p->targets[i]));
 	add(root, "targets", targets);
-	add(root, "exports", exports_to_json(&p->exports));
+	add(root, "exports", exports_to_json(p));
 	return root;
 }
 
@@ -907,41 +900,30 @@ static void read_exports(struct rd *rd, struct json_object *root, struct policy 
 	if (!jx)
 		return;
 	mark = push_key(rd, "exports");
-	je = member(jx, "libpmem");
-	if (je) {
-		size_t m2 = push_key(rd, "libpmem");
-
-		p->exports.libpmem.present = true;
-		read_str(rd, je, "target", p->exports.libpmem.target, POLICY_NAME_MAX, 1);
-		read_kv(rd, je, "env", &p->exports.libpmem);
-		p->exports.libpmem.regret = read_double(rd, je, "regret", 0, 1e3, 1, 0);
-		pop(rd, m2);
-	}
-	je = member(jx, "glibc");
-	if (je) {
-		size_t m2 = push_key(rd, "glibc");
-
-		p->exports.glibc.present = true;
-		read_str(rd, je, "target", p->exports.glibc.target, POLICY_NAME_MAX, 1);
-		read_kv(rd, je, "tunables", &p->exports.glibc);
-		p->exports.glibc.regret = read_double(rd, je, "regret", 0, 1e3, 1, 0);
-		pop(rd, m2);
-	}
-	je = member(jx, "kernel");
-	if (je) {
-		size_t m2 = push_key(rd, "kernel");
+	for (int c = 0; c < EXPORT_NCONSUMERS; c++) {
+		const struct export_consumer_info *ci = export_consumer(c);
+		struct policy_export *e = export_slot(&p->exports, c);
 		struct json_object *v;
+		size_t m2;
 
-		p->exports.kernel.present = true;
-		read_str(rd, je, "target", p->exports.kernel.target, POLICY_NAME_MAX, 1);
-		v = need(rd, je, "flushcache_nt_max_bytes", json_type_int, 1);
-		if (!rd->failed)
-			p->exports.kernel.threshold_bytes =
-				v ? (uint64_t)read_int(rd, je, "flushcache_nt_max_bytes", 0,
-						       POLICY_MAX_SIZE_BYTES,
-						       "a size in bytes or null", 1, 0)
-				  : POLICY_SIZE_OPEN;
-		p->exports.kernel.regret = read_double(rd, je, "regret", 0, 1e3, 1, 0);
+		je = member(jx, ci->name);
+		if (!je)
+			continue;
+		m2 = push_key(rd, ci->name);
+		e->present = true;
+		read_str(rd, je, "target", e->target, POLICY_NAME_MAX, 1);
+		if (ci->kv_object) {
+			read_kv(rd, je, ci->kv_object, e);
+		} else {
+			v = need(rd, je, ci->threshold, json_type_int, 1);
+			if (!rd->failed)
+				e->threshold_bytes =
+					v ? (uint64_t)read_int(rd, je, ci->threshold, 0,
+							       POLICY_MAX_SIZE_BYTES,
+							       "a size in bytes or null", 1, 0)
+					  : POLICY_SIZE_OPEN;
+		}
+		e->regret = read_double(rd, je, "regret", 0, 1e3, 1, 0);
 		pop(rd, m2);
 	}
 	pop(rd, mark);

@@ -8,6 +8,10 @@
 
 #include <stdbool.h>
 
+struct policy_bundle;
+
+/* The policy or bundle at path; NULL after saying why on stderr. */
+struct policy_bundle *policy_file_load(const char *path, unsigned flags);
 int list_cmd(bool json);
 int show_cmd(const char *path, unsigned flags);
 /* 0 valid and for this host, 1 other platform or drift, 2 invalid. */

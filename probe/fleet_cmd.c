@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* pmem-tune --show, --check, --diff, --merge, --metrics: policies as fleets use them. */
+/* pmem-tune --diff, --merge, --metrics: policies as fleets use them. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -7,104 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "commands.h"
 #include "common/atomic_file.h"
 #include "export.h"
-#include "fingerprint.h"
+#include "export_keys.h"
 #include "fleet.h"
 #include "policy.h"
-#include "table.h"
-
-static struct policy_bundle *load(const char *path, unsigned flags)
-{
-	char err[600];
-	struct policy_bundle *b = policy_bundle_load(path, flags, err, sizeof(err));
-
-	if (!b)
-		fprintf(stderr, "pmem-tune: %s\n", err);
-	return b;
-}
-
-int show_cmd(const char *path, unsigned flags)
-{
-	struct policy_bundle *b = load(path, flags);
-	bool color = isatty(STDOUT_FILENO);
-
-	if (!b)
-		return 2;
-	for (size_t e = 0; e < b->n; e++) {
-		const struct policy *p = b->entries[e];
-
-		printf("%spolicy %s: %s %s, %s mode, created %s", e ? "\n" : "", path,
-		       p->generator.name, p->generator.version, p->generator.mode,
-		       p->generator.created);
-		if (p->merged.hosts)
-			printf(", merged from %u hosts (%s .. %s)", p->merged.hosts,
-			       p->merged.created_first, p->merged.created_last);
-		printf("\nplatform %s: %s family %u model %u stepping %u, kernel %s\n\n",
-		       p->platform.fingerprint, p->platform.cpu.vendor, p->platform.cpu.family,
-		       p->platform.cpu.model, p->platform.cpu.stepping, p->platform.kernel);
-		for (size_t i = 0; i < p->ntargets; i++) {
-			table_print_target(stdout, &p->targets[i], color);
-			table_print_unmeasured(stdout, p, &p->targets[i]);
-		}
-		export_print(stdout, p);
-	}
-	policy_bundle_free(b);
-	return 0;
-}
-
-int check_cmd(const char *path, unsigned flags)
-{
-	char err[600];
-	struct policy_bundle *b = policy_bundle_load(path, flags, err, sizeof(err));
-	struct policy *host = NULL, *p;
-	int status = 1;
-
-	if (!b) {
-		printf("invalid: %s\n", err);
-		return 2;
-	}
-	host = policy_new();
-	if (!host || fingerprint_host(NULL, host)) {
-		printf("unknown: %s: cannot read this host's identity\n", path);
-		goto out;
-	}
-	p = policy_bundle_find(b, host->platform.fingerprint);
-	if (!p) {
-		printf("other platform: %s has no entry for this host (%s)\n", path,
-		       host->platform.fingerprint);
-		goto out;
-	}
-	/*
-	 * Same hardware, but the software that decides the copy speed moved
-	 * since the probe: new microcode or a new kernel may change either
-	 * side of a crossover, so the policy asks to be measured again.
-	 */
-	if (p->platform.cpu.microcode[0] &&
-	    strcmp(p->platform.cpu.microcode, host->platform.cpu.microcode)) {
-		printf("drift: %s was probed with microcode %s, this host runs %s\n", path,
-		       p->platform.cpu.microcode, host->platform.cpu.microcode);
-		goto out;
-	}
-	if (p->platform.kernel[0] && strcmp(p->platform.kernel, host->platform.kernel)) {
-		printf("drift: %s was probed on kernel %s, this host runs %s\n", path,
-		       p->platform.kernel, host->platform.kernel);
-		goto out;
-	}
-	printf("valid: %s matches this host (%s)\n", path, host->platform.fingerprint);
-	status = 0;
-out:
-	policy_free(host);
-	policy_bundle_free(b);
-	return status;
-}
 
 int diff_cmd(const char *a, const char *b, unsigned flags)
 {
-	struct policy_bundle *pa = load(a, flags), *pb = pa ? load(b, flags) : NULL;
+	struct policy_bundle *pa = policy_file_load(a, flags);
+	struct policy_bundle *pb = pa ? policy_file_load(b, flags) : NULL;
 	int n;
 
 	if (!pa || !pb) {
@@ -133,7 +47,7 @@ int merge_cmd(const char *out, char **in, int nin, const char *weights, unsigned
 		goto out;
 	}
 	for (int i = 0; i < nin; i++) {
-		b[i] = load(in[i], flags);
+		b[i] = policy_file_load(in[i], flags);
 		if (!b[i])
 			goto out;
 	}
@@ -203,6 +117,25 @@ static void metrics_export(FILE *f, const char *consumer, const struct policy_ex
 		"%.6f\n", fp, consumer, t, e->regret);
 }
 
+/* A consumer's switch size as its export has it; -1 = never switch. */
+static void metrics_threshold(FILE *f, const struct policy *p, enum export_consumer c,
+			      const char *fp)
+{
+	const char *name = export_consumer(c)->name, *key = export_consumer(c)->threshold;
+	char v[POLICY_NAME_MAX];
+	int r;
+
+	if (!key)
+		return;
+	r = export_key_value(p, export_key_find_kv(c, key), v, sizeof(v));
+	if (r == -ERANGE)
+		snprintf(v, sizeof(v), "-1");
+	else if (r)
+		return;
+	fprintf(f, "pmem_tune_export_threshold_bytes{fingerprint=\"%s\",consumer=\"%s\"} %s\n",
+		fp, name, v);
+}
+
 static char *metrics_text(const struct policy_bundle *b, size_t *len)
 {
 	char *text = NULL;
@@ -263,18 +196,10 @@ static char *metrics_text(const struct policy_bundle *b, size_t *len)
 				}
 			}
 		}
-		metrics_export(f, "libpmem", &p->exports.libpmem, fp);
-		metrics_export(f, "glibc", &p->exports.glibc, fp);
-		metrics_export(f, "kernel", &p->exports.kernel, fp);
-		for (size_t i = 0; i < p->exports.libpmem.nkv; i++)
-			if (!strcmp(p->exports.libpmem.kv[i].key, "PMEM_MOVNT_THRESHOLD"))
-				fprintf(f, "pmem_tune_export_threshold_bytes{fingerprint=\"%s\","
-					"consumer=\"libpmem\"} %s\n", fp, p->exports.libpmem.kv[i].value);
-		if (p->exports.kernel.present)
-			fprintf(f, "pmem_tune_export_threshold_bytes{fingerprint=\"%s\","
-				"consumer=\"kernel\"} %lld\n", fp,
-				p->exports.kernel.threshold_bytes == POLICY_SIZE_OPEN ? -1LL :
-				(long long)p->exports.kernel.threshold_bytes);
+		for (int c = 0; c < EXPORT_NCONSUMERS; c++)
+			metrics_export(f, export_consumer(c)->name, export_of(p, c), fp);
+		for (int c = 0; c < EXPORT_NCONSUMERS; c++)
+			metrics_threshold(f, p, c, fp);
 	}
 	if (fclose(f)) {
 		free(text);
@@ -285,7 +210,7 @@ static char *metrics_text(const struct policy_bundle *b, size_t *len)
 
 int metrics_cmd(const char *out, const char *path, unsigned flags)
 {
-	struct policy_bundle *b = load(path, flags);
+	struct policy_bundle *b = policy_file_load(path, flags);
 	size_t len = 0;
 	char *text;
 	int rc;

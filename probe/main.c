@@ -20,33 +20,125 @@
 
 #define DEFAULT_POLICY "/etc/pmem-policy.json"
 
+/* What the command option's run gets: every option, and the operands after them. */
+struct cmd_args {
+	struct probe_opts po;
+	const char *arg;	/* the command option's own argument: OUT, FILE.svg */
+	bool json;
+	unsigned flags;		/* POLICY_LOAD_INSECURE */
+	int argc;		/* operands */
+	char **argv;
+};
+
+struct cmd_struct {
+	const char *name;	/* --NAME selects it */
+	int (*run)(struct cmd_args *a);
+	const char *help;	/* its usage, for --help */
+};
+
+static int run_probe(struct cmd_args *a)
+{
+	if (a->argc) {
+		fprintf(stderr, "pmem-tune: --probe: unexpected argument '%s'\n", a->argv[0]);
+		return 2;
+	}
+	a->po.json_stdout = a->json;
+	return probe_cmd(&a->po);
+}
+
+static int run_list(struct cmd_args *a)
+{
+	return list_cmd(a->json);
+}
+
+/* The one optional FILE operand of --show, --check, --metrics, --plot. */
+static const char *policy_file(const struct cmd_args *a)
+{
+	return a->argc ? a->argv[0] : DEFAULT_POLICY;
+}
+
+static int run_show(struct cmd_args *a)
+{
+	return show_cmd(policy_file(a), a->flags);
+}
+
+static int run_check(struct cmd_args *a)
+{
+	return check_cmd(policy_file(a), a->flags);
+}
+
+static int run_diff(struct cmd_args *a)
+{
+	if (a->argc != 2) {
+		fprintf(stderr, "pmem-tune: --diff takes two files, A and B\n");
+		return 2;
+	}
+	return diff_cmd(a->argv[0], a->argv[1], a->flags);
+}
+
+static int run_merge(struct cmd_args *a)
+{
+	if (!a->argc) {
+		fprintf(stderr, "pmem-tune: --merge %s: no input files\n", a->arg);
+		return 2;
+	}
+	return merge_cmd(a->arg, a->argv, a->argc, a->po.weights, a->flags);
+}
+
+static int run_metrics(struct cmd_args *a)
+{
+	return metrics_cmd(a->arg, policy_file(a), a->flags);
+}
+
+static int run_plot(struct cmd_args *a)
+{
+	if (a->argc > 1) {
+		fprintf(stderr, "pmem-tune: --plot %s: unexpected argument '%s'\n", a->arg,
+			a->argv[1]);
+		return 2;
+	}
+	return plot_cmd(a->arg, policy_file(a), a->flags);
+}
+
+static int run_strategies(struct cmd_args *a)
+{
+	(void)a;
+	return strategies_cmd();
+}
+
+static const struct cmd_struct commands[] = {
+	{ "probe", run_probe,
+	  "--probe [--target T]... [--quick|--thorough] [--output FILE] [--quiet]\n"
+	  "          [--area-size SIZE] [--scratch-size SIZE] [--threads N]\n"
+	  "          [--strategies A,B,...]\n"
+	  "          [--destroy-data] [--json]\n"
+	  "          [--weights FILE]" },
+	{ "list", run_list, "--list [--json]" },
+	{ "show", run_show, "--show [FILE]" },
+	{ "check", run_check, "--check [FILE]" },
+	{ "diff", run_diff, "--diff A B" },
+	{ "merge", run_merge, "--merge OUT IN... [--weights FILE]" },
+	{ "metrics", run_metrics, "--metrics OUT [FILE]" },
+	{ "plot", run_plot, "--plot FILE.svg [FILE]" },
+	{ "strategies-list", run_strategies, "--strategies-list" },
+};
+
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage:\n"
-		"  pmem-tune --probe [--target T]... [--quick|--thorough] [--output FILE] [--quiet]\n"
-		"            [--area-size SIZE] [--scratch-size SIZE] [--threads N]\n"
-		"            [--strategies A,B,...]\n"
-		"            [--destroy-data] [--json]\n"
-		"            [--weights FILE]\n"
-		"  pmem-tune --list [--json]\n"
-		"  pmem-tune --show [FILE]\n"
-		"  pmem-tune --check [FILE]\n"
-		"  pmem-tune --diff A B\n"
-		"  pmem-tune --merge OUT IN... [--weights FILE]\n"
-		"  pmem-tune --metrics OUT [FILE]\n"
-		"  pmem-tune --plot FILE.svg [FILE]\n"
-		"  pmem-tune --strategies-list\n"
-		"\n"
+	fprintf(f, "Usage:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		/* continuation lines line up under the first option */
+		for (const char *h = commands[i].help, *nl; *h; h = *nl ? nl + 1 : nl) {
+			nl = strchrnul(h, '\n');
+			fprintf(f, "  %s%.*s\n", h == commands[i].help ? "pmem-tune " : "",
+				(int)(nl - h), h);
+		}
+	}
+	fprintf(f, "\n"
 		"Targets: auto (default: every pmem region, else dram), dram, file:PATH,\n"
 		"/dev/daxX.Y, region:NAME; several --target go into one policy (e.g. auto and\n"
 		"dram: the pmem exports and glibc's).  FILE defaults to " DEFAULT_POLICY ".\n");
 }
-
-enum cmd {
-	CMD_NONE, CMD_PROBE, CMD_LIST, CMD_SHOW, CMD_CHECK, CMD_DIFF, CMD_MERGE, CMD_METRICS,
-	CMD_STRATEGIES, CMD_PLOT,
-};
 
 enum {
 	OPT_AREA = 256, OPT_THREADS, OPT_STRATEGIES, OPT_DESTROY, OPT_STRATEGIES_LIST, OPT_DIFF,
@@ -82,11 +174,26 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int set_cmd(enum cmd *cmd, enum cmd c)
+/* The command a getopt value selects (its long option is the command's name), or NULL. */
+static const struct cmd_struct *cmd_of(int c)
 {
-	if (*cmd != CMD_NONE && *cmd != c) {
-		fprintf(stderr, "pmem-tune: give one command (--probe, --list, --show, --check, "
-			"--diff, --merge, --metrics, --plot)\n");
+	for (const struct option *o = options; o->name; o++) {
+		if (o->val != c)
+			continue;
+		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			if (!strcmp(commands[i].name, o->name))
+				return &commands[i];
+	}
+	return NULL;
+}
+
+static int set_cmd(const struct cmd_struct **cmd, const struct cmd_struct *c)
+{
+	if (*cmd && *cmd != c) {
+		fprintf(stderr, "pmem-tune: give one command (");
+		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			fprintf(stderr, "%s--%s", i ? ", " : "", commands[i].name);
+		fprintf(stderr, ")\n");
 		return -EINVAL;
 	}
 	*cmd = c;
@@ -112,58 +219,30 @@ static int add_target(struct probe_opts *po, const char *spec)
 
 int main(int argc, char **argv)
 {
-	struct probe_opts po = { .output = DEFAULT_POLICY, .mode = SWEEP_STANDARD };
-	const char *cmd_arg = NULL;
-	bool json = false, mode_set = false;
-	unsigned flags = 0;
-	enum cmd cmd = CMD_NONE;
+	struct cmd_args a = { .po = { .output = DEFAULT_POLICY, .mode = SWEEP_STANDARD } };
+	struct probe_opts *po = &a.po;
+	const struct cmd_struct *cmd = NULL, *sel;
+	bool mode_set = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "plsct:qTo:Qjh", options, NULL)) != -1) {
+		sel = cmd_of(c);
+		if (sel) {
+			if (set_cmd(&cmd, sel))
+				return 2;
+			if (optarg)
+				a.arg = optarg;
+			continue;
+		}
 		switch (c) {
-		case 'p':
-			if (set_cmd(&cmd, CMD_PROBE))
-				return 2;
-			break;
-		case 'l':
-			if (set_cmd(&cmd, CMD_LIST))
-				return 2;
-			break;
-		case 's':
-			if (set_cmd(&cmd, CMD_SHOW))
-				return 2;
-			break;
-		case 'c':
-			if (set_cmd(&cmd, CMD_CHECK))
-				return 2;
-			break;
-		case OPT_STRATEGIES_LIST:
-			if (set_cmd(&cmd, CMD_STRATEGIES))
-				return 2;
-			break;
-		case OPT_DIFF:
-			if (set_cmd(&cmd, CMD_DIFF))
-				return 2;
-			break;
-		case OPT_MERGE:
-		case OPT_METRICS:
-			if (set_cmd(&cmd, c == OPT_MERGE ? CMD_MERGE : CMD_METRICS))
-				return 2;
-			cmd_arg = optarg;
-			break;
-		case OPT_PLOT:
-			if (set_cmd(&cmd, CMD_PLOT))
-				return 2;
-			cmd_arg = optarg;
-			break;
 		case OPT_WEIGHTS:
-			po.weights = optarg;
+			po->weights = optarg;
 			break;
 		case OPT_INSECURE:
-			flags |= POLICY_LOAD_INSECURE;
+			a.flags |= POLICY_LOAD_INSECURE;
 			break;
 		case 't':
-			if (add_target(&po, optarg))
+			if (add_target(po, optarg))
 				return 2;
 			break;
 		case 'q':
@@ -173,27 +252,28 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			mode_set = true;
-			po.mode = c == 'q' ? SWEEP_QUICK : SWEEP_THOROUGH;
+			po->mode = c == 'q' ? SWEEP_QUICK : SWEEP_THOROUGH;
 			break;
 		case 'o':
-			po.output = strcmp(optarg, "-") ? optarg : NULL;
+			po->output = strcmp(optarg, "-") ? optarg : NULL;
 			break;
 		case 'Q':
-			po.quiet = true;
+			po->quiet = true;
 			break;
 		case 'j':
-			json = true;
+			a.json = true;
 			break;
 		case OPT_AREA:
-			if (policy_parse_size(optarg, &po.area_bytes) || po.area_bytes < (64u << 20)) {
+			if (policy_parse_size(optarg, &po->area_bytes) ||
+			    po->area_bytes < (64u << 20)) {
 				fprintf(stderr, "pmem-tune: --area-size %s: expected a size of at least "
 					"64M (e.g. 512M, 2G)\n", optarg);
 				return 2;
 			}
 			break;
 		case OPT_SCRATCH:
-			if (policy_parse_size(optarg, &po.scratch_bytes) ||
-			    po.scratch_bytes < (64u << 20)) {
+			if (policy_parse_size(optarg, &po->scratch_bytes) ||
+			    po->scratch_bytes < (64u << 20)) {
 				fprintf(stderr, "pmem-tune: --scratch-size %s: expected a size of at "
 					"least 64M (e.g. 1G)\n", optarg);
 				return 2;
@@ -207,16 +287,16 @@ int main(int argc, char **argv)
 				fprintf(stderr, "pmem-tune: --threads %s: expected 1 to 1024\n", optarg);
 				return 2;
 			}
-			po.threads = (unsigned)n;
+			po->threads = (unsigned)n;
 			break;
 		}
 		case OPT_STRATEGIES:
 			if (strategies_validate(optarg))
 				return 2;
-			po.strategies = optarg;
+			po->strategies = optarg;
 			break;
 		case OPT_DESTROY:
-			po.destroy_data = true;
+			po->destroy_data = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -229,47 +309,11 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-
-	switch (cmd) {
-	case CMD_PROBE:
-		if (optind < argc) {
-			fprintf(stderr, "pmem-tune: --probe: unexpected argument '%s'\n", argv[optind]);
-			return 2;
-		}
-		po.json_stdout = json;
-		return probe_cmd(&po);
-	case CMD_LIST:
-		return list_cmd(json);
-	case CMD_SHOW:
-		return show_cmd(optind < argc ? argv[optind] : DEFAULT_POLICY, flags);
-	case CMD_CHECK:
-		return check_cmd(optind < argc ? argv[optind] : DEFAULT_POLICY, flags);
-	case CMD_DIFF:
-		if (argc - optind != 2) {
-			fprintf(stderr, "pmem-tune: --diff takes two files, A and B\n");
-			return 2;
-		}
-		return diff_cmd(argv[optind], argv[optind + 1], flags);
-	case CMD_MERGE:
-		if (optind >= argc) {
-			fprintf(stderr, "pmem-tune: --merge %s: no input files\n", cmd_arg);
-			return 2;
-		}
-		return merge_cmd(cmd_arg, argv + optind, argc - optind, po.weights, flags);
-	case CMD_METRICS:
-		return metrics_cmd(cmd_arg, optind < argc ? argv[optind] : DEFAULT_POLICY, flags);
-	case CMD_PLOT:
-		if (argc - optind > 1) {
-			fprintf(stderr, "pmem-tune: --plot %s: unexpected argument '%s'\n", cmd_arg,
-				argv[optind + 1]);
-			return 2;
-		}
-		return plot_cmd(cmd_arg, optind < argc ? argv[optind] : DEFAULT_POLICY, flags);
-	case CMD_STRATEGIES:
-		return strategies_cmd();
-	case CMD_NONE:
-		break;
+	if (!cmd) {
+		usage(stderr);
+		return 2;
 	}
-	usage(stderr);
-	return 2;
+	a.argc = argc - optind;
+	a.argv = argv + optind;
+	return cmd->run(&a);
 }

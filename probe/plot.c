@@ -896,16 +896,13 @@ char *plot_render(const struct policy_bundle *b, size_t *len)
 
 int plot_cmd(const char *svg, const char *path, unsigned flags)
 {
-	char err[600];
-	struct policy_bundle *b = policy_bundle_load(path, flags, err, sizeof(err));
+	struct policy_bundle *b = policy_file_load(path, flags);
 	char *text;
 	size_t len = 0;
 	int rc;
 
-	if (!b) {
-		fprintf(stderr, "pmem-tune: %s\n", err);
+	if (!b)
 		return 2;
-	}
 	text = plot_render(b, &len);
 	policy_bundle_free(b);
 	if (!text) {
