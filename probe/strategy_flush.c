@@ -10,7 +10,7 @@
  * sfence is redundant; it stays, so that every kernel ends at the same
  * kind of drain point and the timings compare like with like.
  */
-#include "strategy_internal.h"
+#include "strategy_simd.h"
 
 /*
  * Copy, then flush every touched line, then the fence; nothing for

@@ -3,7 +3,7 @@
  * What the kernels share beyond inline code: the helpers strategy_init()
  * chose for this CPU, the cached copy and the flush of NT heads and tails.
  */
-#include "strategy_internal.h"
+#include "strategy_simd.h"
 
 struct strategy_helpers strategy_helpers = {
 	.flush = STRATEGY_FLUSH_CLFLUSH,

@@ -7,7 +7,7 @@
  * strategies.  Direct stores are weakly ordered like WC stores, hence
  * the closing sfence.
  */
-#include "strategy_internal.h"
+#include "strategy_nt_ends.h"
 
 #if (defined(__clang__) && __clang_major__ >= 10) || \
 	(!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 10)

@@ -6,7 +6,7 @@
  * the write-combining buffers and orders the flushes.  Loads are
  * unaligned; only the NT stores need the alignment.
  */
-#include "strategy_internal.h"
+#include "strategy_nt_ends.h"
 
 /* One NT kernel: the store width's type, bytes, load and streaming store. */
 #define NT_KERNEL(name, type, width, load, stream)				\

@@ -5,8 +5,8 @@
  * own target attribute: the binary runs on any x86-64 and picks at run
  * time.
  */
-#ifndef PMEM_TUNE_STRATEGY_INTERNAL_H
-#define PMEM_TUNE_STRATEGY_INTERNAL_H
+#ifndef PMEM_TUNE_STRATEGY_SIMD_H
+#define PMEM_TUNE_STRATEGY_SIMD_H
 
 #include <immintrin.h>
 #include <stddef.h>
@@ -151,36 +151,6 @@ static inline void strategy_flush_clflush(const void *addr, size_t len)
 
 	for (p = strategy_line_down(addr); len && p < end; p += STRATEGY_LINE)
 		_mm_clflush((const void *)p);
-}
-
-/*
- * Non-temporal copies: bytes before the first width-aligned dst address
- * go through the cache and are flushed (the NT stores need alignment).
- * Advances the cursors; returns what is left for the NT body.
- */
-static inline size_t strategy_nt_head(char **d, const char **s, size_t len,
-				      size_t width)
-{
-	size_t head = -(uintptr_t)*d & (width - 1);
-
-	if (head > len)
-		head = len;
-	if (head) {
-		strategy_copy_small(*d, *s, head);
-		strategy_flush_best(*d, head);
-		*d += head;
-		*s += head;
-	}
-	return len - head;
-}
-
-/* And the bytes after the last whole NT store, less than width. */
-static inline void strategy_nt_tail(char *d, const char *s, size_t len)
-{
-	if (len) {
-		strategy_copy_small(d, s, len);
-		strategy_flush_best(d, len);
-	}
 }
 
 #endif
