@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/parse.h"
 #include "export_keys.h"
 
 static const struct export_consumer_info consumers[EXPORT_NCONSUMERS] = {
@@ -106,31 +107,13 @@ const struct export_key *export_key_find_kv(enum export_consumer c, const char *
 
 int export_key_decode(const struct export_key *k, const char *value, uint64_t *v)
 {
-	unsigned long long x;
-	size_t n = strlen(value);
-	char *end;
-	int base = 10;
-
-	if (!n || !isdigit((unsigned char)value[0]))
-		return -EINVAL;
-	if (k->decoding == EXPORT_DECIMAL) {
-		/* PMDK's strtoul/atoi: no sign, no blank, no base prefix */
-		if (n > 20 || strspn(value, "0123456789") != n)
-			return -EINVAL;
-	} else if (k->decoding == EXPORT_NUMBER && value[0] == '0' &&
-		   (value[1] == 'x' || value[1] == 'X')) {
-		if (!isxdigit((unsigned char)value[2]))
-			return -EINVAL;
-		base = 16;
-	}
-	errno = 0;
-	x = strtoull(value, &end, base);
-	if (errno)
-		return -errno;
-	if (*end)
-		return -EINVAL;
-	*v = x;
-	return 0;
+	/* PMDK's strtoul/atoi: no sign, no blank, no base prefix, 20 digits */
+	if (k->decoding == EXPORT_DECIMAL)
+		return strlen(value) > 20 ? -EINVAL : parse_u64_dec(value, v);
+	/* glibc's tunables parser takes 0x hex too */
+	if (k->decoding == EXPORT_NUMBER)
+		return parse_u64(value, v);
+	return parse_u64_dec(value, v);
 }
 
 /* The entry of e whose key is k (in either spelling); NULL if none. */
