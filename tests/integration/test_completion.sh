@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2154  # the lists come from the sourced completions
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The bash completions load in bash, register for pmem-tune and pmem-tuned,
 # offer exactly the long options of the programs' getopt tables (and the
@@ -24,7 +25,7 @@ ok "complete -p pmem-tune names _pmem_tune" \
 ok "complete -p pmem-tuned names _pmem_tuned" \
 	grep -qx 'complete -F _pmem_tuned pmem-tuned' <<<"$(complete -p pmem-tuned)"
 
-words() { tr -s ' \t\n' '\n\n\n' <<<"$1" | sed '/^$/d' | sort -u; }
+words() { tr -s '[:space:]' '\n' <<<"$1" | sed '/^$/d' | sort -u; }
 same() {	# WHAT EXPECTED ACTUAL
 	[ "$2" = "$3" ] && return 0
 	echo "# $1 differs (< sources, > completion):"
