@@ -6,8 +6,10 @@
 #
 #  1. the NVDIMM region (cpu_cache persistence domain): labels, one fsdax namespace,
 #     its write_cache set to 1 so that there is an original to restore
-#  2. dpkg -i the package: the units are enabled (preset), tmpfiles ran
-#  3. a knob map entry for pt_testmod; systemctl enable --now pmem-tuned: the probe
+#  2. the README's "Install and run" block, its install line (apt-get install of both
+#     packages): the units are enabled, tmpfiles ran
+#  3. a knob map entry for pt_testmod; the rest of the README's block (systemctl
+#     enable --now pmem-tuned, --check, --verify, the journal), each exit 0: the probe
 #     writes /etc/pmem-policy.json, the daemon is active, write_cache is 0
 #  4. the journal fields, the manager's environment, the environment files, the
 #     unit's mount namespace (ProtectKernelTunables= + ReadWritePaths=)
@@ -77,15 +79,35 @@ pt_expect_eq "write_cache set to 1 before the daemon (the original to restore)" 
 
 # --- 2. the package --------------------------------------------------------------------
 sec "the package"
-deb=$(ls "$D"/*.deb)
+# The README's install commands, run as they are written, in the packages' directory:
+# the install line(s) here, the rest once the test's knob map is in place.
+readme_block=$(awk '/^## Install and run/ { s = 1; next } s && /^## / { exit }
+	s && /^```sh/ { b = 1; blk = ""; next }
+	s && b && /^```/ { b = 0; if (blk ~ /apt-get install/) printf "%s", blk; next }
+	s && b { blk = blk $0 "\n" }' "$D/README.md")
+mapfile -t readme_cmds <<<"$readme_block"
+((${#readme_cmds[@]} >= 2)) || pt_fail "no install block in the README's \"Install and run\""
+readme_run() {	# one README line, in $D, with the README's globs
+	echo "README\$ $1"
+	(cd "$D" && bash -o pipefail -c "$1")
+}
 t0=$(ms)
-pt_run dpkg -i "$deb" || pt_fail "dpkg -i ${deb##*/} failed"
+readme_rest=()
+for c in "${readme_cmds[@]}"; do
+	if [[ $c == *"apt-get install"* ]]; then
+		pt_check "README: ${c%%#*}" readme_run "$c"
+	else
+		readme_rest+=("$c")
+	fi
+done
 fig dpkg_install_ms $(($(ms) - t0))
-pt_expect_eq "package installed" "install ok installed" \
-	"$(dpkg-query -W -f='${Status}' pmem-tuned)"
-pt_expect_eq "the preset enabled pmem-tuned.service" enabled \
+for p in pmem-tune pmem-tuned; do
+	pt_expect_eq "package $p installed" "install ok installed" \
+		"$(dpkg-query -W -f='${Status}' $p)"
+done
+pt_expect_eq "the postinst enabled pmem-tuned.service" enabled \
 	"$(systemctl is-enabled pmem-tuned.service 2>&1)"
-pt_expect_eq "the preset enabled pmem-tune-probe.service" enabled \
+pt_expect_eq "the postinst enabled pmem-tune-probe.service" enabled \
 	"$(systemctl is-enabled pmem-tune-probe.service 2>&1)"
 pt_check "tmpfiles: /etc/pmem-tuned/knobs.d" test -d /etc/pmem-tuned/knobs.d
 pt_check "tmpfiles: /etc/environment.d" test -d /etc/environment.d
@@ -118,7 +140,10 @@ if [[ ${PT_E2E_PROBE_MODE:-quick} == quick ]]; then
 fi
 env_before=$(systemctl show-environment)
 t0=$(ms)
-pt_run systemctl enable --now pmem-tuned.service || echo "systemctl enable --now: exit $?"
+# the README's: systemctl enable --now pmem-tuned, pmem-tune --check, --verify, ...
+for c in "${readme_rest[@]}"; do
+	pt_check "README: ${c%%#*}" readme_run "$c"
+done
 fig enable_now_ms $(($(ms) - t0))
 pt_expect_eq "pmem-tuned.service active" active "$(systemctl is-active pmem-tuned.service)"
 pt_expect_eq "pmem-tune-probe.service result" success "$(prop pmem-tune-probe.service Result)"
@@ -391,7 +416,7 @@ pid0=$(prop pmem-tuned.service MainPID)
 # an upgrade (the same version again): postinst restarts the running daemon, which
 # restores, then applies anew; no preset on upgrade
 pt_run systemctl disable pmem-tune-probe.service
-pt_run dpkg -i "$deb" || pt_fail "dpkg -i (upgrade) failed"
+pt_run dpkg -i "$D"/pmem-tune_*.deb "$D"/pmem-tuned_*.deb || pt_fail "dpkg -i (upgrade) failed"
 pt_expect_eq "upgrade: pmem-tuned.service active" active "$(systemctl is-active pmem-tuned.service)"
 pt_check "upgrade: the daemon was restarted" test "$(prop pmem-tuned.service MainPID)" != "$pid0"
 pt_expect_eq "upgrade: write_cache 0 (applied anew)" 0 "$(cat "$WC")"
@@ -399,7 +424,7 @@ pt_expect_eq "upgrade: the administrator's disable kept" disabled \
 	"$(systemctl is-enabled pmem-tune-probe.service 2>&1)"
 pt_run systemctl enable pmem-tune-probe.service
 # remove: prerm stops the daemon while its binary exists, so the originals come back
-pt_run dpkg -r pmem-tuned || pt_fail "dpkg -r failed"
+pt_run dpkg -r pmem-tuned pmem-tune || pt_fail "dpkg -r failed"
 pt_expect_eq "remove: write_cache restored" 1 "$(cat "$WC")"
 pt_expect_eq "remove: pmem-tuned.service inactive" inactive \
 	"$(systemctl is-active pmem-tuned.service 2>&1)"
@@ -410,8 +435,9 @@ pt_check "remove: no environment files left" \
 	bash -c '! ls /etc/pmem-tuned/*.env /etc/environment.d/60-pmem-tuned*.conf 2>/dev/null | grep -q .'
 # purge: conffiles and the enablement links go; the administrator's files and the
 # policy (the probe's data, perhaps the fleet's) stay
-pt_run dpkg --purge pmem-tuned || pt_fail "dpkg --purge failed"
-pt_expect_eq "purge: package gone" "" "$(dpkg-query -W -f='${Status}' pmem-tuned 2>/dev/null)"
+pt_run dpkg --purge pmem-tuned pmem-tune || pt_fail "dpkg --purge failed"
+pt_expect_eq "purge: packages gone" "" \
+	"$(dpkg-query -W -f='${Status}' pmem-tuned pmem-tune 2>/dev/null)"
 pt_check "purge: conffiles removed" test ! -e /etc/pmem-tuned/pmem-tuned.conf \
 	-a ! -e /etc/pmem-tuned/knobs.d/50-builtin.conf
 pt_check "purge: the administrator's knob map kept" \

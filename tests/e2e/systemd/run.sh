@@ -2,9 +2,10 @@
 # pmem-tuned end to end with systemd as PID 1: the host side.
 #
 # usage: run.sh --source DIR --build-dir DIR [options]
-#   --source DIR      the source tree (for the package build)
-#   --build-dir DIR   the calling build tree; the package is built in DIR/e2e-deb
-#   --deb FILE        install this .deb instead of building one
+#   --source DIR      the source tree (the package build, the README)
+#   --build-dir DIR   the calling build tree; the packages are built in DIR/deb
+#   --debs DIR        install the packages in DIR (pmem-tune_*.deb, pmem-tuned_*.deb)
+#                     instead of building them
 #   --sanitize ON|OFF the calling tree's PT_SANITIZE: ON skips (the package is made
 #                     from a plain build; the plain tree runs this test)
 #   --outdir DIR      where the guest's out/ goes (journal, policy, figures)
@@ -13,11 +14,11 @@
 #
 # Steps: tests/e2e/setup.sh (qemu, the cloud kernel), mkimage.sh (the debootstrap
 # image, cached), ../kmod/build.sh (pt_testmod.ko against Debian's headers), the
-# package (cmake + cpack -G DEB with prefix /usr), a data disk (mke2fs -d: the .deb,
-# the module, guest-test.sh, lib.sh), then qemu (TCG) with the root image as
-# namespace 1 (snapshot=on: the cached image stays as built) and the data disk as
-# namespace 2 of one NVMe controller, and an NVDIMM in the cpu_cache persistence
-# domain.  The guest's test output comes over the second serial port.
+# packages (scripts/package.sh: prefix /usr, in <build>/deb), a data disk (mke2fs
+# -d: the two .deb files, the README, the module, guest-test.sh, lib.sh), then qemu
+# (TCG) with the root image as namespace 1 (snapshot=on: the cached image stays as
+# built) and the data disk as namespace 2 of one NVMe controller, and an NVDIMM in
+# the cpu_cache persistence domain.  The guest's test output comes over the second serial port.
 #
 # Exit status: the guest test's; 77 (with one "SKIPPED:" line) when something cannot
 # be had: root, qemu, the kernel, debootstrap or the mirror, the headers; 124 on
@@ -29,12 +30,12 @@ e2e=$(cd "$here/.." && pwd)
 . "$e2e/lib.sh"
 
 usage() { sed -n '4,12s/^# \{0,1\}//p' "$0"; exit 2; }
-src='' build='' deb='' sanitize=OFF outdir='' timeout_s=${PT_E2E_TIMEOUT:-420} keep=0
+src='' build='' debs='' sanitize=OFF outdir='' timeout_s=${PT_E2E_TIMEOUT:-420} keep=0
 while (($#)); do
 	case $1 in
 	--source) src=$2; shift 2 ;;
 	--build-dir) build=$2; shift 2 ;;
-	--deb) deb=$2; shift 2 ;;
+	--debs) debs=$2; shift 2 ;;
 	--sanitize) sanitize=$2; shift 2 ;;
 	--outdir) outdir=$2; shift 2 ;;
 	--timeout) timeout_s=$2; shift 2 ;;
@@ -43,7 +44,7 @@ while (($#)); do
 	*) pt_log "unknown option $1"; usage ;;
 	esac
 done
-[[ -n $deb || (-n $src && -n $build) ]] || usage
+[[ -n $src && (-n $debs || -n $build) ]] || usage
 case ${sanitize^^} in
 ON | TRUE | 1 | YES) pt_skip "sanitizer build tree: the package test runs in the plain tree" ;;
 esac
@@ -76,29 +77,25 @@ ko=$("$e2e/kmod/build.sh") || rc=$?
 case $rc in 0) ;; 77) printf '%s\n' "$ko"; exit 77 ;; *) exit "$rc" ;; esac
 step "pt_testmod.ko" $((SECONDS - t))
 
-if [[ -z $deb ]]; then
+if [[ -z $debs ]]; then
 	t=$SECONDS
-	# Its own tree: the calling one may have another prefix (the units name the
-	# binaries by their configured paths) or sanitizers.  Only the two programs are
-	# built; CMAKE_SKIP_INSTALL_ALL_DEPENDENCY keeps cpack from building the rest.
-	side=$build/e2e-deb
-	log=$build/e2e-deb.log
-	: >"$log"
-	if ! { cmake -S "$src" -B "$side" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-			-DCMAKE_INSTALL_PREFIX=/usr -DPT_SANITIZE=OFF -DPT_WERROR=OFF \
-			-DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON &&
-		cmake --build "$side" -j"$(nproc)" --target pmem-tune pmem-tuned &&
-		rm -rf "$side/pkg" &&
-		(cd "$side" && cpack -G DEB -B "$side/pkg"); } >>"$log" 2>&1; then
+	# The project's own package build (the README's): its own tree, prefix /usr
+	# (the units name the binaries by their configured paths), no sanitizers.
+	debs=$build/deb
+	log=$build/deb.log
+	if ! "$src/scripts/package.sh" "$debs" >"$log" 2>&1; then
 		tail -n 30 "$log"
-		pt_die "building the package failed (see $log)"
+		pt_die "building the packages failed (see $log)"
 	fi
-	deb=$(find "$side/pkg" -maxdepth 1 -name 'pmem-tuned_*.deb' | head -n1)
-	[[ -n $deb ]] || pt_die "cpack made no pmem-tuned_*.deb (see $log)"
-	step "package (cmake, cpack)" $((SECONDS - t))
+	step "packages (package.sh)" $((SECONDS - t))
 fi
-[[ -r $deb ]] || pt_die "no package $deb"
-pt_log "package: $deb"
+pkgs=()
+for p in pmem-tune pmem-tuned; do
+	f=$(find "$debs" -maxdepth 1 -name "${p}_*.deb" | head -n1)
+	[[ -r $f ]] || pt_die "no ${p}_*.deb in $debs"
+	pkgs+=("$f")
+done
+pt_log "packages: ${pkgs[*]}"
 
 QEMU=${PT_E2E_QEMU:-qemu-system-x86_64}
 command -v "$QEMU" >/dev/null || pt_skip "$QEMU not installed"
@@ -121,7 +118,8 @@ trap 'exit 143' TERM
 # --- the data disk ---------------------------------------------------------------------
 data=$work/data
 mkdir -p "$data/out"
-cp "$deb" "$data/"
+cp "${pkgs[@]}" "$data/"
+cp "$src/README.md" "$data/README.md"
 cp "$ko" "$data/pt_testmod.ko"
 cp "$here/guest-test.sh" "$data/test.sh"
 cp "$e2e/guest/lib.sh" "$data/lib.sh"
