@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "concurrency.h"
 #include "crossover.h"
 #include "stats.h"
 #include "strategy.h"
@@ -50,15 +51,16 @@ static const struct sweep_config mode_defaults[] = {
 	 */
 	[SWEEP_QUICK] = {
 		.budget_s = 2.0, .rel_ci = 0.08, .min_samples = 6, .max_samples = 15,
-		.sample_ns = 20e3, .half_steps = false, .grid_factor = 4, .refine_rounds = 2,
+		.sample_ns = 20e3, .max_sample_ns = 20e6, .half_steps = false, .grid_factor = 4,
+		.refine_rounds = 2,
 	},
 	[SWEEP_STANDARD] = {
 		.budget_s = 9.0, .rel_ci = 0.04, .min_samples = 7, .max_samples = 41,
-		.sample_ns = 40e3, .half_steps = true, .refine_rounds = 3,
+		.sample_ns = 40e3, .max_sample_ns = 20e6, .half_steps = true, .refine_rounds = 3,
 	},
 	[SWEEP_THOROUGH] = {
 		.budget_s = 60.0, .rel_ci = 0.02, .min_samples = 11, .max_samples = 201,
-		.sample_ns = 100e3, .half_steps = true, .refine_rounds = 5,
+		.sample_ns = 100e3, .max_sample_ns = 100e6, .half_steps = true, .refine_rounds = 5,
 	},
 };
 
@@ -151,23 +153,39 @@ static void cell_work(unsigned tid, void *arg)
 }
 
 /*
- * Run one sample of c; returns the aggregate MiB/s of its threads: the
- * sum of each thread's own rate, as fio sums its jobs.  Timing the
- * group from the first start to the last end would charge the threads
- * for the wake-up skew of the barrier, which on a busy two-core machine
- * is as long as a whole sample of small copies.
+ * The threads' rate together, from their own start and end times: total
+ * bytes over the union of their intervals, and only when the intervals
+ * overlap almost wholly (CONCURRENCY_MIN_OVERLAP).  Summing each
+ * thread's own rate, as fio sums its jobs, adds up threads that ran one
+ * after the other on a busy machine.  NAN: the threads did not run
+ * together.  *overlap gets their overlap (1 for one thread).
  */
-static double cell_sample(struct workers *w, struct cell *c)
+static double threads_rate(const struct thread_state *ts, unsigned n, double bytes_each,
+			   double *overlap)
 {
-	double sum = 0;
+	uint64_t t0[n], t1[n];
+	struct concurrency cc;
 
-	workers_run(w, c->nthreads, cell_work, c);
-	for (unsigned i = 0; i < c->nthreads; i++) {
-		uint64_t ns = c->ts[i].t1 > c->ts[i].t0 ? c->ts[i].t1 - c->ts[i].t0 : 1;
-
-		sum += (double)c->size * c->batch / MIB / ((double)ns * 1e-9);
+	if (n == 1) {
+		*overlap = 1;
+		return bytes_each / MIB / ((double)(ts->t1 > ts->t0 ? ts->t1 - ts->t0 : 1) * 1e-9);
 	}
-	return sum;
+	for (unsigned i = 0; i < n; i++) {
+		t0[i] = ts[i].t0;
+		t1[i] = ts[i].t1;
+	}
+	concurrency_of(t0, t1, n, &cc);
+	*overlap = cc.overlap;
+	if (!concurrency_ok(&cc, n))
+		return NAN;
+	return concurrency_rate_mib_s(&cc, bytes_each * n);
+}
+
+/* Run one sample of c: its threads' MiB/s together, NAN if they did not run together. */
+static double cell_sample(struct workers *w, struct cell *c, double *overlap)
+{
+	workers_run(w, c->nthreads, cell_work, c);
+	return threads_rate(c->ts, c->nthreads, (double)c->size * c->batch, overlap);
 }
 
 /* ---- the sweep state ---- */
@@ -179,7 +197,10 @@ struct contender {
 	double *v;		/* this size's samples */
 	unsigned n;
 	unsigned batch;
+	unsigned rejected;	/* samples whose threads did not run together */
+	unsigned doublings;	/* of the batch, to make them overlap */
 	bool done;
+	bool unmeasurable;	/* the threads never ran together: no result */
 	struct sample_summary res;	/* valid when n > 0 */
 };
 
@@ -193,6 +214,9 @@ struct sweep {
 	double work_left;	/* weight of the cells not measured yet */
 	unsigned cells_done, cells_total;
 	const char *phase;
+	/* this op's multi-thread samples: the least overlap kept, how many refused */
+	double min_overlap;
+	unsigned rejected;
 };
 
 /* Relative cost of a cell: small copies are batched to one sample_ns. */
@@ -223,8 +247,29 @@ static void set_threads(struct sweep *sw, unsigned nthreads)
 }
 
 /*
+ * A multi-thread sample whose threads did not run together is refused
+ * and the batch doubled, up to MAX_DOUBLINGS times while one sample
+ * stays under the mode's max_sample_ns: a longer batch makes the start
+ * skew and a preemption a smaller share of it.  A contender with more
+ * refused samples than kept ones, or none kept, is not measurable.
+ */
+#define MAX_DOUBLINGS 6
+
+static void refused(struct sweep *sw, struct contender *k, uint64_t sample_ns)
+{
+	k->rejected++;
+	sw->rejected++;
+	if (k->doublings < MAX_DOUBLINGS && 2.0 * (double)sample_ns <= sw->cfg->max_sample_ns &&
+	    k->batch < UINT32_MAX / 2) {
+		k->batch *= 2;
+		k->doublings++;
+	}
+}
+
+/*
  * Sample the contenders at one size in turns until each one's interval
- * is tight, max_samples are taken, or end passes (min_samples always).
+ * is tight, max_samples are taken (refused ones included), or end
+ * passes (min_samples always).
  */
 static void measure_contenders(struct sweep *sw, struct contender *ct, unsigned nct,
 			       uint64_t size, bool random, unsigned nthreads, uint64_t end)
@@ -238,7 +283,10 @@ static void measure_contenders(struct sweep *sw, struct contender *ct, unsigned 
 		uint64_t t0;
 
 		k->n = 0;
+		k->rejected = 0;
+		k->doublings = 0;
 		k->done = false;
+		k->unmeasurable = false;
 		/* warm-up: code, TLB and the source; also sizes the batch */
 		c.copy = k->copy;
 		c.batch = 2;
@@ -257,14 +305,28 @@ static void measure_contenders(struct sweep *sw, struct contender *ct, unsigned 
 		for (unsigned j = 0; j < nct; j++) {
 			struct contender *k = &ct[(j + round) % nct];
 
+			double v, overlap;
+			uint64_t t0;
+
 			if (k->done)
 				continue;
 			c.copy = k->copy;
 			c.batch = k->batch;
-			k->v[k->n++] = cell_sample(sw->w, &c);
-			if (k->n >= cfg->max_samples) {
+			t0 = now_ns();
+			v = cell_sample(sw->w, &c, &overlap);
+			if (isnan(v)) {
+				refused(sw, k, now_ns() - t0);
+			} else {
+				k->v[k->n++] = v;
+				if (nthreads > 1 && overlap < sw->min_overlap)
+					sw->min_overlap = overlap;
+			}
+			if (k->n + k->rejected >= cfg->max_samples) {
 				k->done = true;
-			} else if (k->n >= cfg->min_samples) {
+			} else if (k->n < cfg->min_samples) {
+				k->done = k->rejected && k->n + k->rejected >= cfg->min_samples &&
+					  now_ns() >= end;
+			} else {
 				struct sample_summary s;
 				double tmp[k->n];
 
@@ -277,9 +339,16 @@ static void measure_contenders(struct sweep *sw, struct contender *ct, unsigned 
 				active--;
 		}
 	}
-	for (unsigned i = 0; i < nct; i++)
-		if (ct[i].n)	/* else interrupted before its first sample */
+	for (unsigned i = 0; i < nct; i++) {
+		ct[i].unmeasurable = ct[i].rejected && (!ct[i].n || ct[i].rejected > ct[i].n);
+		if (ct[i].unmeasurable)
+			ct[i].n = 0;
+		if (ct[i].n)	/* else interrupted or unmeasurable */
 			stats_summarize(ct[i].v, ct[i].n, &ct[i].res);
+		else
+			ct[i].res = (struct sample_summary){ .median = NAN, .p10 = NAN, .p90 = NAN,
+							     .ci_lo = NAN, .ci_hi = NAN };
+	}
 }
 
 /* One size of the sweep: its share of the remaining time, results into the curves. */
@@ -301,8 +370,17 @@ static void measure_size(struct sweep *sw, struct policy_op *op, unsigned nthrea
 		struct policy_curve *cv = ct[i].curve;
 		const struct sample_summary *r = &ct[i].res;
 
+		if (ct[i].unmeasurable) {
+			/* an earlier result at this size is not kept: it was not confirmed */
+			cv->median_mib_s[idx] = cv->p10_mib_s[idx] = cv->p90_mib_s[idx] = NAN;
+			cv->ci_lo_mib_s[idx] = cv->ci_hi_mib_s[idx] = NAN;
+			cv->samples[idx] = 0;
+			cv->cell_flags[idx] |= POLICY_CELL_UNMEASURABLE;
+			continue;
+		}
 		if (!ct[i].n)
 			continue;
+		cv->cell_flags[idx] &= (uint8_t)~POLICY_CELL_UNMEASURABLE;
 		cv->median_mib_s[idx] = r->median;
 		cv->p10_mib_s[idx] = r->p10;
 		cv->p90_mib_s[idx] = r->p90;
@@ -398,16 +476,25 @@ static int refine(struct sweep *sw, struct policy_op *op, bool random, struct co
 static int sweep_op(struct sweep *sw, struct policy_op *op, bool random, struct contender *ct,
 		    unsigned nct)
 {
+	int rc;
+
 	for (unsigned i = 0; i < nct; i++)
 		ct[i].curve = policy_op_find_curve(op, ct[i].name);
 	set_threads(sw, op->threads);
+	sw->min_overlap = 1;
+	sw->rejected = 0;
 	for (size_t idx = 0; idx < op->nsizes; idx++) {
 		if (sw->cfg->stop && *sw->cfg->stop)
 			return -EINTR;
 		progress(sw, op, op->sizes_bytes[idx]);
 		measure_size(sw, op, op->threads, random, ct, nct, (int)idx);
 	}
-	return refine(sw, op, random, ct, nct);
+	rc = refine(sw, op, random, ct, nct);
+	if (op->threads > 1) {
+		op->min_overlap = sw->min_overlap;
+		op->rejected_samples = sw->rejected;
+	}
+	return rc;
 }
 
 /* ---- ceiling ---- */
@@ -430,25 +517,36 @@ static void fill_work(unsigned tid, void *arg)
 	ts->t1 = now_ns();
 }
 
+/*
+ * The non-temporal fill rate of nthreads threads together; refused
+ * samples (threads not together) double the chunk as cells double their
+ * batch.  NAN when the threads never ran together.
+ */
 static double ceiling_of(struct sweep *sw, unsigned nthreads, double seconds)
 {
 	struct fill f = { .chunk = 1u << 20, .ts = sw->ts };
 	uint64_t end = now_ns() + (uint64_t)(seconds * 1e9);
 	struct sample_summary s;
+	unsigned n = 0, rejected = 0;
 	double v[64];
-	unsigned n = 0;
 
 	set_threads(sw, nthreads);
 	workers_run(sw->w, nthreads, fill_work, &f);	/* warm-up */
-	while (n < 64 && (n < 7 || now_ns() < end)) {
-		double sum = 0;
+	while (n + rejected < 64 && (n + rejected < 7 || now_ns() < end)) {
+		double r, overlap;
 
 		workers_run(sw->w, nthreads, fill_work, &f);
-		for (unsigned i = 0; i < nthreads; i++)
-			sum += (double)f.chunk / MIB /
-			       ((double)(sw->ts[i].t1 - sw->ts[i].t0 + 1) * 1e-9);
-		v[n++] = sum;
+		r = threads_rate(sw->ts, nthreads, (double)f.chunk, &overlap);
+		if (!isnan(r)) {
+			v[n++] = r;
+			continue;
+		}
+		rejected++;
+		if (f.chunk * 2 <= sw->ts[0].slice_len / 2 && rejected <= MAX_DOUBLINGS)
+			f.chunk *= 2;
 	}
+	if (!n || rejected > n)
+		return NAN;
 	stats_summarize(v, n, &s);
 	return s.median;
 }
@@ -591,6 +689,7 @@ int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sw
 		rc = sweep_op(&sw, op, !strcmp(op->pattern, "random"), ct, nct);
 	}
 	sw.phase = "ceiling";
+	/* fmax: a ceiling not measurable once (NAN) takes the other one */
 	for (unsigned d = 0; d < ndims && !rc; d++)
 		ceilings[d] = fmax(ceilings[d], ceiling_of(&sw, nthr_dims[d], cfg->budget_s * 0.015));
 	for (size_t o = 0; o < out->nops; o++)

@@ -26,6 +26,7 @@ struct sweep_config {
 	unsigned min_samples;
 	unsigned max_samples;
 	double sample_ns;	/* aim of one sample's duration */
+	double max_sample_ns;	/* bound of the batch doublings that make threads overlap */
 	uint64_t min_size_bytes, max_size_bytes;
 	bool half_steps;	/* sqrt(2) grid (2^k and 3 * 2^(k-1)); else below */
 	unsigned grid_factor;	/* without half_steps: each size this times the last */
