@@ -8,6 +8,13 @@
  * over the whole slice), so no copy lands on lines an earlier copy left
  * in the cache.  The source is a fixed buffer per thread, kept warm.
  *
+ * A cell that cannot be right (a median below half of both neighbours
+ * on its own curve) or that suffered a major page fault or lost most of
+ * its time to others is measured again after the rest of the op: the
+ * disturbances seen on VMs (the host re-backing memory, a neighbour's
+ * burst) outlast one cell.  One still implausible then is suspect: kept
+ * in the policy, never deciding.
+ *
  * At one size the strategies are sampled in turns (one sample each per
  * round) rather than one after the other: a burst of noise from a
  * neighbour then hits every contender alike, instead of deciding the
@@ -19,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "concurrency.h"
@@ -32,6 +40,13 @@
 #define MIB (1024.0 * 1024.0)
 #define MAX_GRID 128
 #define MAX_STRATEGIES 32
+#define MAX_SUFFERED 256
+/* a median below this share of both neighbours on its curve cannot be right */
+#define IMPLAUSIBLE_RATIO 0.5
+/* a cell measured while others took more than this share of the time is measured again */
+#define STOLEN_SHARE 0.5
+/* at most this many sizes per op and screening are measured again */
+#define MAX_REMEASURE 8
 
 static const char *const mode_names[] = {
 	[SWEEP_QUICK] = "quick", [SWEEP_STANDARD] = "standard", [SWEEP_THOROUGH] = "thorough",
@@ -217,6 +232,13 @@ struct sweep {
 	/* this op's multi-thread samples: the least overlap kept, how many refused */
 	double min_overlap;
 	unsigned rejected;
+	/* what each size of this op suffered while measured (by size: bisection inserts) */
+	struct suffered {
+		uint64_t size;
+		long majflt;
+		double stolen;	/* share of the wall time others took */
+	} suffered[MAX_SUFFERED];
+	unsigned nsuffered;
 };
 
 /* Relative cost of a cell: small copies are batched to one sample_ns. */
@@ -351,6 +373,82 @@ static void measure_contenders(struct sweep *sw, struct contender *ct, unsigned 
 	}
 }
 
+/* ---- what a cell suffered ---- */
+
+struct disturbance {
+	uint64_t wall_ns;
+	uint64_t stolen_ns;	/* the hypervisor's steal, all CPUs, plus our wait to run */
+	long majflt;
+};
+
+/* Steal time of all CPUs, ns (/proc/stat "cpu" line, 8th value, USER_HZ ticks); 0 unknown. */
+static uint64_t steal_ns(void)
+{
+	unsigned long long v[8] = { 0 };
+	char line[512];
+	FILE *f = fopen("/proc/stat", "re");
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (!f)
+		return 0;
+	if (!fgets(line, sizeof(line), f) ||
+	    sscanf(line, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &v[7]) != 8)
+		v[7] = 0;
+	fclose(f);
+	return hz > 0 ? v[7] * (1000000000ull / (unsigned long long)hz) : 0;
+}
+
+/* Time this thread waited on a run queue, ns (schedstat's 2nd value); 0 unknown. */
+static uint64_t run_delay_ns(void)
+{
+	unsigned long long run = 0, wait = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "re");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu %llu", &run, &wait) != 2)
+		wait = 0;
+	fclose(f);
+	return wait;
+}
+
+static void disturbance_start(struct disturbance *d)
+{
+	struct rusage ru;
+
+	d->wall_ns = now_ns();
+	d->stolen_ns = steal_ns() + run_delay_ns();
+	d->majflt = getrusage(RUSAGE_SELF, &ru) ? 0 : ru.ru_majflt;
+}
+
+static void disturbance_end(struct disturbance *d)
+{
+	struct rusage ru;
+	uint64_t stolen = steal_ns() + run_delay_ns();
+
+	d->wall_ns = now_ns() - d->wall_ns;
+	d->stolen_ns = stolen > d->stolen_ns ? stolen - d->stolen_ns : 0;
+	d->majflt = getrusage(RUSAGE_SELF, &ru) ? 0 : ru.ru_majflt - d->majflt;
+}
+
+static void record_suffered(struct sweep *sw, uint64_t size, const struct disturbance *d)
+{
+	struct suffered *s = NULL;
+
+	for (unsigned i = 0; i < sw->nsuffered && !s; i++)
+		if (sw->suffered[i].size == size)
+			s = &sw->suffered[i];
+	if (!s) {
+		if (sw->nsuffered == MAX_SUFFERED)
+			return;
+		s = &sw->suffered[sw->nsuffered++];
+	}
+	s->size = size;
+	s->majflt = d->majflt;
+	s->stolen = d->wall_ns ? (double)d->stolen_ns / (double)d->wall_ns : 0;
+}
+
 /* One size of the sweep: its share of the remaining time, results into the curves. */
 static void measure_size(struct sweep *sw, struct policy_op *op, unsigned nthreads, bool random,
 			 struct contender *ct, unsigned nct, int idx)
@@ -358,6 +456,7 @@ static void measure_size(struct sweep *sw, struct policy_op *op, unsigned nthrea
 	const uint64_t size = op->sizes_bytes[idx];
 	double weight = cell_weight(size) * nct;
 	uint64_t now = now_ns();
+	struct disturbance d;
 	double share;
 
 	/* this size's share of what is left, in proportion to its weight */
@@ -365,7 +464,10 @@ static void measure_size(struct sweep *sw, struct policy_op *op, unsigned nthrea
 					(sw->work_left > weight ? sw->work_left : weight)
 				      : 0;
 	sw->work_left -= weight;
+	disturbance_start(&d);
 	measure_contenders(sw, ct, nct, size, random, nthreads, now + (uint64_t)share);
+	disturbance_end(&d);
+	record_suffered(sw, size, &d);
 	for (unsigned i = 0; i < nct; i++) {
 		struct policy_curve *cv = ct[i].curve;
 		const struct sample_summary *r = &ct[i].res;
@@ -434,6 +536,107 @@ static void recheck(struct sweep *sw, struct policy_op *op, bool random,
 	}
 }
 
+static bool cell_measured(const struct policy_curve *cv, size_t i)
+{
+	return cv->samples[i] && !isnan(cv->median_mib_s[i]);
+}
+
+/* Below IMPLAUSIBLE_RATIO of both nearest measured, believed cells of its curve. */
+static bool cell_implausible(const struct policy_op *op, const struct policy_curve *cv, size_t i)
+{
+	double m = cv->median_mib_s[i];
+	ssize_t l = (ssize_t)i - 1;
+	size_t r = i + 1;
+
+	if (!cell_measured(cv, i))
+		return false;
+	while (l >= 0 && (!cell_measured(cv, (size_t)l) ||
+			  (cv->cell_flags[l] & POLICY_CELL_SUSPECT)))
+		l--;
+	while (r < op->nsizes && (!cell_measured(cv, r) || (cv->cell_flags[r] & POLICY_CELL_SUSPECT)))
+		r++;
+	return l >= 0 && r < op->nsizes && m < IMPLAUSIBLE_RATIO * cv->median_mib_s[l] &&
+	       m < IMPLAUSIBLE_RATIO * cv->median_mib_s[r];
+}
+
+static const struct suffered *suffered_at(const struct sweep *sw, uint64_t size)
+{
+	for (unsigned i = 0; i < sw->nsuffered; i++)
+		if (sw->suffered[i].size == size)
+			return &sw->suffered[i];
+	return NULL;
+}
+
+/* Why size index i is measured again: 2 implausible, 1 disturbed, 0 not. */
+static int remeasure_reason(const struct sweep *sw, const struct policy_op *op, size_t i)
+{
+	const struct suffered *s = suffered_at(sw, op->sizes_bytes[i]);
+	bool disturbed = s && (s->majflt > 0 || s->stolen > STOLEN_SHARE);
+
+	for (size_t c = 0; c < op->ncurves; c++) {
+		/* once only: a second look that agrees is what the cell is */
+		if (op->curves[c].cell_flags[i] & POLICY_CELL_REMEASURED)
+			return 0;
+	}
+	for (size_t c = 0; c < op->ncurves; c++)
+		if (cell_implausible(op, &op->curves[c], i))
+			return 2;
+	return disturbed ? 1 : 0;
+}
+
+/*
+ * Measure again, after the rest of the op, the sizes whose cells cannot
+ * be right or that suffered (implausible first, then the most stolen),
+ * every strategy measured there; then flag suspect what stays
+ * implausible.  Returns whether a flag or a cell changed.
+ */
+static bool screen(struct sweep *sw, struct policy_op *op, bool random, struct contender *all,
+		   unsigned nall)
+{
+	size_t pick_idx[MAX_REMEASURE];
+	unsigned npick = 0;
+	bool changed = false;
+
+	for (int want = 2; want >= 1; want--)
+		for (size_t i = 0; i < op->nsizes && npick < MAX_REMEASURE; i++)
+			if (remeasure_reason(sw, op, i) == want)
+				pick_idx[npick++] = i;
+	for (unsigned k = 0; k < npick && !(sw->cfg->stop && *sw->cfg->stop); k++) {
+		uint64_t size = op->sizes_bytes[pick_idx[k]];
+		const char *names[MAX_STRATEGIES];
+		struct contender ct[MAX_STRATEGIES];
+		unsigned n = 0, np;
+		int idx = policy_op_size_index(op, size);
+
+		if (idx < 0)
+			continue;
+		for (size_t c = 0; c < op->ncurves && n < MAX_STRATEGIES; c++)
+			if (cell_measured(&op->curves[c], (size_t)idx))
+				names[n++] = op->curves[c].strategy;
+		np = pick(op, all, nall, names, n, ct);
+		if (!np)
+			continue;
+		progress(sw, op, size);
+		measure_size(sw, op, op->threads, random, ct, np, idx);
+		for (unsigned j = 0; j < np; j++)
+			ct[j].curve->cell_flags[idx] |= POLICY_CELL_REMEASURED;
+		changed = true;
+	}
+	for (size_t c = 0; c < op->ncurves; c++) {
+		struct policy_curve *cv = &op->curves[c];
+
+		for (size_t i = 0; i < op->nsizes; i++) {
+			uint8_t was = cv->cell_flags[i];
+
+			cv->cell_flags[i] &= (uint8_t)~POLICY_CELL_SUSPECT;
+			if (cell_implausible(op, cv, i))
+				cv->cell_flags[i] |= POLICY_CELL_SUSPECT;
+			changed |= was != cv->cell_flags[i];
+		}
+	}
+	return changed;
+}
+
 /* Bisect each crossover with fresh measurements of its two strategies. */
 static int refine(struct sweep *sw, struct policy_op *op, bool random, struct contender *all,
 		  unsigned nall)
@@ -483,13 +686,18 @@ static int sweep_op(struct sweep *sw, struct policy_op *op, bool random, struct 
 	set_threads(sw, op->threads);
 	sw->min_overlap = 1;
 	sw->rejected = 0;
+	sw->nsuffered = 0;
 	for (size_t idx = 0; idx < op->nsizes; idx++) {
 		if (sw->cfg->stop && *sw->cfg->stop)
 			return -EINTR;
 		progress(sw, op, op->sizes_bytes[idx]);
 		measure_size(sw, op, op->threads, random, ct, nct, (int)idx);
 	}
+	screen(sw, op, random, ct, nct);
 	rc = refine(sw, op, random, ct, nct);
+	/* the bisection points, measured last, get the same second look */
+	if (!rc && screen(sw, op, random, ct, nct))
+		rc = crossover_decide(op);
 	if (op->threads > 1) {
 		op->min_overlap = sw->min_overlap;
 		op->rejected_samples = sw->rejected;
