@@ -240,7 +240,7 @@ static double op_budget_s(enum sweep_mode mode)
 static int open_target(const struct opts *o, const struct cpu_info *ci, uint64_t area,
 		       struct target *t)
 {
-	struct target_opts topts = { .area_bytes = area, .llc_bytes = target_cache_bytes(ci->llc_bytes) };
+	struct target_opts topts = { .area_bytes = area, .nthreads = workers_cpus_available() };
 	char err[512];
 
 	if (target_open(o->target, &topts, t, err, sizeof(err))) {

@@ -2,11 +2,13 @@
 /*
  * The timing sweep.
  *
- * Destinations are cold: every thread walks its own slice of an area
- * several times the LLC (sequential: packed, 64-byte aligned appends
- * that continue from cell to cell; random: 64-byte aligned offsets drawn
- * over the whole slice), so no copy lands on lines an earlier copy left
- * in the cache.  The source is a fixed buffer per thread, kept warm.
+ * Destinations are cold: every thread walks its own slice of the area
+ * (sequential: packed, 64-byte aligned appends that continue from cell
+ * to cell; random: 64-byte aligned offsets drawn over the whole slice),
+ * and after each timed batch, untimed, drops the lines it wrote from the
+ * caches, so no copy lands on lines an earlier copy left there.  The
+ * area then need not dwarf the LLC: its cost stays the same on a host
+ * with a 480 MiB L3.  The source is a fixed buffer per thread, kept warm.
  *
  * A cell that cannot be right (a median below half of both neighbours
  * on its own curve) or that suffered a major page fault or lost most of
@@ -33,6 +35,7 @@
 #include "crossover.h"
 #include "stats.h"
 #include "strategy.h"
+#include "strategy_kernels.h"
 #include "sweep.h"
 #include "workers.h"
 
@@ -87,6 +90,7 @@ void sweep_config_defaults(struct sweep_config *cfg, enum sweep_mode mode)
 	cfg->max_size_bytes = 16u << 20;
 	cfg->nthreads = workers_cpus_available();
 	cfg->seed = 0x9e3779b97f4a7c15ull;
+	cfg->evict = true;
 }
 
 size_t sweep_grid(const struct sweep_config *cfg, uint64_t *sizes, size_t max)
@@ -125,6 +129,7 @@ struct cell {
 	bool random;
 	unsigned nthreads;
 	unsigned batch;		/* copies per sample and thread */
+	bool evict;		/* drop the written lines after the timed batch */
 	struct thread_state *ts;
 };
 
@@ -139,6 +144,22 @@ static inline uint64_t xorshift64s(uint64_t *s)
 	return x * 0x2545f4914f6cdd1dull;
 }
 
+/* Where the next copy of c goes in a slice of slice_len; advances *rng or *cursor. */
+static inline size_t next_offset(const struct cell *c, size_t slice_len, uint64_t nslots,
+				 size_t step, uint64_t *rng, size_t *cursor)
+{
+	size_t off;
+
+	if (c->random)	/* multiply-shift: no division in the timed loop */
+		return (size_t)(((unsigned __int128)xorshift64s(rng) * nslots) >> 64) * LINE;
+	/* checked before the copy: the cursor carries over from smaller sizes */
+	if (*cursor + c->size > slice_len)
+		*cursor = 0;
+	off = *cursor;
+	*cursor += step;
+	return off;
+}
+
 static void cell_work(unsigned tid, void *arg)
 {
 	struct cell *c = arg;
@@ -146,25 +167,18 @@ static void cell_work(unsigned tid, void *arg)
 	const size_t size = c->size;
 	const uint64_t nslots = (ts->slice_len - size) / LINE + 1;
 	const size_t step = (size + LINE - 1) & ~(size_t)(LINE - 1);
+	uint64_t rng = ts->rng;
+	size_t cursor = ts->cursor;
 
 	ts->t0 = now_ns();
-	for (unsigned k = 0; k < c->batch; k++) {
-		size_t off;
-
-		if (c->random) {
-			/* multiply-shift: no division in the timed loop */
-			off = (size_t)(((unsigned __int128)xorshift64s(&ts->rng) * nslots) >> 64) *
-			      LINE;
-		} else {
-			/* checked before the copy: the cursor carries over from smaller sizes */
-			if (ts->cursor + size > ts->slice_len)
-				ts->cursor = 0;
-			off = ts->cursor;
-			ts->cursor += step;
-		}
-		c->copy(ts->slice + off, ts->src, size);
-	}
+	for (unsigned k = 0; k < c->batch; k++)
+		c->copy(ts->slice + next_offset(c, ts->slice_len, nslots, step, &ts->rng,
+						&ts->cursor), ts->src, size);
 	ts->t1 = now_ns();
+	/* the same walk again from the saved state: the lines just written */
+	for (unsigned k = 0; c->evict && k < c->batch; k++)
+		strategy_evict(ts->slice + next_offset(c, ts->slice_len, nslots, step, &rng,
+						       &cursor), size);
 }
 
 /*
@@ -297,7 +311,8 @@ static void measure_contenders(struct sweep *sw, struct contender *ct, unsigned 
 			       uint64_t size, bool random, unsigned nthreads, uint64_t end)
 {
 	const struct sweep_config *cfg = sw->cfg;
-	struct cell c = { .size = size, .random = random, .nthreads = nthreads, .ts = sw->ts };
+	struct cell c = { .size = size, .random = random, .nthreads = nthreads, .ts = sw->ts,
+			  .evict = cfg->evict };
 	unsigned active = nct;
 
 	for (unsigned i = 0; i < nct; i++) {

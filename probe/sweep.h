@@ -33,6 +33,12 @@ struct sweep_config {
 	unsigned refine_rounds;	/* bisection rounds per crossover */
 	unsigned nthreads;	/* the "every core" dimension; 1 = one only */
 	uint64_t seed;		/* random destinations */
+	/*
+	 * Drop each batch's destination lines from the caches after it is
+	 * timed (the default), so an area of any size stays cold; false
+	 * relies on an area several times the LLC (the old way, for bench/).
+	 */
+	bool evict;
 	bool progress;		/* a progress line on stderr */
 	const char *only;	/* comma list of strategies, NULL = all */
 	/* set from a signal handler: the sweep stops at the next sample */
