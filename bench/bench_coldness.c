@@ -13,7 +13,7 @@
  * each figure is the mean of its two medians.  Prints the medians and
  * new/old per strategy, the geometric mean and range of the ratios, and
  * what each area cost to map and fault in.  Figures only.
- * Usage: bench_coldness [quick|standard] [STRATEGY,...]
+ * Usage: bench_coldness [quick|standard] [STRATEGY,...] [NEW_AREA_MIB]
  */
 #include <inttypes.h>
 #include <math.h>
@@ -29,6 +29,22 @@
 #include "workers.h"
 
 #define MAX_NAMES 8
+
+/* Transparent huge pages backing this process (MiB): the TLB reach differs with them. */
+static unsigned long anon_huge_mib(void)
+{
+	unsigned long kb = 0;
+	char line[256];
+	FILE *f = fopen("/proc/self/smaps_rollup", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %lu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb >> 10;
+}
 
 static const uint64_t sizes[] = { 64, 256, 1024, 4096, 65536, 1u << 20, 16u << 20 };
 
@@ -100,11 +116,13 @@ int main(int argc, char **argv)
 	if (area_open(&old, "old", target_default_area(1) > 4 * target_cache_bytes(ci.llc_bytes) ?
 				   target_default_area(1) : 4 * target_cache_bytes(ci.llc_bytes),
 		      false, mode) ||
-	    area_open(&new, "new", target_default_area(1), true, mode))
+	    area_open(&new, "new", argc > 3 ? strtoull(argv[3], NULL, 0) << 20 :
+				   target_default_area(1), true, mode))
 		goto out;
 	printf("bench_coldness: %s, one thread; old: %zu MiB, no eviction (mapped and faulted "
 	       "in %.2f s); new: %zu MiB, evicted after each batch (%.2f s)\n",
 	       sweep_mode_name(mode), old.t.len >> 20, old.open_s, new.t.len >> 20, new.open_s);
+	printf("anonymous huge pages backing both areas: %lu MiB\n", anon_huge_mib());
 	for (int random = 0; random < 2; random++) {
 		printf("\n%s\n%10s", random ? "random" : "sequential", "size");
 		for (unsigned s = 0; s < nst; s++)
