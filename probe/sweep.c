@@ -11,8 +11,8 @@
  * with a 480 MiB L3.  The source is a fixed buffer per thread, kept warm.
  *
  * A cell that cannot be right (a median below half of both neighbours
- * on its own curve) or that suffered a major page fault or lost most of
- * its time to others is measured again after the rest of the op: the
+ * on its own curve) or that suffered a major page fault or much time
+ * stolen by the hypervisor is measured again after the rest of the op: the
  * disturbances seen on VMs (the host re-backing memory, a neighbour's
  * burst) outlast one cell.  One still implausible then is suspect: kept
  * in the policy, never deciding.
@@ -46,8 +46,13 @@
 #define MAX_SUFFERED 256
 /* a median below this share of both neighbours on its curve cannot be right */
 #define IMPLAUSIBLE_RATIO 0.5
-/* a cell measured while others took more than this share of the time is measured again */
-#define STOLEN_SHARE 0.5
+/*
+ * A cell measured while the hypervisor took more than this share of the
+ * time is measured again.  Waiting for our own guest's other tasks
+ * (schedstat's run delay) is not counted: on a busy shared guest it is
+ * high for every cell, and measuring every cell twice buys nothing.
+ */
+#define STOLEN_SHARE 0.25
 /* at most this many sizes per op and screening are measured again */
 #define MAX_REMEASURE 8
 
@@ -341,7 +346,6 @@ static void measure_contenders(struct sweep *sw, struct contender *ct, unsigned 
 	for (unsigned round = 0; active && !(cfg->stop && *cfg->stop); round++) {
 		for (unsigned j = 0; j < nct; j++) {
 			struct contender *k = &ct[(j + round) % nct];
-
 			double v, overlap;
 			uint64_t t0;
 
@@ -359,6 +363,10 @@ static void measure_contenders(struct sweep *sw, struct contender *ct, unsigned 
 					sw->min_overlap = overlap;
 			}
 			if (k->n + k->rejected >= cfg->max_samples) {
+				k->done = true;
+			} else if (k->rejected > k->n &&
+				   (k->rejected >= MAX_DOUBLINGS || now_ns() >= end)) {
+				/* mostly refused, doubled enough or out of time: not measurable */
 				k->done = true;
 			} else if (k->n < cfg->min_samples) {
 				k->done = k->rejected && k->n + k->rejected >= cfg->min_samples &&
@@ -392,7 +400,7 @@ static void measure_contenders(struct sweep *sw, struct contender *ct, unsigned 
 
 struct disturbance {
 	uint64_t wall_ns;
-	uint64_t stolen_ns;	/* the hypervisor's steal, all CPUs, plus our wait to run */
+	uint64_t stolen_ns;	/* the hypervisor's steal, summed over the CPUs */
 	long majflt;
 };
 
@@ -414,33 +422,19 @@ static uint64_t steal_ns(void)
 	return hz > 0 ? v[7] * (1000000000ull / (unsigned long long)hz) : 0;
 }
 
-/* Time this thread waited on a run queue, ns (schedstat's 2nd value); 0 unknown. */
-static uint64_t run_delay_ns(void)
-{
-	unsigned long long run = 0, wait = 0;
-	FILE *f = fopen("/proc/thread-self/schedstat", "re");
-
-	if (!f)
-		return 0;
-	if (fscanf(f, "%llu %llu", &run, &wait) != 2)
-		wait = 0;
-	fclose(f);
-	return wait;
-}
-
 static void disturbance_start(struct disturbance *d)
 {
 	struct rusage ru;
 
 	d->wall_ns = now_ns();
-	d->stolen_ns = steal_ns() + run_delay_ns();
+	d->stolen_ns = steal_ns();
 	d->majflt = getrusage(RUSAGE_SELF, &ru) ? 0 : ru.ru_majflt;
 }
 
 static void disturbance_end(struct disturbance *d)
 {
 	struct rusage ru;
-	uint64_t stolen = steal_ns() + run_delay_ns();
+	uint64_t stolen = steal_ns();
 
 	d->wall_ns = now_ns() - d->wall_ns;
 	d->stolen_ns = stolen > d->stolen_ns ? stolen - d->stolen_ns : 0;
