@@ -36,9 +36,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	strategy_init(&ci);
-	topts.llc_bytes = ci.llc_bytes ? ci.llc_bytes : 32u << 20;
 	sweep_config_defaults(&cfg, !strcmp(mode, "quick") ? SWEEP_QUICK :
 				    !strcmp(mode, "thorough") ? SWEEP_THOROUGH : SWEEP_STANDARD);
+	topts.nthreads = cfg.nthreads;
 	cfg.min_size_bytes = 64u << 10;
 	cfg.refine_rounds = 0;
 	if (target_open(spec, &topts, &t, err, sizeof(err))) {

@@ -6,7 +6,12 @@
  * its strategy: see order_size()):
  *
  *   policy         dispatch by the policy's ranges for that op
- *   each strategy  alone; the best median at a size is the oracle
+ *   each strategy  alone; the best median at a size is the naive oracle,
+ *                  and the cross-validated oracle takes the best of one
+ *                  half's medians and scores it on the other half's
+ *                  (the mean of the two ways round): the maximum of
+ *                  many noisy medians sits above what any rule can
+ *                  reach, so the ratios are to the cross-validated one
  *   dm-writecache  movnt below 768 bytes, clflushopt from 768 up
  *   memcpy+clwb    glibc memcpy, clwb of the range, sfence: that is the
  *                  memcpy_clwb strategy, read from its own column
@@ -84,8 +89,11 @@ struct cell {
 	uint64_t size;
 	double seconds;			/* this size's time share */
 	double v[SWEEP_BENCH_MAX_FNS];	/* parent's medians, MiB/s */
-	double oracle;			/* best single strategy, MiB/s */
+	double vh[2][SWEEP_BENCH_MAX_FNS];	/* each half's medians */
+	double oracle;			/* best single strategy, MiB/s (naive) */
 	int oracle_idx;			/* into the contenders */
+	double oracle_cv;		/* chosen on one half, scored on the other */
+	double ratio_naive;		/* policy / oracle */
 	const char *policy_pick;
 	double ratio[NCOLS];		/* NAN: not measured */
 };
@@ -232,7 +240,7 @@ static double op_budget_s(enum sweep_mode mode)
 static int open_target(const struct opts *o, const struct cpu_info *ci, uint64_t area,
 		       struct target *t)
 {
-	struct target_opts topts = { .area_bytes = area, .llc_bytes = target_cache_bytes(ci->llc_bytes) };
+	struct target_opts topts = { .area_bytes = area, .nthreads = workers_cpus_available() };
 	char err[512];
 
 	if (target_open(o->target, &topts, t, err, sizeof(err))) {
@@ -446,6 +454,30 @@ static void progress(const char *what, const struct op_run *r, size_t i)
 		table_format_bytes(r->c[i].size, sb, sizeof(sb)), i + 1, r->n);
 }
 
+/*
+ * The best single strategy chosen on one half's medians, scored by the
+ * other half's, averaged over both ways round; the naive oracle where a
+ * half is missing.
+ */
+static double cross_validated(const struct cell *c, const struct contenders *k)
+{
+	double sum = 0;
+	unsigned n = 0;
+
+	for (int h = 0; h < 2; h++) {
+		int best = -1;
+
+		for (unsigned j = k->first_single; j < k->first_single + k->nsingle; j++)
+			if (!isnan(c->vh[h][j]) && (best < 0 || c->vh[h][j] > c->vh[h][best]))
+				best = (int)j;
+		if (best >= 0 && !isnan(c->vh[1 - h][best])) {
+			sum += c->vh[1 - h][best];
+			n++;
+		}
+	}
+	return n ? sum / n : c->oracle;
+}
+
 static int measure_parent(const struct opts *o, const struct target *t,
 			  const struct cpu_info *ci, const struct contenders *k,
 			  struct op_run *runs, size_t nruns, unsigned nthreads, uint64_t max_size)
@@ -489,7 +521,7 @@ static int measure_parent(const struct opts *o, const struct target *t,
 			progress("bench", run, i);
 			c->policy_pick = dispatch_pick(c->size);
 			for (unsigned j = 0; j < k->n; j++)
-				c->v[j] = NAN;
+				c->v[j] = c->vh[0][j] = c->vh[1][j] = NAN;
 			/*
 			 * Counterbalanced: half the time with the policy before its
 			 * strategy, half after it; each figure is the mean of its two
@@ -503,8 +535,10 @@ static int measure_parent(const struct opts *o, const struct target *t,
 					double m = res[f].n ? res[f].median : NAN;
 					double *v = slot[f] >= 0 ? &c->v[slot[f]] : NULL;
 
-					if (v && !isnan(m))
+					if (v && !isnan(m)) {
 						*v = isnan(*v) ? m : (*v + m) / 2;
+						c->vh[half][slot[f]] = m;
+					}
 				}
 			}
 			if (rc)
@@ -516,10 +550,12 @@ static int measure_parent(const struct opts *o, const struct target *t,
 					c->oracle = c->v[j];
 					c->oracle_idx = (int)j;
 				}
-			c->ratio[COL_POLICY] = c->v[0] / c->oracle;
-			c->ratio[COL_DM] = k->dm >= 0 ? c->v[k->dm] / c->oracle : NAN;
+			c->oracle_cv = cross_validated(c, k);
+			c->ratio_naive = c->v[0] / c->oracle;
+			c->ratio[COL_POLICY] = c->v[0] / c->oracle_cv;
+			c->ratio[COL_DM] = k->dm >= 0 ? c->v[k->dm] / c->oracle_cv : NAN;
 			c->ratio[COL_MEMCPY] = k->memcpy_clwb >= 0 ?
-					       c->v[k->memcpy_clwb] / c->oracle : NAN;
+					       c->v[k->memcpy_clwb] / c->oracle_cv : NAN;
 		}
 	}
 	if (isatty(STDERR_FILENO))
@@ -790,17 +826,18 @@ static void print_run(const struct op_run *r, const struct contenders *k)
 {
 	char lb[160], sb[32];
 
-	printf("\nwrite %s: ratio to the oracle (the best single strategy's median at that "
-	       "size)\n", op_label(r->op, lb, sizeof(lb)));
-	printf("%10s  %-14s %8s", "size", "oracle", "MiB/s");
+	printf("\nwrite %s: ratio to the cross-validated oracle (the best single strategy of "
+	       "one half, scored on the other)\n", op_label(r->op, lb, sizeof(lb)));
+	printf("%10s  %-14s %8s %8s %8s", "size", "oracle", "MiB/s", "cv MiB/s", "pol/nai");
 	for (int c = 0; c < NCOLS; c++)
 		printf(" %13s", col_name[c]);
 	printf("  %s\n", "policy uses");
 	for (size_t i = 0; i < r->n; i++) {
 		const struct cell *c = &r->c[i];
 
-		printf("%10s  %-14s %8.0f", table_format_bytes(c->size, sb, sizeof(sb)),
-		       c->oracle_idx >= 0 ? k->name[c->oracle_idx] : "-", c->oracle);
+		printf("%10s  %-14s %8.0f %8.0f %8.3f", table_format_bytes(c->size, sb, sizeof(sb)),
+		       c->oracle_idx >= 0 ? k->name[c->oracle_idx] : "-", c->oracle, c->oracle_cv,
+		       c->ratio_naive);
 		for (int j = 0; j < NCOLS; j++)
 			print_ratio(c->ratio[j]);
 		printf("  %s\n", c->policy_pick);
@@ -857,6 +894,67 @@ static void print_worst(const struct op_run *runs, size_t nruns, enum col col)
 	}
 	printf("worst %s/oracle: %.3f at %s (%s)\n", col_name[col], wc->ratio[col],
 	       table_format_bytes(wc->size, sb, sizeof(sb)), op_label(wr->op, lb, sizeof(lb)));
+}
+
+/*
+ * How far the naive oracle sits above the cross-validated one, per size
+ * band: the part of a policy/oracle gap that is the score, not the policy.
+ */
+static void print_bands(const struct op_run *runs, size_t nruns)
+{
+	static const struct {
+		const char *name;
+		uint64_t lo, hi;
+	} band[] = {
+		{ "< 1 KiB", 0, 1024 }, { "1-64 KiB", 1024, 65536 }, { "> 64 KiB", 65536, UINT64_MAX },
+	};
+	char lb[160];
+
+	printf("\nnaive oracle / cross-validated oracle, per size band (geometric mean, max):\n");
+	for (size_t r = 0; r < nruns; r++) {
+		printf("  %-32s", op_label(runs[r].op, lb, sizeof(lb)));
+		for (size_t b = 0; b < sizeof(band) / sizeof(band[0]); b++) {
+			double sum = 0, mx = 0;
+			unsigned n = 0;
+
+			for (size_t i = 0; i < runs[r].n; i++) {
+				const struct cell *c = &runs[r].c[i];
+				double q = c->oracle / c->oracle_cv;
+
+				if (c->size < band[b].lo || c->size >= band[b].hi || !(q > 0))
+					continue;
+				sum += log(q);
+				mx = fmax(mx, q);
+				n++;
+			}
+			if (n)
+				printf("  %s %.3f, %.3f", band[b].name, exp(sum / n), mx);
+			else
+				printf("  %s -", band[b].name);
+		}
+		printf("\n");
+	}
+}
+
+static void print_worst_naive(const struct op_run *runs, size_t nruns)
+{
+	const struct op_run *wr = NULL;
+	const struct cell *wc = NULL;
+	char lb[160], sb[32];
+
+	for (size_t r = 0; r < nruns; r++)
+		for (size_t i = 0; i < runs[r].n; i++) {
+			const struct cell *c = &runs[r].c[i];
+
+			if (!isnan(c->ratio_naive) && (!wc || c->ratio_naive < wc->ratio_naive)) {
+				wc = c;
+				wr = &runs[r];
+			}
+		}
+	if (wc)
+		printf("worst policy/naive-oracle: %.3f at %s (%s)\n", wc->ratio_naive,
+		       table_format_bytes(wc->size, sb, sizeof(sb)),
+		       op_label(wr->op, lb, sizeof(lb)));
 }
 
 /* ---- main ---- */
@@ -1033,6 +1131,7 @@ int main(int argc, char **argv)
 		for (size_t j = 0; j < r->n; j++) {
 			r->c[j].size = op->sizes_bytes[j];
 			r->c[j].oracle_idx = -1;
+			r->c[j].oracle_cv = r->c[j].ratio_naive = NAN;
 			for (int c = 0; c < NCOLS; c++)
 				r->c[j].ratio[c] = NAN;
 			if (r->c[j].size > max_size)
@@ -1100,8 +1199,11 @@ int main(int argc, char **argv)
 	       (double)(now_ns() - t0) * 1e-9);
 	for (int c = 0; c < NCOLS; c++)
 		print_summary(runs, nruns, c);
+	print_bands(runs, nruns);
+	printf("\nthe ratios to the oracle below use the cross-validated oracle:\n");
 	for (int c = 0; c < NCOLS; c++)
 		print_worst(runs, nruns, c);
+	print_worst_naive(runs, nruns);
 	rc = 0;
 	goto out;
 fail:

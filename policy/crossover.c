@@ -15,14 +15,17 @@
 
 /*
  * A cell can win when it was measured on a curve that is a valid
- * persistent copy.  A curve without a samples array (hand-written
- * file) is trusted on its medians alone.
+ * persistent copy and was not found suspect (implausible after a fresh
+ * re-measurement).  A curve without a samples array (hand-written file)
+ * is trusted on its medians alone.
  */
 static bool cell_ok(const struct policy_op *op, int c, size_t i)
 {
 	const struct policy_curve *cv = &op->curves[c];
 
 	if (cv->reference_only || !cv->median_mib_s || isnan(cv->median_mib_s[i]))
+		return false;
+	if (cv->cell_flags && (cv->cell_flags[i] & POLICY_CELL_SUSPECT))
 		return false;
 	return !cv->samples || cv->samples[i] > 0;
 }

@@ -40,7 +40,9 @@ static const uint64_t pmdk_default = 256, kernel_default = 768, glibc_rep_movsb 
 
 static double cell(const struct policy_curve *c, size_t i)
 {
-	return c && c->samples[i] ? c->median_mib_s[i] : NAN;
+	if (!c || !c->samples[i] || (c->cell_flags && (c->cell_flags[i] & POLICY_CELL_SUSPECT)))
+		return NAN;
+	return c->median_mib_s[i];
 }
 
 static double size_weight(const struct policy_op *op, size_t i, const struct export_weights *w)

@@ -56,7 +56,33 @@ static struct json_object *double_array(const double *a, size_t n, const char *f
 	return arr;
 }
 
-static struct json_object *curve_to_json(const struct policy_curve *c, size_t n)
+/* The sizes of c's cells that carry flag; NULL when none does (the key is left out). */
+static struct json_object *flagged_sizes(const struct policy_curve *c, const uint64_t *sizes,
+					 size_t n, uint8_t flag)
+{
+	struct json_object *arr = NULL;
+
+	for (size_t i = 0; c->cell_flags && i < n; i++) {
+		if (!(c->cell_flags[i] & flag))
+			continue;
+		if (!arr)
+			arr = json_object_new_array();
+		json_object_array_add(arr, json_object_new_int64((int64_t)sizes[i]));
+	}
+	return arr;
+}
+
+static const struct {
+	const char *key;
+	uint8_t flag;
+} cell_flag_keys[] = {
+	{ "suspect_sizes_bytes", POLICY_CELL_SUSPECT },
+	{ "unmeasurable_sizes_bytes", POLICY_CELL_UNMEASURABLE },
+	{ "remeasured_sizes_bytes", POLICY_CELL_REMEASURED },
+};
+
+static struct json_object *curve_to_json(const struct policy_curve *c, const uint64_t *sizes,
+					 size_t n)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *samples = json_object_new_array_ext((int)n);
@@ -75,6 +101,12 @@ static struct json_object *curve_to_json(const struct policy_curve *c, size_t n)
 		add(o, "hosts_min_mib_s", double_array(c->hosts_min_mib_s, n, "%.1f"));
 		add(o, "hosts_max_mib_s", double_array(c->hosts_max_mib_s, n, "%.1f"));
 	}
+	for (size_t k = 0; k < sizeof(cell_flag_keys) / sizeof(cell_flag_keys[0]); k++) {
+		struct json_object *a = flagged_sizes(c, sizes, n, cell_flag_keys[k].flag);
+
+		if (a)
+			add(o, cell_flag_keys[k].key, a);
+	}
 	return o;
 }
 
@@ -90,11 +122,18 @@ static struct json_object *op_to_json(const struct policy_op *op)
 	add(o, "pattern", json_object_new_string(op->pattern));
 	add(o, "threads", json_object_new_int(op->threads));
 	add(o, "ceiling_mib_s", jnum(op->ceiling_mib_s, "%.1f"));
+	if (!isnan(op->min_overlap)) {
+		struct json_object *cc = json_object_new_object();
+
+		add(cc, "min_overlap", jnum(op->min_overlap, "%.3f"));
+		add(cc, "rejected_samples", json_object_new_int64(op->rejected_samples));
+		add(o, "concurrency", cc);
+	}
 	for (size_t i = 0; i < op->nsizes; i++)
 		json_object_array_add(sizes, json_object_new_int64((int64_t)op->sizes_bytes[i]));
 	add(o, "sizes_bytes", sizes);
 	for (size_t i = 0; i < op->ncurves; i++)
-		add(curves, op->curves[i].strategy, curve_to_json(&op->curves[i], op->nsizes));
+		add(curves, op->curves[i].strategy, curve_to_json(&op->curves[i], op->sizes_bytes, op->nsizes));
 	add(o, "curves", curves);
 	for (size_t i = 0; i < op->nranges; i++) {
 		const struct policy_range *r = &op->ranges[i];
@@ -530,7 +569,38 @@ static void read_double_array(struct rd *rd, struct json_object *obj, const char
 	pop(rd, mark);
 }
 
-static void read_curve(struct rd *rd, struct json_object *jc, struct policy_curve *c, size_t n)
+/* An optional array of sizes of the op, each setting flag on its cell. */
+static void read_flagged_sizes(struct rd *rd, struct json_object *jc, const char *key,
+			       uint8_t flag, struct policy_curve *c, const uint64_t *sizes,
+			       size_t n)
+{
+	struct json_object *arr = need_array(rd, jc, key, POLICY_MAX_SIZES, 0);
+	size_t mark;
+
+	if (!arr)
+		return;
+	mark = push_key(rd, key);
+	for (size_t i = 0; i < json_object_array_length(arr) && !rd->failed; i++) {
+		size_t m2 = push_index(rd, i);
+		int64_t x;
+		size_t j;
+
+		if (!int_value(rd, json_object_array_get_idx(arr, i), 0, POLICY_MAX_SIZE_BYTES,
+			       &x, "a size in bytes")) {
+			for (j = 0; j < n && sizes[j] != (uint64_t)x; j++)
+				;
+			if (j == n)
+				fail(rd, "%" PRId64 " is not one of sizes_bytes", x);
+			else
+				c->cell_flags[j] |= flag;
+		}
+		pop(rd, m2);
+	}
+	pop(rd, mark);
+}
+
+static void read_curve(struct rd *rd, struct json_object *jc, struct policy_curve *c,
+		       const uint64_t *sizes, size_t n)
 {
 	struct json_object *arr, *ro;
 
@@ -588,6 +658,9 @@ static void read_curve(struct rd *rd, struct json_object *jc, struct policy_curv
 		for (size_t i = 0; i < n; i++)
 			c->samples[i] = isnan(c->median_mib_s[i]) ? 0 : 1;
 	}
+	for (size_t k = 0; k < sizeof(cell_flag_keys) / sizeof(cell_flag_keys[0]); k++)
+		read_flagged_sizes(rd, jc, cell_flag_keys[k].key, cell_flag_keys[k].flag, c, sizes,
+				   n);
 	/* a cell's interval must contain its median */
 	for (size_t i = 0; i < n && !rd->failed; i++) {
 		if (isnan(c->median_mib_s[i]))
@@ -740,6 +813,19 @@ static void read_op(struct rd *rd, struct json_object *jo, struct policy_target 
 		return;
 	}
 	op->ceiling_mib_s = read_double(rd, jo, "ceiling_mib_s", 0, POLICY_MAX_MIB_S, 1, 0);
+	if (member(jo, "concurrency")) {
+		struct json_object *cc = need(rd, jo, "concurrency", json_type_object, 0);
+
+		if (cc) {
+			size_t mark = push_key(rd, "concurrency");
+
+			op->min_overlap = read_double(rd, cc, "min_overlap", 0, 1, 0, 1);
+			op->rejected_samples = (unsigned)read_int(rd, cc, "rejected_samples", 0,
+								  POLICY_MAX_SAMPLES,
+								  "a sample count", 1, 0);
+			pop(rd, mark);
+		}
+	}
 
 	jcurves = need(rd, jo, "curves", json_type_object, 0);
 	if (jcurves && json_object_object_length(jcurves) > POLICY_MAX_CURVES) {
@@ -765,7 +851,7 @@ static void read_op(struct rd *rd, struct json_object *jo, struct policy_target 
 				if (!c)
 					fail(rd, "out of memory");
 				else
-					read_curve(rd, val, c, n);
+					read_curve(rd, val, c, op->sizes_bytes, n);
 			}
 			pop(rd, mark);
 			if (rd->failed)

@@ -30,6 +30,7 @@ static void curve_free(struct policy_curve *c)
 	free(c->ci_lo_mib_s);
 	free(c->ci_hi_mib_s);
 	free(c->samples);
+	free(c->cell_flags);
 	free(c->hosts_min_mib_s);
 	free(c->hosts_max_mib_s);
 }
@@ -111,6 +112,7 @@ struct policy_op *policy_target_add_op(struct policy_target *t, const char *op,
 	o->sizes_bytes = sizes;
 	o->nsizes = nsizes;
 	o->ceiling_mib_s = NAN;
+	o->min_overlap = NAN;
 	return o;
 }
 
@@ -132,8 +134,9 @@ static int curve_alloc(struct policy_curve *c, size_t n)
 	c->ci_lo_mib_s = nan_array(n);
 	c->ci_hi_mib_s = nan_array(n);
 	c->samples = calloc(n ? n : 1, sizeof(*c->samples));
+	c->cell_flags = calloc(n ? n : 1, sizeof(*c->cell_flags));
 	if (!c->median_mib_s || !c->p10_mib_s || !c->p90_mib_s || !c->ci_lo_mib_s ||
-	    !c->ci_hi_mib_s || !c->samples) {
+	    !c->ci_hi_mib_s || !c->samples || !c->cell_flags) {
 		curve_free(c);
 		memset(c, 0, sizeof(*c));
 		return -ENOMEM;
@@ -191,6 +194,7 @@ int policy_op_insert_size(struct policy_op *op, uint64_t size_bytes)
 {
 	const double nan = NAN;
 	const unsigned zero = 0;
+	const uint8_t no_flags = 0;
 	size_t at = 0;
 	int idx = policy_op_size_index(op, size_bytes);
 
@@ -210,7 +214,8 @@ int policy_op_insert_size(struct policy_op *op, uint64_t size_bytes)
 		    array_insert(&c->p90_mib_s, op->nsizes, sizeof(double), at, &nan) ||
 		    array_insert(&c->ci_lo_mib_s, op->nsizes, sizeof(double), at, &nan) ||
 		    array_insert(&c->ci_hi_mib_s, op->nsizes, sizeof(double), at, &nan) ||
-		    array_insert(&c->samples, op->nsizes, sizeof(unsigned), at, &zero))
+		    array_insert(&c->samples, op->nsizes, sizeof(unsigned), at, &zero) ||
+		    array_insert(&c->cell_flags, op->nsizes, sizeof(uint8_t), at, &no_flags))
 			return -ENOMEM;
 		if (c->hosts_min_mib_s &&
 		    (array_insert(&c->hosts_min_mib_s, op->nsizes, sizeof(double), at, &nan) ||

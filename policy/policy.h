@@ -21,6 +21,16 @@
 /* to_bytes of the last range: no upper bound (JSON null) */
 #define POLICY_SIZE_OPEN	UINT64_MAX
 
+/* What the probe knows of a cell besides its numbers (policy_curve.cell_flags). */
+enum policy_cell_flag {
+	/* implausible even after a fresh re-measurement: shown, never decides */
+	POLICY_CELL_SUSPECT = 1 << 0,
+	/* the threads never ran together: median NAN, samples 0 */
+	POLICY_CELL_UNMEASURABLE = 1 << 1,
+	/* measured again later in the op; the numbers are the later ones */
+	POLICY_CELL_REMEASURED = 1 << 2,
+};
+
 struct policy_curve {
 	char strategy[POLICY_NAME_MAX];
 	/*
@@ -35,6 +45,7 @@ struct policy_curve {
 	double *ci_lo_mib_s;	/* 95 % confidence interval of the median */
 	double *ci_hi_mib_s;
 	unsigned *samples;	/* samples behind each cell, 0 = not measured */
+	uint8_t *cell_flags;	/* POLICY_CELL_* per cell */
 	/* merged entries only (else NULL): spread of the hosts' medians */
 	double *hosts_min_mib_s;
 	double *hosts_max_mib_s;
@@ -60,6 +71,13 @@ struct policy_op {
 	char pattern[POLICY_NAME_MAX];	/* "sequential" | "random" */
 	unsigned threads;
 	double ceiling_mib_s;		/* non-temporal fill, same threads */
+	/*
+	 * Several threads: the least overlap (intersection / union of the
+	 * threads' timed intervals) of a sample kept, NAN unknown, and how
+	 * many samples were refused for overlapping less.
+	 */
+	double min_overlap;
+	unsigned rejected_samples;
 	size_t nsizes;
 	uint64_t *sizes_bytes;		/* ascending, unique */
 	size_t ncurves;

@@ -527,9 +527,15 @@ static bool chosen(const struct policy_op *op, const char *strategy)
 	return false;
 }
 
+static bool suspect(const struct policy_curve *c, size_t k)
+{
+	return c->cell_flags && (c->cell_flags[k] & POLICY_CELL_SUSPECT);
+}
+
 /*
  * The median curve: one path (a subpath per run of measured cells) and
- * its points.  A strategy some range chose is drawn heavier.
+ * its points.  A strategy some range chose is drawn heavier.  A suspect
+ * cell (discarded by the decision) is a hollow marker off the line.
  */
 static void draw_curve(FILE *f, const struct policy_op *op, const struct policy_curve *c,
 		       const struct panel *p, const struct series *s, const char *id)
@@ -542,6 +548,8 @@ static void draw_curve(FILE *f, const struct policy_op *op, const struct policy_
 	fprintf(f, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s d=\"", s->color,
 		heavy ? "2.6" : "1.5", c->reference_only ? " stroke-dasharray=\"6 4\"" : "");
 	for (size_t k = 0; k < op->nsizes; k++) {
+		if (suspect(c, k))	/* the line passes it by */
+			continue;
 		if (!usable(c->median_mib_s[k])) {
 			pen = false;
 			continue;
@@ -560,12 +568,23 @@ static void draw_curve(FILE *f, const struct policy_op *op, const struct policy_
 		"stroke-linecap=\"round\" d=\"", s->color, heavy ? "4.6" : "3.8");
 	pen = false;
 	for (size_t k = 0; k < op->nsizes; k++)
-		if (usable(c->median_mib_s[k])) {
+		if (usable(c->median_mib_s[k]) && !suspect(c, k)) {
 			fprintf(f, "%sM%s,%sh0", pen ? " " : "",
 				N(px(p, (double)op->sizes_bytes[k])), N(py(p, c->median_mib_s[k])));
 			pen = true;
 		}
 	fputs("\"/>\n", f);
+	for (size_t k = 0; k < op->nsizes; k++) {
+		if (!usable(c->median_mib_s[k]) || !suspect(c, k))
+			continue;
+		fprintf(f, "<circle class=\"suspect\" cx=\"%s\" cy=\"%s\" r=\"3.5\" fill=\"#fff\" "
+			"stroke=\"%s\" stroke-width=\"1.4\"><title>", N(px(p, (double)op->sizes_bytes[k])),
+			N(py(p, c->median_mib_s[k])), s->color);
+		put_esc(f, c->strategy);
+		fprintf(f, " at %" PRIu64 " B: %.0f MiB/s, implausible after a second "
+			"measurement, not used</title></circle>\n", op->sizes_bytes[k],
+			c->median_mib_s[k]);
+	}
 }
 
 static int draw_panel(FILE *f, const struct policy_op *op, double x0, double y0, double w,

@@ -130,8 +130,7 @@ static int probe_one(struct policy *p, const char *spec, const char *name,
 		     const struct region_identity *id, bool may_destroy, uint64_t area_bytes,
 		     const struct probe_opts *o, const struct cpu_info *ci)
 {
-	struct target_opts topts = { .area_bytes = area_bytes, .destroy_data = may_destroy,
-				     .llc_bytes = target_cache_bytes(ci->llc_bytes) };
+	struct target_opts topts = { .area_bytes = area_bytes, .destroy_data = may_destroy };
 	struct sweep_config cfg;
 	struct policy_target *pt;
 	struct target t;
@@ -144,6 +143,7 @@ static int probe_one(struct policy *p, const char *spec, const char *name,
 	cfg.only = o->strategies;
 	cfg.progress = !o->quiet && isatty(STDERR_FILENO);
 	cfg.stop = &probe_stop;
+	topts.nthreads = cfg.nthreads;
 
 	rc = target_open(spec, &topts, &t, err, sizeof(err));
 	if (rc) {
@@ -207,7 +207,8 @@ static int probe_regions(struct policy *p, const char *spec, const struct probe_
 {
 	char regions[MAX_REGIONS][POLICY_NAME_MAX], err[512];
 	uint64_t area = o->area_bytes ? o->area_bytes
-				      : target_default_area(target_cache_bytes(ci->llc_bytes));
+				      : target_default_area(o->threads ? o->threads
+								       : workers_cpus_available());
 	uint64_t size = o->scratch_bytes ? o->scratch_bytes : area;
 	int n, status = 0;
 

@@ -94,6 +94,7 @@ void strategy_init(const struct cpu_info *ci)
 		h.flush = STRATEGY_FLUSH_CLWB;
 	else if (cpu_has(ci, CPU_CLFLUSHOPT))
 		h.flush = STRATEGY_FLUSH_CLFLUSHOPT;
+	h.clflushopt = cpu_has(ci, CPU_CLFLUSHOPT);
 	if (cpu_has(ci, CPU_AVX))
 		h.copy = h.fill = STRATEGY_VEC_AVX;
 	if (cpu_has(ci, CPU_AVX512F))

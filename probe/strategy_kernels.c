@@ -27,6 +27,15 @@ void strategy_flush_best(const void *addr, size_t len)
 	}
 }
 
+void strategy_evict(const void *addr, size_t len)
+{
+	if (strategy_helpers.clflushopt)
+		strategy_flush_clflushopt(addr, len);
+	else
+		strategy_flush_clflush(addr, len);
+	_mm_sfence();
+}
+
 /*
  * The cached copies.  More than 64 bytes: whole vectors, then one last
  * vector ending at the end (overlapping what is already copied; src and

@@ -7,6 +7,7 @@
 #ifndef PMEM_TUNE_STRATEGY_KERNELS_H
 #define PMEM_TUNE_STRATEGY_KERNELS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum strategy_flush_insn {
@@ -26,6 +27,7 @@ struct strategy_helpers {
 	enum strategy_flush_insn flush;	/* heads and tails of NT copies */
 	enum strategy_vec copy;		/* cached copy: SSE2 or AVX */
 	enum strategy_vec fill;		/* strategy_fill_nt() */
+	bool clflushopt;		/* strategy_evict() */
 };
 
 extern struct strategy_helpers strategy_helpers;
@@ -34,6 +36,12 @@ extern struct strategy_helpers strategy_helpers;
 void strategy_copy_cached(void *dst, const void *src, size_t len);
 /* Write back [addr, addr + len) with the best flush; no fence. */
 void strategy_flush_best(const void *addr, size_t len);
+/*
+ * Drop [addr, addr + len) from every cache level (clflushopt, else
+ * clflush; never clwb, which keeps the line), then sfence: the sweep
+ * keeps its destinations cold this way, outside the timed copies.
+ */
+void strategy_evict(const void *addr, size_t len);
 
 /* Kernels (strategy_movnt.c, _flush.c, _movdir64b.c). */
 void strategy_copy_movnt(void *dst, const void *src, size_t len);

@@ -2,11 +2,20 @@
 /*
  * The timing sweep.
  *
- * Destinations are cold: every thread walks its own slice of an area
- * several times the LLC (sequential: packed, 64-byte aligned appends
- * that continue from cell to cell; random: 64-byte aligned offsets drawn
- * over the whole slice), so no copy lands on lines an earlier copy left
- * in the cache.  The source is a fixed buffer per thread, kept warm.
+ * Destinations are cold: every thread walks its own slice of the area
+ * (sequential: packed, 64-byte aligned appends that continue from cell
+ * to cell; random: 64-byte aligned offsets drawn over the whole slice),
+ * and after each timed batch, untimed, drops the lines it wrote from the
+ * caches, so no copy lands on lines an earlier copy left there.  The
+ * area then need not dwarf the LLC: its cost stays the same on a host
+ * with a 480 MiB L3.  The source is a fixed buffer per thread, kept warm.
+ *
+ * A cell that cannot be right (a median below half of both neighbours
+ * on its own curve) or that suffered a major page fault or much time
+ * stolen by the hypervisor is measured again after the rest of the op: the
+ * disturbances seen on VMs (the host re-backing memory, a neighbour's
+ * burst) outlast one cell.  One still implausible then is suspect: kept
+ * in the policy, never deciding.
  *
  * At one size the strategies are sampled in turns (one sample each per
  * round) rather than one after the other: a burst of noise from a
@@ -19,11 +28,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include "concurrency.h"
 #include "crossover.h"
 #include "stats.h"
 #include "strategy.h"
+#include "strategy_kernels.h"
 #include "sweep.h"
 #include "workers.h"
 
@@ -31,6 +43,18 @@
 #define MIB (1024.0 * 1024.0)
 #define MAX_GRID 128
 #define MAX_STRATEGIES 32
+#define MAX_SUFFERED 256
+/* a median below this share of both neighbours on its curve cannot be right */
+#define IMPLAUSIBLE_RATIO 0.5
+/*
+ * A cell measured while the hypervisor took more than this share of the
+ * time is measured again.  Waiting for our own guest's other tasks
+ * (schedstat's run delay) is not counted: on a busy shared guest it is
+ * high for every cell, and measuring every cell twice buys nothing.
+ */
+#define STOLEN_SHARE 0.25
+/* at most this many sizes per op and screening are measured again */
+#define MAX_REMEASURE 8
 
 static const char *const mode_names[] = {
 	[SWEEP_QUICK] = "quick", [SWEEP_STANDARD] = "standard", [SWEEP_THOROUGH] = "thorough",
@@ -50,15 +74,16 @@ static const struct sweep_config mode_defaults[] = {
 	 */
 	[SWEEP_QUICK] = {
 		.budget_s = 2.0, .rel_ci = 0.08, .min_samples = 6, .max_samples = 15,
-		.sample_ns = 20e3, .half_steps = false, .grid_factor = 4, .refine_rounds = 2,
+		.sample_ns = 20e3, .max_sample_ns = 20e6, .half_steps = false, .grid_factor = 4,
+		.refine_rounds = 2,
 	},
 	[SWEEP_STANDARD] = {
 		.budget_s = 9.0, .rel_ci = 0.04, .min_samples = 7, .max_samples = 41,
-		.sample_ns = 40e3, .half_steps = true, .refine_rounds = 3,
+		.sample_ns = 40e3, .max_sample_ns = 20e6, .half_steps = true, .refine_rounds = 3,
 	},
 	[SWEEP_THOROUGH] = {
 		.budget_s = 60.0, .rel_ci = 0.02, .min_samples = 11, .max_samples = 201,
-		.sample_ns = 100e3, .half_steps = true, .refine_rounds = 5,
+		.sample_ns = 100e3, .max_sample_ns = 100e6, .half_steps = true, .refine_rounds = 5,
 	},
 };
 
@@ -70,6 +95,7 @@ void sweep_config_defaults(struct sweep_config *cfg, enum sweep_mode mode)
 	cfg->max_size_bytes = 16u << 20;
 	cfg->nthreads = workers_cpus_available();
 	cfg->seed = 0x9e3779b97f4a7c15ull;
+	cfg->evict = true;
 }
 
 size_t sweep_grid(const struct sweep_config *cfg, uint64_t *sizes, size_t max)
@@ -108,6 +134,7 @@ struct cell {
 	bool random;
 	unsigned nthreads;
 	unsigned batch;		/* copies per sample and thread */
+	bool evict;		/* drop the written lines after the timed batch */
 	struct thread_state *ts;
 };
 
@@ -122,6 +149,22 @@ static inline uint64_t xorshift64s(uint64_t *s)
 	return x * 0x2545f4914f6cdd1dull;
 }
 
+/* Where the next copy of c goes in a slice of slice_len; advances *rng or *cursor. */
+static inline size_t next_offset(const struct cell *c, size_t slice_len, uint64_t nslots,
+				 size_t step, uint64_t *rng, size_t *cursor)
+{
+	size_t off;
+
+	if (c->random)	/* multiply-shift: no division in the timed loop */
+		return (size_t)(((unsigned __int128)xorshift64s(rng) * nslots) >> 64) * LINE;
+	/* checked before the copy: the cursor carries over from smaller sizes */
+	if (*cursor + c->size > slice_len)
+		*cursor = 0;
+	off = *cursor;
+	*cursor += step;
+	return off;
+}
+
 static void cell_work(unsigned tid, void *arg)
 {
 	struct cell *c = arg;
@@ -129,45 +172,54 @@ static void cell_work(unsigned tid, void *arg)
 	const size_t size = c->size;
 	const uint64_t nslots = (ts->slice_len - size) / LINE + 1;
 	const size_t step = (size + LINE - 1) & ~(size_t)(LINE - 1);
+	uint64_t rng = ts->rng;
+	size_t cursor = ts->cursor;
 
 	ts->t0 = now_ns();
-	for (unsigned k = 0; k < c->batch; k++) {
-		size_t off;
-
-		if (c->random) {
-			/* multiply-shift: no division in the timed loop */
-			off = (size_t)(((unsigned __int128)xorshift64s(&ts->rng) * nslots) >> 64) *
-			      LINE;
-		} else {
-			/* checked before the copy: the cursor carries over from smaller sizes */
-			if (ts->cursor + size > ts->slice_len)
-				ts->cursor = 0;
-			off = ts->cursor;
-			ts->cursor += step;
-		}
-		c->copy(ts->slice + off, ts->src, size);
-	}
+	for (unsigned k = 0; k < c->batch; k++)
+		c->copy(ts->slice + next_offset(c, ts->slice_len, nslots, step, &ts->rng,
+						&ts->cursor), ts->src, size);
 	ts->t1 = now_ns();
+	/* the same walk again from the saved state: the lines just written */
+	for (unsigned k = 0; c->evict && k < c->batch; k++)
+		strategy_evict(ts->slice + next_offset(c, ts->slice_len, nslots, step, &rng,
+						       &cursor), size);
 }
 
 /*
- * Run one sample of c; returns the aggregate MiB/s of its threads: the
- * sum of each thread's own rate, as fio sums its jobs.  Timing the
- * group from the first start to the last end would charge the threads
- * for the wake-up skew of the barrier, which on a busy two-core machine
- * is as long as a whole sample of small copies.
+ * The threads' rate together, from their own start and end times: total
+ * bytes over the union of their intervals, and only when the intervals
+ * overlap almost wholly (CONCURRENCY_MIN_OVERLAP).  Summing each
+ * thread's own rate, as fio sums its jobs, adds up threads that ran one
+ * after the other on a busy machine.  NAN: the threads did not run
+ * together.  *overlap gets their overlap (1 for one thread).
  */
-static double cell_sample(struct workers *w, struct cell *c)
+static double threads_rate(const struct thread_state *ts, unsigned n, double bytes_each,
+			   double *overlap)
 {
-	double sum = 0;
+	uint64_t t0[n], t1[n];
+	struct concurrency cc;
 
-	workers_run(w, c->nthreads, cell_work, c);
-	for (unsigned i = 0; i < c->nthreads; i++) {
-		uint64_t ns = c->ts[i].t1 > c->ts[i].t0 ? c->ts[i].t1 - c->ts[i].t0 : 1;
-
-		sum += (double)c->size * c->batch / MIB / ((double)ns * 1e-9);
+	if (n == 1) {
+		*overlap = 1;
+		return bytes_each / MIB / ((double)(ts->t1 > ts->t0 ? ts->t1 - ts->t0 : 1) * 1e-9);
 	}
-	return sum;
+	for (unsigned i = 0; i < n; i++) {
+		t0[i] = ts[i].t0;
+		t1[i] = ts[i].t1;
+	}
+	concurrency_of(t0, t1, n, &cc);
+	*overlap = cc.overlap;
+	if (!concurrency_ok(&cc, n))
+		return NAN;
+	return concurrency_rate_mib_s(&cc, bytes_each * n);
+}
+
+/* Run one sample of c: its threads' MiB/s together, NAN if they did not run together. */
+static double cell_sample(struct workers *w, struct cell *c, double *overlap)
+{
+	workers_run(w, c->nthreads, cell_work, c);
+	return threads_rate(c->ts, c->nthreads, (double)c->size * c->batch, overlap);
 }
 
 /* ---- the sweep state ---- */
@@ -179,7 +231,10 @@ struct contender {
 	double *v;		/* this size's samples */
 	unsigned n;
 	unsigned batch;
+	unsigned rejected;	/* samples whose threads did not run together */
+	unsigned doublings;	/* of the batch, to make them overlap */
 	bool done;
+	bool unmeasurable;	/* the threads never ran together: no result */
 	struct sample_summary res;	/* valid when n > 0 */
 };
 
@@ -193,6 +248,16 @@ struct sweep {
 	double work_left;	/* weight of the cells not measured yet */
 	unsigned cells_done, cells_total;
 	const char *phase;
+	/* this op's multi-thread samples: the least overlap kept, how many refused */
+	double min_overlap;
+	unsigned rejected;
+	/* what each size of this op suffered while measured (by size: bisection inserts) */
+	struct suffered {
+		uint64_t size;
+		long majflt;
+		double stolen;	/* share of the wall time others took */
+	} suffered[MAX_SUFFERED];
+	unsigned nsuffered;
 };
 
 /* Relative cost of a cell: small copies are batched to one sample_ns. */
@@ -223,14 +288,36 @@ static void set_threads(struct sweep *sw, unsigned nthreads)
 }
 
 /*
+ * A multi-thread sample whose threads did not run together is refused
+ * and the batch doubled, up to MAX_DOUBLINGS times while one sample
+ * stays under the mode's max_sample_ns: a longer batch makes the start
+ * skew and a preemption a smaller share of it.  A contender with more
+ * refused samples than kept ones, or none kept, is not measurable.
+ */
+#define MAX_DOUBLINGS 6
+
+static void refused(struct sweep *sw, struct contender *k, uint64_t sample_ns)
+{
+	k->rejected++;
+	sw->rejected++;
+	if (k->doublings < MAX_DOUBLINGS && 2.0 * (double)sample_ns <= sw->cfg->max_sample_ns &&
+	    k->batch < UINT32_MAX / 2) {
+		k->batch *= 2;
+		k->doublings++;
+	}
+}
+
+/*
  * Sample the contenders at one size in turns until each one's interval
- * is tight, max_samples are taken, or end passes (min_samples always).
+ * is tight, max_samples are taken (refused ones included), or end
+ * passes (min_samples always).
  */
 static void measure_contenders(struct sweep *sw, struct contender *ct, unsigned nct,
 			       uint64_t size, bool random, unsigned nthreads, uint64_t end)
 {
 	const struct sweep_config *cfg = sw->cfg;
-	struct cell c = { .size = size, .random = random, .nthreads = nthreads, .ts = sw->ts };
+	struct cell c = { .size = size, .random = random, .nthreads = nthreads, .ts = sw->ts,
+			  .evict = cfg->evict };
 	unsigned active = nct;
 
 	for (unsigned i = 0; i < nct; i++) {
@@ -238,7 +325,10 @@ static void measure_contenders(struct sweep *sw, struct contender *ct, unsigned 
 		uint64_t t0;
 
 		k->n = 0;
+		k->rejected = 0;
+		k->doublings = 0;
 		k->done = false;
+		k->unmeasurable = false;
 		/* warm-up: code, TLB and the source; also sizes the batch */
 		c.copy = k->copy;
 		c.batch = 2;
@@ -256,15 +346,32 @@ static void measure_contenders(struct sweep *sw, struct contender *ct, unsigned 
 	for (unsigned round = 0; active && !(cfg->stop && *cfg->stop); round++) {
 		for (unsigned j = 0; j < nct; j++) {
 			struct contender *k = &ct[(j + round) % nct];
+			double v, overlap;
+			uint64_t t0;
 
 			if (k->done)
 				continue;
 			c.copy = k->copy;
 			c.batch = k->batch;
-			k->v[k->n++] = cell_sample(sw->w, &c);
-			if (k->n >= cfg->max_samples) {
+			t0 = now_ns();
+			v = cell_sample(sw->w, &c, &overlap);
+			if (isnan(v)) {
+				refused(sw, k, now_ns() - t0);
+			} else {
+				k->v[k->n++] = v;
+				if (nthreads > 1 && overlap < sw->min_overlap)
+					sw->min_overlap = overlap;
+			}
+			if (k->n + k->rejected >= cfg->max_samples) {
 				k->done = true;
-			} else if (k->n >= cfg->min_samples) {
+			} else if (k->rejected > k->n &&
+				   (k->rejected >= MAX_DOUBLINGS || now_ns() >= end)) {
+				/* mostly refused, doubled enough or out of time: not measurable */
+				k->done = true;
+			} else if (k->n < cfg->min_samples) {
+				k->done = k->rejected && k->n + k->rejected >= cfg->min_samples &&
+					  now_ns() >= end;
+			} else {
 				struct sample_summary s;
 				double tmp[k->n];
 
@@ -277,9 +384,78 @@ static void measure_contenders(struct sweep *sw, struct contender *ct, unsigned 
 				active--;
 		}
 	}
-	for (unsigned i = 0; i < nct; i++)
-		if (ct[i].n)	/* else interrupted before its first sample */
+	for (unsigned i = 0; i < nct; i++) {
+		ct[i].unmeasurable = ct[i].rejected && (!ct[i].n || ct[i].rejected > ct[i].n);
+		if (ct[i].unmeasurable)
+			ct[i].n = 0;
+		if (ct[i].n)	/* else interrupted or unmeasurable */
 			stats_summarize(ct[i].v, ct[i].n, &ct[i].res);
+		else
+			ct[i].res = (struct sample_summary){ .median = NAN, .p10 = NAN, .p90 = NAN,
+							     .ci_lo = NAN, .ci_hi = NAN };
+	}
+}
+
+/* ---- what a cell suffered ---- */
+
+struct disturbance {
+	uint64_t wall_ns;
+	uint64_t stolen_ns;	/* the hypervisor's steal, summed over the CPUs */
+	long majflt;
+};
+
+/* Steal time of all CPUs, ns (/proc/stat "cpu" line, 8th value, USER_HZ ticks); 0 unknown. */
+static uint64_t steal_ns(void)
+{
+	unsigned long long v[8] = { 0 };
+	char line[512];
+	FILE *f = fopen("/proc/stat", "re");
+	long hz = sysconf(_SC_CLK_TCK);
+
+	if (!f)
+		return 0;
+	if (!fgets(line, sizeof(line), f) ||
+	    sscanf(line, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &v[7]) != 8)
+		v[7] = 0;
+	fclose(f);
+	return hz > 0 ? v[7] * (1000000000ull / (unsigned long long)hz) : 0;
+}
+
+static void disturbance_start(struct disturbance *d)
+{
+	struct rusage ru;
+
+	d->wall_ns = now_ns();
+	d->stolen_ns = steal_ns();
+	d->majflt = getrusage(RUSAGE_SELF, &ru) ? 0 : ru.ru_majflt;
+}
+
+static void disturbance_end(struct disturbance *d)
+{
+	struct rusage ru;
+	uint64_t stolen = steal_ns();
+
+	d->wall_ns = now_ns() - d->wall_ns;
+	d->stolen_ns = stolen > d->stolen_ns ? stolen - d->stolen_ns : 0;
+	d->majflt = getrusage(RUSAGE_SELF, &ru) ? 0 : ru.ru_majflt - d->majflt;
+}
+
+static void record_suffered(struct sweep *sw, uint64_t size, const struct disturbance *d)
+{
+	struct suffered *s = NULL;
+
+	for (unsigned i = 0; i < sw->nsuffered && !s; i++)
+		if (sw->suffered[i].size == size)
+			s = &sw->suffered[i];
+	if (!s) {
+		if (sw->nsuffered == MAX_SUFFERED)
+			return;
+		s = &sw->suffered[sw->nsuffered++];
+	}
+	s->size = size;
+	s->majflt = d->majflt;
+	s->stolen = d->wall_ns ? (double)d->stolen_ns / (double)d->wall_ns : 0;
 }
 
 /* One size of the sweep: its share of the remaining time, results into the curves. */
@@ -289,6 +465,7 @@ static void measure_size(struct sweep *sw, struct policy_op *op, unsigned nthrea
 	const uint64_t size = op->sizes_bytes[idx];
 	double weight = cell_weight(size) * nct;
 	uint64_t now = now_ns();
+	struct disturbance d;
 	double share;
 
 	/* this size's share of what is left, in proportion to its weight */
@@ -296,13 +473,25 @@ static void measure_size(struct sweep *sw, struct policy_op *op, unsigned nthrea
 					(sw->work_left > weight ? sw->work_left : weight)
 				      : 0;
 	sw->work_left -= weight;
+	disturbance_start(&d);
 	measure_contenders(sw, ct, nct, size, random, nthreads, now + (uint64_t)share);
+	disturbance_end(&d);
+	record_suffered(sw, size, &d);
 	for (unsigned i = 0; i < nct; i++) {
 		struct policy_curve *cv = ct[i].curve;
 		const struct sample_summary *r = &ct[i].res;
 
+		if (ct[i].unmeasurable) {
+			/* an earlier result at this size is not kept: it was not confirmed */
+			cv->median_mib_s[idx] = cv->p10_mib_s[idx] = cv->p90_mib_s[idx] = NAN;
+			cv->ci_lo_mib_s[idx] = cv->ci_hi_mib_s[idx] = NAN;
+			cv->samples[idx] = 0;
+			cv->cell_flags[idx] |= POLICY_CELL_UNMEASURABLE;
+			continue;
+		}
 		if (!ct[i].n)
 			continue;
+		cv->cell_flags[idx] &= (uint8_t)~POLICY_CELL_UNMEASURABLE;
 		cv->median_mib_s[idx] = r->median;
 		cv->p10_mib_s[idx] = r->p10;
 		cv->p90_mib_s[idx] = r->p90;
@@ -356,6 +545,107 @@ static void recheck(struct sweep *sw, struct policy_op *op, bool random,
 	}
 }
 
+static bool cell_measured(const struct policy_curve *cv, size_t i)
+{
+	return cv->samples[i] && !isnan(cv->median_mib_s[i]);
+}
+
+/* Below IMPLAUSIBLE_RATIO of both nearest measured, believed cells of its curve. */
+static bool cell_implausible(const struct policy_op *op, const struct policy_curve *cv, size_t i)
+{
+	double m = cv->median_mib_s[i];
+	ssize_t l = (ssize_t)i - 1;
+	size_t r = i + 1;
+
+	if (!cell_measured(cv, i))
+		return false;
+	while (l >= 0 && (!cell_measured(cv, (size_t)l) ||
+			  (cv->cell_flags[l] & POLICY_CELL_SUSPECT)))
+		l--;
+	while (r < op->nsizes && (!cell_measured(cv, r) || (cv->cell_flags[r] & POLICY_CELL_SUSPECT)))
+		r++;
+	return l >= 0 && r < op->nsizes && m < IMPLAUSIBLE_RATIO * cv->median_mib_s[l] &&
+	       m < IMPLAUSIBLE_RATIO * cv->median_mib_s[r];
+}
+
+static const struct suffered *suffered_at(const struct sweep *sw, uint64_t size)
+{
+	for (unsigned i = 0; i < sw->nsuffered; i++)
+		if (sw->suffered[i].size == size)
+			return &sw->suffered[i];
+	return NULL;
+}
+
+/* Why size index i is measured again: 2 implausible, 1 disturbed, 0 not. */
+static int remeasure_reason(const struct sweep *sw, const struct policy_op *op, size_t i)
+{
+	const struct suffered *s = suffered_at(sw, op->sizes_bytes[i]);
+	bool disturbed = s && (s->majflt > 0 || s->stolen > STOLEN_SHARE);
+
+	for (size_t c = 0; c < op->ncurves; c++) {
+		/* once only: a second look that agrees is what the cell is */
+		if (op->curves[c].cell_flags[i] & POLICY_CELL_REMEASURED)
+			return 0;
+	}
+	for (size_t c = 0; c < op->ncurves; c++)
+		if (cell_implausible(op, &op->curves[c], i))
+			return 2;
+	return disturbed ? 1 : 0;
+}
+
+/*
+ * Measure again, after the rest of the op, the sizes whose cells cannot
+ * be right or that suffered (implausible first, then the most stolen),
+ * every strategy measured there; then flag suspect what stays
+ * implausible.  Returns whether a flag or a cell changed.
+ */
+static bool screen(struct sweep *sw, struct policy_op *op, bool random, struct contender *all,
+		   unsigned nall)
+{
+	size_t pick_idx[MAX_REMEASURE];
+	unsigned npick = 0;
+	bool changed = false;
+
+	for (int want = 2; want >= 1; want--)
+		for (size_t i = 0; i < op->nsizes && npick < MAX_REMEASURE; i++)
+			if (remeasure_reason(sw, op, i) == want)
+				pick_idx[npick++] = i;
+	for (unsigned k = 0; k < npick && !(sw->cfg->stop && *sw->cfg->stop); k++) {
+		uint64_t size = op->sizes_bytes[pick_idx[k]];
+		const char *names[MAX_STRATEGIES];
+		struct contender ct[MAX_STRATEGIES];
+		unsigned n = 0, np;
+		int idx = policy_op_size_index(op, size);
+
+		if (idx < 0)
+			continue;
+		for (size_t c = 0; c < op->ncurves && n < MAX_STRATEGIES; c++)
+			if (cell_measured(&op->curves[c], (size_t)idx))
+				names[n++] = op->curves[c].strategy;
+		np = pick(op, all, nall, names, n, ct);
+		if (!np)
+			continue;
+		progress(sw, op, size);
+		measure_size(sw, op, op->threads, random, ct, np, idx);
+		for (unsigned j = 0; j < np; j++)
+			ct[j].curve->cell_flags[idx] |= POLICY_CELL_REMEASURED;
+		changed = true;
+	}
+	for (size_t c = 0; c < op->ncurves; c++) {
+		struct policy_curve *cv = &op->curves[c];
+
+		for (size_t i = 0; i < op->nsizes; i++) {
+			uint8_t was = cv->cell_flags[i];
+
+			cv->cell_flags[i] &= (uint8_t)~POLICY_CELL_SUSPECT;
+			if (cell_implausible(op, cv, i))
+				cv->cell_flags[i] |= POLICY_CELL_SUSPECT;
+			changed |= was != cv->cell_flags[i];
+		}
+	}
+	return changed;
+}
+
 /* Bisect each crossover with fresh measurements of its two strategies. */
 static int refine(struct sweep *sw, struct policy_op *op, bool random, struct contender *all,
 		  unsigned nall)
@@ -398,16 +688,30 @@ static int refine(struct sweep *sw, struct policy_op *op, bool random, struct co
 static int sweep_op(struct sweep *sw, struct policy_op *op, bool random, struct contender *ct,
 		    unsigned nct)
 {
+	int rc;
+
 	for (unsigned i = 0; i < nct; i++)
 		ct[i].curve = policy_op_find_curve(op, ct[i].name);
 	set_threads(sw, op->threads);
+	sw->min_overlap = 1;
+	sw->rejected = 0;
+	sw->nsuffered = 0;
 	for (size_t idx = 0; idx < op->nsizes; idx++) {
 		if (sw->cfg->stop && *sw->cfg->stop)
 			return -EINTR;
 		progress(sw, op, op->sizes_bytes[idx]);
 		measure_size(sw, op, op->threads, random, ct, nct, (int)idx);
 	}
-	return refine(sw, op, random, ct, nct);
+	screen(sw, op, random, ct, nct);
+	rc = refine(sw, op, random, ct, nct);
+	/* the bisection points, measured last, get the same second look */
+	if (!rc && screen(sw, op, random, ct, nct))
+		rc = crossover_decide(op);
+	if (op->threads > 1) {
+		op->min_overlap = sw->min_overlap;
+		op->rejected_samples = sw->rejected;
+	}
+	return rc;
 }
 
 /* ---- ceiling ---- */
@@ -430,25 +734,36 @@ static void fill_work(unsigned tid, void *arg)
 	ts->t1 = now_ns();
 }
 
+/*
+ * The non-temporal fill rate of nthreads threads together; refused
+ * samples (threads not together) double the chunk as cells double their
+ * batch.  NAN when the threads never ran together.
+ */
 static double ceiling_of(struct sweep *sw, unsigned nthreads, double seconds)
 {
 	struct fill f = { .chunk = 1u << 20, .ts = sw->ts };
 	uint64_t end = now_ns() + (uint64_t)(seconds * 1e9);
 	struct sample_summary s;
+	unsigned n = 0, rejected = 0;
 	double v[64];
-	unsigned n = 0;
 
 	set_threads(sw, nthreads);
 	workers_run(sw->w, nthreads, fill_work, &f);	/* warm-up */
-	while (n < 64 && (n < 7 || now_ns() < end)) {
-		double sum = 0;
+	while (n + rejected < 64 && (n + rejected < 7 || now_ns() < end)) {
+		double r, overlap;
 
 		workers_run(sw->w, nthreads, fill_work, &f);
-		for (unsigned i = 0; i < nthreads; i++)
-			sum += (double)f.chunk / MIB /
-			       ((double)(sw->ts[i].t1 - sw->ts[i].t0 + 1) * 1e-9);
-		v[n++] = sum;
+		r = threads_rate(sw->ts, nthreads, (double)f.chunk, &overlap);
+		if (!isnan(r)) {
+			v[n++] = r;
+			continue;
+		}
+		rejected++;
+		if (f.chunk * 2 <= sw->ts[0].slice_len / 2 && rejected <= MAX_DOUBLINGS)
+			f.chunk *= 2;
 	}
+	if (!n || rejected > n)
+		return NAN;
 	stats_summarize(v, n, &s);
 	return s.median;
 }
@@ -591,6 +906,7 @@ int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sw
 		rc = sweep_op(&sw, op, !strcmp(op->pattern, "random"), ct, nct);
 	}
 	sw.phase = "ceiling";
+	/* fmax: a ceiling not measurable once (NAN) takes the other one */
 	for (unsigned d = 0; d < ndims && !rc; d++)
 		ceilings[d] = fmax(ceilings[d], ceiling_of(&sw, nthr_dims[d], cfg->budget_s * 0.015));
 	for (size_t o = 0; o < out->nops; o++)

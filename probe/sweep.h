@@ -26,12 +26,19 @@ struct sweep_config {
 	unsigned min_samples;
 	unsigned max_samples;
 	double sample_ns;	/* aim of one sample's duration */
+	double max_sample_ns;	/* bound of the batch doublings that make threads overlap */
 	uint64_t min_size_bytes, max_size_bytes;
 	bool half_steps;	/* sqrt(2) grid (2^k and 3 * 2^(k-1)); else below */
 	unsigned grid_factor;	/* without half_steps: each size this times the last */
 	unsigned refine_rounds;	/* bisection rounds per crossover */
 	unsigned nthreads;	/* the "every core" dimension; 1 = one only */
 	uint64_t seed;		/* random destinations */
+	/*
+	 * Drop each batch's destination lines from the caches after it is
+	 * timed (the default), so an area of any size stays cold; false
+	 * relies on an area several times the LLC (the old way, for bench/).
+	 */
+	bool evict;
 	bool progress;		/* a progress line on stderr */
 	const char *only;	/* comma list of strategies, NULL = all */
 	/* set from a signal handler: the sweep stops at the next sample */

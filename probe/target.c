@@ -24,13 +24,19 @@
 
 #define SZ_2M (2ull << 20)
 #define MIN_AREA (64ull << 20)
+/* per thread: twice the largest copy (16 MiB), with room for the random offsets */
+#define AREA_PER_THREAD (64ull << 20)
 
-uint64_t target_default_area(uint64_t llc_bytes)
+/*
+ * The sweep drops what it wrote from the caches after each batch, so the
+ * area need not dwarf the LLC (4 x a 480 MiB L3 was 1.9 GiB to fault in
+ * and walk): its size depends on the threads only.
+ */
+uint64_t target_default_area(unsigned nthreads)
 {
-	uint64_t a = 4 * llc_bytes;
+	uint64_t a = AREA_PER_THREAD * (nthreads ? nthreads : 1);
 
-	a = a < MIN_AREA ? MIN_AREA : a;
-	return (a + SZ_2M - 1) & ~(SZ_2M - 1);
+	return a < MIN_AREA ? MIN_AREA : a;
 }
 
 /*
@@ -99,7 +105,7 @@ static void prefault(void *base, size_t len)
 
 static int open_dram(const struct target_opts *o, struct target *t, char *err, size_t errlen)
 {
-	uint64_t want = o->area_bytes ? o->area_bytes : target_default_area(o->llc_bytes);
+	uint64_t want = o->area_bytes ? o->area_bytes : target_default_area(o->nthreads);
 	uint64_t avail = mem_available_bytes();
 	void *base;
 
@@ -107,15 +113,14 @@ static int open_dram(const struct target_opts *o, struct target *t, char *err, s
 	if (avail && want > avail / 2) {
 		uint64_t cap = (avail / 2) & ~(SZ_2M - 1);
 
-		if (o->area_bytes || cap < 2 * o->llc_bytes || cap < MIN_AREA) {
+		if (o->area_bytes || cap < MIN_AREA) {
 			snprintf(err, errlen,
 				 "dram: a %" PRIu64 " MiB area does not fit in half of the %" PRIu64
 				 " MiB available memory", want >> 20, avail >> 20);
 			return -ENOMEM;
 		}
 		fprintf(stderr, "pmem-tune: dram: area capped at %" PRIu64
-			" MiB (half the available memory), %.1f x the LLC\n",
-			cap >> 20, (double)cap / (double)(o->llc_bytes ? o->llc_bytes : 1));
+			" MiB (half the available memory)\n", cap >> 20);
 		want = cap;
 	}
 	base = reserve_aligned(want, SZ_2M, &t->map, &t->map_len);
@@ -179,7 +184,7 @@ fail:
 static int open_file(const char *path, const struct target_opts *o, struct target *t, char *err,
 		     size_t errlen)
 {
-	uint64_t want = o->area_bytes ? o->area_bytes : target_default_area(o->llc_bytes);
+	uint64_t want = o->area_bytes ? o->area_bytes : target_default_area(o->nthreads);
 	struct stat st;
 	int rc;
 
@@ -285,7 +290,7 @@ static int open_devdax(const char *path, const struct target_opts *o, struct tar
 	}
 	if (!align || (align & (align - 1)))
 		align = SZ_2M;
-	want = o->area_bytes ? o->area_bytes : target_default_area(o->llc_bytes);
+	want = o->area_bytes ? o->area_bytes : target_default_area(o->nthreads);
 	want = want > size ? size : want;
 	want &= ~(align - 1);
 	if (want < MIN_AREA) {

@@ -13,8 +13,8 @@
 #include <stdint.h>
 
 struct target_opts {
-	uint64_t area_bytes;	/* 0: several times the LLC */
-	uint64_t llc_bytes;	/* for the default area */
+	uint64_t area_bytes;	/* 0: target_default_area(nthreads) */
+	unsigned nthreads;	/* for the default area */
 	bool destroy_data;	/* allow overwriting an existing file/device */
 };
 
@@ -35,8 +35,8 @@ struct target {
 
 /* The larger of the CPUID and the OS's last-level cache size (32 MiB if neither). */
 uint64_t target_cache_bytes(uint64_t cpuid_llc_bytes);
-/* Default destination area for an LLC of llc_bytes: 4 x LLC, at least 64 MiB. */
-uint64_t target_default_area(uint64_t llc_bytes);
+/* Default destination area for nthreads threads: 64 MiB each, whatever the LLC. */
+uint64_t target_default_area(unsigned nthreads);
 
 /*
  * Map the destination for spec.  On error returns negative errno with a

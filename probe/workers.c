@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Pinned worker threads released together by a barrier. */
+/*
+ * Pinned worker threads.  A barrier hands them the job; they then spin
+ * until a shared start time, so that they begin within a few hundred
+ * nanoseconds of each other instead of one futex wake-up after another.
+ */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -21,7 +25,31 @@ struct workers {
 	void *arg;
 	unsigned nactive;
 	bool quit;
+	uint64_t start_ns;	/* every active thread spins until then */
+	uint64_t lead_ns;	/* start_ns - the hand-off; adapts to the wake-up delay */
+	uint64_t late_ns[CPU_SETSIZE];	/* how far past start_ns each thread arrived */
 };
+
+/*
+ * The lead covers the barrier's wake-up.  It follows the latest arrival
+ * seen: a thread that arrives after start_ns starts late and the sample
+ * is refused by the overlap check, so the lead doubles; it shrinks
+ * slowly again while everyone is early, since a lead is idle time.
+ */
+#define LEAD_MIN_NS 20000ull
+#define LEAD_MAX_NS 2000000ull
+
+static void spin_until(struct workers *w, unsigned tid)
+{
+	uint64_t t = now_ns();
+
+	/* only a thread that found start_ns already gone arrived late */
+	w->late_ns[tid] = t > w->start_ns ? t - w->start_ns : 0;
+	while (t < w->start_ns) {
+		__builtin_ia32_pause();
+		t = now_ns();
+	}
+}
 
 struct worker_arg {
 	struct workers *w;
@@ -61,8 +89,10 @@ static void *worker_main(void *p)
 		pthread_barrier_wait(&w->go);
 		if (w->quit)
 			break;
-		if (a.tid < w->nactive)
+		if (a.tid < w->nactive) {
+			spin_until(w, a.tid);
 			w->fn(a.tid, w->arg);
+		}
 		pthread_barrier_wait(&w->done);
 	}
 	return NULL;
@@ -82,6 +112,7 @@ int workers_start(unsigned n, struct workers **out)
 			w->cpus[k++] = c;
 	n = k ? k : 1;
 	w->n = n;
+	w->lead_ns = 50000;
 	w->threads = calloc(n, sizeof(*w->threads));
 	if (!w->threads || sem_init(&w->started, 0, 0) ||
 	    pthread_barrier_init(&w->go, NULL, n) || pthread_barrier_init(&w->done, NULL, n)) {
@@ -124,12 +155,28 @@ void workers_run(struct workers *w, unsigned nactive, workers_fn fn, void *arg)
 		fn(0, arg);
 		return;
 	}
+	uint64_t late = 0;
+
+	if (nactive > w->n)
+		nactive = w->n;
 	w->fn = fn;
 	w->arg = arg;
 	w->nactive = nactive;
+	w->start_ns = now_ns() + w->lead_ns;
 	pthread_barrier_wait(&w->go);
+	spin_until(w, 0);
 	fn(0, arg);
 	pthread_barrier_wait(&w->done);
+	for (unsigned i = 1; i < nactive; i++)
+		late = w->late_ns[i] > late ? w->late_ns[i] : late;
+	if (late > 0)
+		w->lead_ns = 2 * w->lead_ns + late;
+	else
+		w->lead_ns -= w->lead_ns / 16;
+	if (w->lead_ns < LEAD_MIN_NS)
+		w->lead_ns = LEAD_MIN_NS;
+	if (w->lead_ns > LEAD_MAX_NS)
+		w->lead_ns = LEAD_MAX_NS;
 }
 
 void workers_stop(struct workers *w)

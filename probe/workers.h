@@ -18,7 +18,11 @@ typedef void (*workers_fn)(unsigned tid, void *arg);
 unsigned workers_cpus_available(void);
 /* Start n threads (n - 1 new, plus the caller, which is pinned too). */
 int workers_start(unsigned n, struct workers **out);
-/* Run fn(tid, arg) on threads 0..nactive-1 at once; returns when all finish. */
+/*
+ * Run fn(tid, arg) on threads 0..nactive-1 at once: handed the job by a
+ * barrier, every thread spins until one shared start time, so that fn
+ * starts on all of them together.  Returns when all finish.
+ */
 void workers_run(struct workers *w, unsigned nactive, workers_fn fn, void *arg);
 /* Join the threads and give the caller back its original affinity. */
 void workers_stop(struct workers *w);

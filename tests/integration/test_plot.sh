@@ -132,6 +132,10 @@ o["crossovers"] = [{"size_bytes": 512, "below": "clwb", "above": "movnt_avx2", "
                    {"size_bytes": 131072, "below": "clwb", "above": "movnt_avx2",
                     "confidence": 0.5}]
 o["ceiling_mib_s"] = None
+# one cell the decision discarded: a hollow marker, off the line
+c = o["curves"]["clwb"]
+i = next(i for i, m in enumerate(c["median_mib_s"]) if m)
+c["suspect_sizes_bytes"] = [o["sizes_bytes"][i]]
 json.dump(p, open(sys.argv[2], "w"), indent=1)
 # a bundle of two platforms: each entry's targets are plotted
 q = json.loads(json.dumps(p))
@@ -144,6 +148,8 @@ EOF
 well_formed "$tmp/x.svg"
 check "$tmp/x.svg" "$tmp/x.json" >"$tmp/chk" && ok || bad "doctored plot: $(cat "$tmp/chk")"
 grep -qF 'dram &lt;&amp;&gt; &quot;&apos;' "$tmp/x.svg" && ok || bad "target name not escaped"
+[ "$(grep -c '<circle class="suspect"' "$tmp/x.svg")" = 1 ] && ok ||
+	bad "the suspect cell is not one hollow marker"
 "$tune" --plot "$tmp/b.svg" --insecure "$tmp/x.json.bundle" 2>"$tmp/err" && ok ||
 	bad "plot bundle: $(cat "$tmp/err")"
 well_formed "$tmp/b.svg"

@@ -108,12 +108,26 @@ for o in t["ops"]:
     assert set(o["curves"]) == supported, (set(o["curves"]) ^ supported)
     sizes = o["sizes_bytes"]
     assert sizes[0] == 64 and sizes[-1] >= 16 << 20 and sizes == sorted(set(sizes))
-    assert o["ceiling_mib_s"] > 0
+    # several threads that never ran together have no ceiling (null)
+    assert o["ceiling_mib_s"] is None and o["threads"] > 1 or o["ceiling_mib_s"] > 0
+    if o["threads"] > 1 and "concurrency" in o:
+        # every multi-thread sample kept overlapped by at least the bound
+        assert 0.9 <= o["concurrency"]["min_overlap"] <= 1, o["concurrency"]
     for name, c in o["curves"].items():
         assert len(c["median_mib_s"]) == len(sizes)
+        for s in c.get("unmeasurable_sizes_bytes", []):
+            i = sizes.index(s)
+            assert o["threads"] > 1 and c["median_mib_s"][i] is None and c["samples"][i] == 0
+        for s in c.get("suspect_sizes_bytes", []) + c.get("remeasured_sizes_bytes", []):
+            assert s in sizes
         for m, lo, hi in zip(c["median_mib_s"], c["ci95_lo_mib_s"], c["ci95_hi_mib_s"]):
             assert m is None or lo <= m <= hi, (name, lo, m, hi)
     r = o["ranges"]
+    if not r:
+        # no decision only where threads never ran together at any size
+        assert o["threads"] > 1 and all(m is None for c in o["curves"].values()
+                                        for m in c["median_mib_s"]), o["pattern"]
+        continue
     assert r[0]["from_bytes"] == 0 and r[-1]["to_bytes"] is None
     assert all(a["to_bytes"] == b["from_bytes"] for a, b in zip(r, r[1:]))
     assert len(o["crossovers"]) == len(r) - 1

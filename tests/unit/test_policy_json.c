@@ -334,6 +334,91 @@ static void test_insert_size(void)
 	policy_free(p);
 }
 
+/*
+ * What the probe knows of a cell besides its numbers: lists of sizes per
+ * curve, absent when empty (old policies load), kept through an
+ * insertion, and a suspect cell never decides a size.
+ */
+static void test_cell_flags(void)
+{
+	struct policy *p = sample_policy(), *q;
+	struct policy_op *op = &p->targets[0].ops[0];
+	struct policy_curve *a = policy_op_find_curve(op, "clwb");
+	char err[512] = "", *s, *bad;
+
+	s = policy_to_string(p);
+	CHECK(s && !strstr(s, "suspect_sizes_bytes") && !strstr(s, "concurrency"));
+	free(s);
+
+	a->cell_flags[1] |= POLICY_CELL_SUSPECT | POLICY_CELL_REMEASURED;
+	a->cell_flags[3] |= POLICY_CELL_UNMEASURABLE;
+	op->min_overlap = 0.934;
+	op->rejected_samples = 3;
+	CHECK_INT(policy_op_insert_size(op, 512), 2);
+	a = policy_op_find_curve(op, "clwb");
+	CHECK_INT(a->cell_flags[1], POLICY_CELL_SUSPECT | POLICY_CELL_REMEASURED);
+	CHECK_INT(a->cell_flags[2], 0);
+	CHECK_INT(a->cell_flags[4], POLICY_CELL_UNMEASURABLE);
+
+	s = policy_to_string(p);
+	CHECK(s && strstr(s, "\"suspect_sizes_bytes\":[256]") == NULL);	/* pretty-printed */
+	q = policy_parse(s, strlen(s), err, sizeof(err));
+	CHECK_MSG(q != NULL, "%s", err);
+	if (q) {
+		struct policy_curve *qa = policy_op_find_curve(&q->targets[0].ops[0], "clwb");
+		char *s2 = policy_to_string(q);
+
+		CHECK_INT(qa->cell_flags[1], POLICY_CELL_SUSPECT | POLICY_CELL_REMEASURED);
+		CHECK_INT(qa->cell_flags[4], POLICY_CELL_UNMEASURABLE);
+		CHECK_INT(qa->cell_flags[0] | qa->cell_flags[2] | qa->cell_flags[3], 0);
+		CHECK_NEAR(q->targets[0].ops[0].min_overlap, 0.934, 1e-9);
+		CHECK_INT(q->targets[0].ops[0].rejected_samples, 3);
+		CHECK_STR(s, s2);
+		free(s2);
+	}
+	policy_free(q);
+	free(s);
+
+	/* a size that is not one of the op's is refused, naming the key */
+	s = plain(p);
+	bad = subst(s, "\"suspect_sizes_bytes\":[256]", "\"suspect_sizes_bytes\":[300]");
+	CHECK_MSG(bad != NULL, "no suspect list in '%s'", s);
+	q = bad ? policy_parse(bad, strlen(bad), err, sizeof(err)) : NULL;
+	CHECK(bad && q == NULL && strstr(err, "suspect_sizes_bytes") && strstr(err, "300"));
+	policy_free(q);
+	free(bad);
+	free(s);
+	policy_free(p);
+}
+
+/* A suspect cell is as if not measured: it never wins a size. */
+static void test_suspect_never_decides(void)
+{
+	static const uint64_t sizes[] = { 64, 128, 256 };
+	struct policy *p = policy_new();
+	struct policy_target *t = policy_add_target(p, "dram");
+	struct policy_op *op = policy_target_add_op(t, "write", "sequential", 1, sizes, 3);
+	struct policy_curve *a, *b;
+
+	policy_op_add_curve(op, "clwb");
+	policy_op_add_curve(op, "movnt_avx512");
+	a = policy_op_find_curve(op, "clwb");
+	b = policy_op_find_curve(op, "movnt_avx512");
+	for (size_t i = 0; i < 3; i++) {
+		a->median_mib_s[i] = a->ci_lo_mib_s[i] = a->ci_hi_mib_s[i] = 1000;
+		b->median_mib_s[i] = b->ci_lo_mib_s[i] = b->ci_hi_mib_s[i] = 2000;
+		a->samples[i] = b->samples[i] = 9;
+	}
+	/* an absurd clwb cell at 128 B, flagged suspect: movnt_avx512 everywhere */
+	a->median_mib_s[1] = a->ci_lo_mib_s[1] = a->ci_hi_mib_s[1] = 90000;
+	a->cell_flags[1] = POLICY_CELL_SUSPECT;
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 1);
+	CHECK_STR(op->ranges[0].strategy, "movnt_avx512");
+	CHECK_INT(op->ncrossovers, 0);
+	policy_free(p);
+}
+
 static void test_parse_size(void)
 {
 	static const struct { const char *s; uint64_t v; } good[] = {
@@ -362,5 +447,7 @@ int main(void)
 	test_limits();
 	test_save_load();
 	test_insert_size();
+	test_cell_flags();
+	test_suspect_never_decides();
 	return check_report("test_policy_json");
 }
