@@ -307,7 +307,7 @@ int probe_cmd(const struct probe_opts *o)
 		free(s);
 	} else {
 		for (size_t i = 0; i < p->ntargets; i++) {
-			table_print_target(stdout, &p->targets[i], isatty(STDOUT_FILENO));
+			table_print_target(stdout, &p->targets[i], table_color(stdout));
 			table_print_unmeasured(stdout, p, &p->targets[i]);
 		}
 		export_print(stdout, p);
