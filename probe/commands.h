@@ -36,7 +36,10 @@ int merge_cmd(const char *out, char **in, int nin, const char *weights, unsigned
  * daemon_dir.
  */
 int metrics_cmd(const char *out, const char *path, const char *daemon_dir, unsigned flags);
-/* The policy's curves as an SVG (plot.c); 0, or 2 bad policy or unwritable svg. */
+/*
+ * The policy's curves as an SVG (plot.c), or as CSV when svg ends in
+ * .csv; 0, or 2 bad policy or unwritable file.
+ */
 int plot_cmd(const char *svg, const char *path, unsigned flags);
 int strategies_cmd(bool json);
 /* 0 if every name of the comma list is a known strategy, else -EINVAL (said). */

@@ -142,7 +142,7 @@ static const struct cmd_struct commands[] = {
 	  ",weights,insecure," },
 	{ "metrics", run_metrics, "--metrics OUT [--daemon-state DIR] [--insecure|--strict] [FILE]",
 	  ",daemon-state" READ_OPTS },
-	{ "plot", run_plot, "--plot FILE.svg [--insecure|--strict] [FILE]", READ_OPTS },
+	{ "plot", run_plot, "--plot FILE.svg|FILE.csv [--insecure|--strict] [FILE]", READ_OPTS },
 	{ "strategies-list", run_strategies, "--strategies-list [--json]", ",json," },
 };
 
