@@ -143,6 +143,7 @@ static int probe_one(struct policy *p, const char *spec, const char *name,
 		cfg.nthreads = o->threads;
 	cfg.only = o->strategies;
 	cfg.progress = !o->quiet && isatty(STDERR_FILENO);
+	cfg.progress_lines = !o->quiet && !cfg.progress;
 	cfg.stop = &probe_stop;
 
 	rc = target_open(spec, &topts, &t, err, sizeof(err));

@@ -32,7 +32,8 @@ struct sweep_config {
 	unsigned refine_rounds;	/* bisection rounds per crossover */
 	unsigned nthreads;	/* the "every core" dimension; 1 = one only */
 	uint64_t seed;		/* random destinations */
-	bool progress;		/* a progress line on stderr */
+	bool progress;		/* a progress line on stderr, rewritten (a terminal) */
+	bool progress_lines;	/* a line per quarter on stderr (a journal) */
 	const char *only;	/* comma list of strategies, NULL = all */
 	/* set from a signal handler: the sweep stops at the next sample */
 	volatile sig_atomic_t *stop;

@@ -37,6 +37,13 @@ run 0 "probe -q --quick" -- --probe -q --quick --threads 1 \
 [ ! -s "$tmp/err" ] && ok || bad "-q printed on stderr: $(cat "$tmp/err")"
 jq -e '.generator.mode == "quick"' "$tmp/a.json" >/dev/null && ok || bad "--quick mode not quick"
 
+# without a terminal, progress is a plain line per quarter (the probe unit's journal)
+run 0 "probe, stderr not a terminal" -- --probe --quick --threads 1 --strategies movnt_avx2,clwb \
+	--target dram --area-size 96M --output -
+grep -qE "^pmem-tune: dram: [0-9]+% measured .*about [0-9]+ s left$" "$tmp/err" && ok ||
+	bad "no progress lines: $(cat "$tmp/err")"
+! grep -q $'[\r\033]' "$tmp/err" && ok || bad "terminal codes in the journal's progress"
+
 # the table tells movnt_avx2 from movnt_avx512 (supported or not, show prints both columns)
 NO_COLOR=1 "$tune" --show "$tmp/a.json" >"$tmp/show" 2>&1
 if grep -q "avx512" "$tmp/show"; then
