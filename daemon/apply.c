@@ -17,6 +17,7 @@
 #include "match.h"
 #include "policy.h"
 #include "sanitize.h"
+#include "status_file.h"
 
 const struct sink *const sinks[] = { &sink_sysfs, &sink_libpmem, &sink_glibc, NULL };
 
@@ -132,7 +133,7 @@ void daemon_load_knobs(struct daemon *d)
 		knobmap_load(&d->knobs, dir);
 }
 
-int daemon_reload(struct daemon *d, const char *why)
+static int reload(struct daemon *d, const char *why)
 {
 	const char *path = d->opt.policy;
 	const char *kept = d->policy ? "keeping the applied one" : "nothing applied";
@@ -182,6 +183,16 @@ int daemon_reload(struct daemon *d, const char *why)
 	status_applied(d, "");
 	log_kv_msg(d->stats.failed ? LOG_WARNING : LOG_INFO, NULL, "%s", d->status);
 	return RELOAD_APPLIED;
+}
+
+int daemon_reload(struct daemon *d, const char *why)
+{
+	int r = reload(d, why);
+
+	/* a kept policy keeps its status (and its apply time), unless there is none */
+	if (r == RELOAD_APPLIED || d->opt.mode == MODE_VERIFY || !d->policy)
+		status_file_write(d, r == RELOAD_APPLIED);
+	return r;
 }
 
 /* A later pass (a module loaded, devices changed) adds to what STATUS= says. */
@@ -291,5 +302,7 @@ int daemon_restore(struct daemon *d, bool force)
 	if (d->state.n)
 		log_warn("%zu original(s) could not be restored; kept in %s for "
 			 "pmem-tuned --restore", d->state.n, d->state.path);
+	/* the originals are back: monitoring must not go on reading "applied" */
+	status_file_write(d, false);
 	return ret;
 }

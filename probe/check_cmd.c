@@ -3,31 +3,45 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "commands.h"
 #include "fingerprint.h"
 #include "fleet.h"
 #include "policy.h"
 
-int check_cmd(const char *path, unsigned flags)
+struct verdict {
+	const char *result;	/* "valid", "other platform", "drift", "unknown", "invalid" */
+	int status;
+	char why[1024];
+	char host[sizeof(((struct policy_platform *)0)->fingerprint)];
+};
+
+static void judge(const char *path, unsigned flags, struct verdict *v)
 {
 	char err[600];
-	struct policy_bundle *b = policy_bundle_load(path, flags, err, sizeof(err));
+	struct policy_bundle *b = policy_file_load_quiet(path, flags, err, sizeof(err));
 	struct policy *host = NULL, *p;
-	int status = 1;
 
+	v->status = 1;
 	if (!b) {
-		printf("invalid: %s\n", err);
-		return 2;
+		v->result = "invalid";
+		v->status = 2;
+		snprintf(v->why, sizeof(v->why), "%s", err);
+		return;
 	}
 	host = policy_new();
 	if (!host || fingerprint_host(NULL, host)) {
-		printf("unknown: %s: cannot read this host's identity\n", path);
+		v->result = "unknown";
+		snprintf(v->why, sizeof(v->why), "%s: cannot read this host's identity", path);
 		goto out;
 	}
+	snprintf(v->host, sizeof(v->host), "%s", host->platform.fingerprint);
 	p = policy_bundle_find(b, host->platform.fingerprint);
 	if (!p) {
-		printf("other platform: %s has no entry for this host (%s)\n", path,
-		       host->platform.fingerprint);
+		v->result = "other platform";
+		snprintf(v->why, sizeof(v->why), "%s has no entry for this host (%s)", path,
+			 host->platform.fingerprint);
 		goto out;
 	}
 	/*
@@ -35,21 +49,48 @@ int check_cmd(const char *path, unsigned flags)
 	 * since the probe: new microcode or a new kernel may change either
 	 * side of a crossover, so the policy asks to be measured again.
 	 */
+	v->result = "drift";
 	if (p->platform.cpu.microcode[0] &&
 	    strcmp(p->platform.cpu.microcode, host->platform.cpu.microcode)) {
-		printf("drift: %s was probed with microcode %s, this host runs %s\n", path,
-		       p->platform.cpu.microcode, host->platform.cpu.microcode);
+		snprintf(v->why, sizeof(v->why), "%s was probed with microcode %s, this host runs %s",
+			 path, p->platform.cpu.microcode, host->platform.cpu.microcode);
 		goto out;
 	}
 	if (p->platform.kernel[0] && strcmp(p->platform.kernel, host->platform.kernel)) {
-		printf("drift: %s was probed on kernel %s, this host runs %s\n", path,
-		       p->platform.kernel, host->platform.kernel);
+		snprintf(v->why, sizeof(v->why), "%s was probed on kernel %s, this host runs %s",
+			 path, p->platform.kernel, host->platform.kernel);
 		goto out;
 	}
-	printf("valid: %s matches this host (%s)\n", path, host->platform.fingerprint);
-	status = 0;
+	v->result = "valid";
+	snprintf(v->why, sizeof(v->why), "%s matches this host (%s)", path,
+		 host->platform.fingerprint);
+	v->status = 0;
 out:
 	policy_free(host);
 	policy_bundle_free(b);
-	return status;
+}
+
+int check_cmd(const char *path, unsigned flags, bool json)
+{
+	struct verdict v = { 0 };
+	struct json_object *o;
+
+	judge(path, flags, &v);
+	if (!json) {
+		printf("%s: %s\n", v.result, v.why);
+		return v.status;
+	}
+	o = json_object_new_object();
+	if (!o)
+		return 1;
+	json_object_object_add(o, "file", json_object_new_string(path));
+	json_object_object_add(o, "result", json_object_new_string(v.result));
+	json_object_object_add(o, "status", json_object_new_int(v.status));
+	json_object_object_add(o, "message", json_object_new_string(v.why));
+	json_object_object_add(o, "host_fingerprint",
+			       v.host[0] ? json_object_new_string(v.host) : NULL);
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+					    JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	return v.status;
 }

@@ -1,29 +1,47 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The pmem-tune commands other than --probe; each returns an exit
- * status.  flags: POLICY_LOAD_INSECURE (--insecure, tests only).
+ * status.  flags: POLICY_LOAD_INSECURE (--insecure: read a policy the
+ * daemon would refuse for its owner or mode, silently), READ_ONLY and
+ * READ_STRICT below.
  */
 #ifndef PMEM_TUNE_COMMANDS_H
 #define PMEM_TUNE_COMMANDS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct policy_bundle;
 
+/* The command only reads the policy: a file the daemon would refuse is read with a warning. */
+#define READ_ONLY	(1u << 8)
+/* --strict: even so, refuse it as the daemon does. */
+#define READ_STRICT	(1u << 9)
+
 /* The policy or bundle at path; NULL after saying why on stderr. */
 struct policy_bundle *policy_file_load(const char *path, unsigned flags);
+/* The same, why it failed in err (the ownership warning still goes to stderr). */
+struct policy_bundle *policy_file_load_quiet(const char *path, unsigned flags, char *err,
+					    size_t errlen);
 int list_cmd(bool json);
-int show_cmd(const char *path, unsigned flags);
+int show_cmd(const char *path, unsigned flags, bool json);
 /* 0 valid and for this host, 1 other platform or drift, 2 invalid. */
-int check_cmd(const char *path, unsigned flags);
+int check_cmd(const char *path, unsigned flags, bool json);
 /* 0 same decisions and exports, 1 different, 2 invalid. */
-int diff_cmd(const char *a, const char *b, unsigned flags);
+int diff_cmd(const char *a, const char *b, unsigned flags, bool json);
 int merge_cmd(const char *out, char **in, int nin, const char *weights, unsigned flags);
-/* Prometheus text format for node-exporter's textfile collector. */
-int metrics_cmd(const char *out, const char *path, unsigned flags);
-/* The policy's curves as an SVG (plot.c); 0, or 2 bad policy or unwritable svg. */
+/*
+ * Prometheus text format for node-exporter's textfile collector: this
+ * host's entry of the policy at path, and pmem-tuned's status files in
+ * daemon_dir.
+ */
+int metrics_cmd(const char *out, const char *path, const char *daemon_dir, unsigned flags);
+/*
+ * The policy's curves as an SVG (plot.c), or as CSV when svg ends in
+ * .csv; 0, or 2 bad policy or unwritable file.
+ */
 int plot_cmd(const char *svg, const char *path, unsigned flags);
-int strategies_cmd(void);
+int strategies_cmd(bool json);
 /* 0 if every name of the comma list is a known strategy, else -EINVAL (said). */
 int strategies_validate(const char *list);
 

@@ -14,18 +14,23 @@
 #include <string.h>
 
 #include "commands.h"
+#include "common/macros.h"
 #include "policy.h"
 #include "probe_cmd.h"
 #include "sweep.h"
 
 #define DEFAULT_POLICY "/etc/pmem-policy.json"
+/* pmem-tuned's --state-dir */
+#define DEFAULT_DAEMON_DIR "/run/pmem-tuned"
+
 
 /* What the command option's run gets: every option, and the operands after them. */
 struct cmd_args {
 	struct probe_opts po;
 	const char *arg;	/* the command option's own argument: OUT, FILE.svg */
 	bool json;
-	unsigned flags;		/* POLICY_LOAD_INSECURE */
+	unsigned flags;		/* POLICY_LOAD_INSECURE, READ_* */
+	const char *daemon_dir;	/* --metrics: pmem-tuned's status files */
 	int argc;		/* operands */
 	char **argv;
 };
@@ -34,6 +39,7 @@ struct cmd_struct {
 	const char *name;	/* --NAME selects it */
 	int (*run)(struct cmd_args *a);
 	const char *help;	/* its usage, for --help */
+	const char *takes;	/* the options it takes, each ",NAME," (--help, --version: any) */
 };
 
 static int run_probe(struct cmd_args *a)
@@ -57,14 +63,23 @@ static const char *policy_file(const struct cmd_args *a)
 	return a->argc ? a->argv[0] : DEFAULT_POLICY;
 }
 
+static int one_file(const struct cmd_args *a, const char *cmd)
+{
+	if (a->argc > 1) {
+		fprintf(stderr, "pmem-tune: --%s: unexpected argument '%s'\n", cmd, a->argv[1]);
+		return 2;
+	}
+	return 0;
+}
+
 static int run_show(struct cmd_args *a)
 {
-	return show_cmd(policy_file(a), a->flags);
+	return one_file(a, "show") ?: show_cmd(policy_file(a), a->flags | READ_ONLY, a->json);
 }
 
 static int run_check(struct cmd_args *a)
 {
-	return check_cmd(policy_file(a), a->flags);
+	return one_file(a, "check") ?: check_cmd(policy_file(a), a->flags | READ_ONLY, a->json);
 }
 
 static int run_diff(struct cmd_args *a)
@@ -73,7 +88,7 @@ static int run_diff(struct cmd_args *a)
 		fprintf(stderr, "pmem-tune: --diff takes two files, A and B\n");
 		return 2;
 	}
-	return diff_cmd(a->argv[0], a->argv[1], a->flags);
+	return diff_cmd(a->argv[0], a->argv[1], a->flags | READ_ONLY, a->json);
 }
 
 static int run_merge(struct cmd_args *a)
@@ -87,24 +102,28 @@ static int run_merge(struct cmd_args *a)
 
 static int run_metrics(struct cmd_args *a)
 {
-	return metrics_cmd(a->arg, policy_file(a), a->flags);
+	return one_file(a, "metrics") ?: metrics_cmd(a->arg, policy_file(a),
+						     a->daemon_dir ?: DEFAULT_DAEMON_DIR,
+						     a->flags | READ_ONLY);
 }
 
 static int run_plot(struct cmd_args *a)
 {
-	if (a->argc > 1) {
-		fprintf(stderr, "pmem-tune: --plot %s: unexpected argument '%s'\n", a->arg,
-			a->argv[1]);
-		return 2;
-	}
-	return plot_cmd(a->arg, policy_file(a), a->flags);
+	return one_file(a, "plot") ?: plot_cmd(a->arg, policy_file(a), a->flags | READ_ONLY);
 }
 
 static int run_strategies(struct cmd_args *a)
 {
-	(void)a;
-	return strategies_cmd();
+	if (a->argc) {
+		fprintf(stderr, "pmem-tune: --strategies-list: unexpected argument '%s'\n",
+			a->argv[0]);
+		return 2;
+	}
+	return strategies_cmd(a->json);
 }
+
+/* Options of the commands that read a policy: who may own it. */
+#define READ_OPTS ",insecure,strict,"
 
 static const struct cmd_struct commands[] = {
 	{ "probe", run_probe,
@@ -112,21 +131,49 @@ static const struct cmd_struct commands[] = {
 	  "          [--area-size SIZE] [--scratch-size SIZE] [--threads N]\n"
 	  "          [--strategies A,B,...]\n"
 	  "          [--destroy-data] [--json]\n"
-	  "          [--weights FILE]" },
-	{ "list", run_list, "--list [--json]" },
-	{ "show", run_show, "--show [FILE]" },
-	{ "check", run_check, "--check [FILE]" },
-	{ "diff", run_diff, "--diff A B" },
-	{ "merge", run_merge, "--merge OUT IN... [--weights FILE]" },
-	{ "metrics", run_metrics, "--metrics OUT [FILE]" },
-	{ "plot", run_plot, "--plot FILE.svg [FILE]" },
-	{ "strategies-list", run_strategies, "--strategies-list" },
+	  "          [--weights FILE]",
+	  ",target,quick,thorough,output,quiet,json,area-size,scratch-size,threads,strategies,"
+	  "destroy-data,weights," },
+	{ "list", run_list, "--list [--json]", ",json," },
+	{ "show", run_show, "--show [--json] [--insecure|--strict] [FILE]", ",json" READ_OPTS },
+	{ "check", run_check, "--check [--json] [--insecure|--strict] [FILE]", ",json" READ_OPTS },
+	{ "diff", run_diff, "--diff [--json] [--insecure|--strict] A B", ",json" READ_OPTS },
+	{ "merge", run_merge, "--merge OUT IN... [--weights FILE] [--insecure]",
+	  ",weights,insecure," },
+	{ "metrics", run_metrics, "--metrics OUT [--daemon-state DIR] [--insecure|--strict] [FILE]",
+	  ",daemon-state" READ_OPTS },
+	{ "plot", run_plot, "--plot FILE.svg|FILE.csv [--insecure|--strict] [FILE]", READ_OPTS },
+	{ "strategies-list", run_strategies, "--strategies-list [--json]", ",json," },
+};
+
+/* Every option, with what --help says of it. */
+static const struct opt_help {
+	const char *name, *arg, *help;
+} opt_help[] = {
+	{ "target", "T", "what to probe (below); may be repeated" },
+	{ "quick", NULL, "a short probe: powers of two, fewer samples" },
+	{ "thorough", NULL, "a long probe: tighter intervals, more bisection" },
+	{ "output", "FILE", "where --probe writes the policy; - for none" },
+	{ "quiet", NULL, "-q: no progress and no notices on stderr" },
+	{ "json", NULL, "-j: print JSON instead of text" },
+	{ "area-size", "SIZE", "destination area per target (at least 64M)" },
+	{ "scratch-size", "SIZE", "scratch namespace on a region (at least 64M)" },
+	{ "threads", "N", "the \"every core\" thread count" },
+	{ "strategies", "A,B,...", "measure only these (see --strategies-list)" },
+	{ "destroy-data", NULL, "allow writing over a file, device or region with data" },
+	{ "weights", "FILE", "lines of SIZE WEIGHT: weigh the exports' regret by them" },
+	{ "insecure", NULL, "read a policy the daemon would refuse, "
+			    "without warning" },
+	{ "strict", NULL, "refuse such a policy as the daemon does (exit 2)" },
+	{ "daemon-state", "DIR", "where pmem-tuned's status files are (" DEFAULT_DAEMON_DIR ")" },
+	{ "help", NULL, "-h: this help" },
+	{ "version", NULL, "-V: the version" },
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
 		/* continuation lines line up under the first option */
 		for (const char *h = commands[i].help, *nl; *h; h = *nl ? nl + 1 : nl) {
 			nl = strchrnul(h, '\n');
@@ -134,16 +181,26 @@ static void usage(FILE *f)
 				(int)(nl - h), h);
 		}
 	}
+	fprintf(f, "\nOptions:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(opt_help); i++) {
+		char lhs[40];
+
+		snprintf(lhs, sizeof(lhs), "--%s%s%s", opt_help[i].name, opt_help[i].arg ? " " : "",
+			 opt_help[i].arg ?: "");
+		fprintf(f, "  %-26s %s\n", lhs, opt_help[i].help);
+	}
 	fprintf(f, "\n"
 		"Targets: auto (default: every pmem region, else dram), dram, file:PATH,\n"
 		"/dev/daxX.Y, region:NAME; several --target go into one policy (e.g. auto and\n"
-		"dram: the pmem exports and glibc's).  FILE defaults to " DEFAULT_POLICY ".\n");
+		"dram: the pmem exports and glibc's).  FILE defaults to " DEFAULT_POLICY ".\n"
+		"The reading commands warn about a policy the daemon would refuse for its owner\n"
+		"or mode, and read it; --strict refuses it.  NO_COLOR turns colour off.\n");
 }
 
 enum {
 	OPT_AREA = 256, OPT_THREADS, OPT_STRATEGIES, OPT_DESTROY, OPT_STRATEGIES_LIST, OPT_DIFF,
 	OPT_MERGE, OPT_METRICS, OPT_WEIGHTS, OPT_INSECURE,
-	OPT_PLOT, OPT_SCRATCH,
+	OPT_PLOT, OPT_SCRATCH, OPT_QUICK, OPT_STRICT, OPT_DAEMON_STATE,
 };
 
 static const struct option options[] = {
@@ -153,15 +210,18 @@ static const struct option options[] = {
 	{ "plot", required_argument, NULL, OPT_PLOT },
 	{ "weights", required_argument, NULL, OPT_WEIGHTS },
 	{ "insecure", no_argument, NULL, OPT_INSECURE },
+	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "daemon-state", required_argument, NULL, OPT_DAEMON_STATE },
 	{ "probe", no_argument, NULL, 'p' },
 	{ "list", no_argument, NULL, 'l' },
 	{ "show", no_argument, NULL, 's' },
 	{ "check", no_argument, NULL, 'c' },
 	{ "target", required_argument, NULL, 't' },
-	{ "quick", no_argument, NULL, 'q' },
+	/* -q is --quiet, as everywhere; --quick has no short form */
+	{ "quick", no_argument, NULL, OPT_QUICK },
 	{ "thorough", no_argument, NULL, 'T' },
 	{ "output", required_argument, NULL, 'o' },
-	{ "quiet", no_argument, NULL, 'Q' },
+	{ "quiet", no_argument, NULL, 'q' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "area-size", required_argument, NULL, OPT_AREA },
 	{ "scratch-size", required_argument, NULL, OPT_SCRATCH },
@@ -180,18 +240,42 @@ static const struct cmd_struct *cmd_of(int c)
 	for (const struct option *o = options; o->name; o++) {
 		if (o->val != c)
 			continue;
-		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 			if (!strcmp(commands[i].name, o->name))
 				return &commands[i];
 	}
 	return NULL;
 }
 
+static const char *opt_name(int c)
+{
+	for (const struct option *o = options; o->name; o++)
+		if (o->val == c)
+			return o->name;
+	return "?";
+}
+
+/* An option the command does not take is an error, never silently ignored. */
+static int check_taken(const struct cmd_struct *cmd, const int *given, size_t ngiven)
+{
+	char key[64];
+
+	for (size_t i = 0; i < ngiven; i++) {
+		snprintf(key, sizeof(key), ",%s,", opt_name(given[i]));
+		if (!strstr(cmd->takes, key)) {
+			fprintf(stderr, "pmem-tune: --%s does not take --%s\n", cmd->name,
+				opt_name(given[i]));
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static int set_cmd(const struct cmd_struct **cmd, const struct cmd_struct *c)
 {
 	if (*cmd && *cmd != c) {
 		fprintf(stderr, "pmem-tune: give one command (");
-		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 			fprintf(stderr, "%s--%s", i ? ", " : "", commands[i].name);
 		fprintf(stderr, ")\n");
 		return -EINVAL;
@@ -223,9 +307,10 @@ int main(int argc, char **argv)
 	struct probe_opts *po = &a.po;
 	const struct cmd_struct *cmd = NULL, *sel;
 	bool mode_set = false;
-	int c;
+	int c, given[64];
+	size_t ngiven = 0;
 
-	while ((c = getopt_long(argc, argv, "plsct:qTo:Qjh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "plsct:qTo:jhV", options, NULL)) != -1) {
 		sel = cmd_of(c);
 		if (sel) {
 			if (set_cmd(&cmd, sel))
@@ -234,30 +319,41 @@ int main(int argc, char **argv)
 				a.arg = optarg;
 			continue;
 		}
+		if (c != 'h' && c != 'V' && c != '?' && ngiven < ARRAY_SIZE(given))
+			given[ngiven++] = c;
 		switch (c) {
 		case OPT_WEIGHTS:
 			po->weights = optarg;
 			break;
 		case OPT_INSECURE:
-			a.flags |= POLICY_LOAD_INSECURE;
+		case OPT_STRICT:
+			if (a.flags & (POLICY_LOAD_INSECURE | READ_STRICT)) {
+				fprintf(stderr, "pmem-tune: --insecure and --strict exclude each "
+					"other\n");
+				return 2;
+			}
+			a.flags |= c == OPT_STRICT ? READ_STRICT : POLICY_LOAD_INSECURE;
+			break;
+		case OPT_DAEMON_STATE:
+			a.daemon_dir = optarg;
 			break;
 		case 't':
 			if (add_target(po, optarg))
 				return 2;
 			break;
-		case 'q':
+		case OPT_QUICK:
 		case 'T':
 			if (mode_set) {
 				fprintf(stderr, "pmem-tune: --quick and --thorough exclude each other\n");
 				return 2;
 			}
 			mode_set = true;
-			po->mode = c == 'q' ? SWEEP_QUICK : SWEEP_THOROUGH;
+			po->mode = c == OPT_QUICK ? SWEEP_QUICK : SWEEP_THOROUGH;
 			break;
 		case 'o':
 			po->output = strcmp(optarg, "-") ? optarg : NULL;
 			break;
-		case 'Q':
+		case 'q':
 			po->quiet = true;
 			break;
 		case 'j':
@@ -313,6 +409,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (check_taken(cmd, given, ngiven))
+		return 2;
 	a.argc = argc - optind;
 	a.argv = argv + optind;
 	return cmd->run(&a);

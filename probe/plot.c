@@ -6,8 +6,10 @@
  * legend, then one panel per op: size on a log2 axis, MiB/s on a log10
  * axis (equal ratios look equal, so the small sizes where crossovers
  * live are as legible as the large ones), the p10..p90 spread as a faint
- * band, the chosen ranges shaded, crossovers and the ceiling drawn as
- * lines.  Written by hand with fixed number formats: no scripts, no
+ * band, the chosen ranges shaded, crossovers, the ceiling, the exported
+ * thresholds and the consumers' default rules drawn as lines, each curve
+ * named at its end; under it, every strategy's ratio to the best at each
+ * size, which shows what a threshold costs.  Written by hand with fixed number formats: no scripts, no
  * external fonts or files, and the same policy gives the same bytes.
  */
 #include <errno.h>
@@ -19,6 +21,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "export_keys.h"
 #include "common/atomic_file.h"
 #include "common/macros.h"
 #include "plot.h"
@@ -32,7 +35,9 @@
 #define ROW_GAP		18
 #define PANEL_H		350
 #define PLOT_L		66	/* y tick labels and the y axis title */
-#define PLOT_R		14
+#define PLOT_R		100	/* the curves' names at their line ends */
+#define RATIO_H		150	/* the "ratio to the best" panel under each panel */
+#define END_LABEL_GAP	11
 #define PLOT_T		26	/* panel title */
 #define PLOT_B		44	/* x tick labels and the x axis title */
 #define FS		12
@@ -366,8 +371,9 @@ static void range_span(const struct panel *p, const struct policy_range *r, doub
 					      : fmin(px(p, (double)r->to_bytes), p->x + p->w);
 }
 
+/* cls: "range" in the main panel, where a test counts them; "ratio-range" under it */
 static void draw_ranges(FILE *f, const struct policy_op *op, const struct panel *p,
-			const struct palette *pal)
+			const struct palette *pal, const char *cls)
 {
 	for (size_t i = 0; i < op->nranges; i++) {
 		const struct policy_range *r = &op->ranges[i];
@@ -382,7 +388,7 @@ static void draw_ranges(FILE *f, const struct policy_op *op, const struct panel 
 			snprintf(to, sizeof(to), "inf");
 		else
 			snprintf(to, sizeof(to), "%" PRIu64, r->to_bytes);
-		fprintf(f, "<rect class=\"range\" data-strategy=\"");
+		fprintf(f, "<rect class=\"%s\" data-strategy=\"", cls);
 		put_esc(f, r->strategy);
 		fprintf(f, "\" data-from-bytes=\"%" PRIu64 "\" data-to-bytes=\"%s\" "
 			"x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\" "
@@ -587,9 +593,244 @@ static void draw_curve(FILE *f, const struct policy_op *op, const struct policy_
 	}
 }
 
-static int draw_panel(FILE *f, const struct policy_op *op, double x0, double y0, double w,
-		      const struct palette *pal, const char *pid)
+/* A size some rule switches at: the exported thresholds and the fixed defaults. */
+struct marker {
+	double bytes;
+	bool exported;		/* from this policy (else a fixed rule) */
+	char text[80];
+};
+
+#define MARKERS_MAX	8
+
+static void marker_add(struct marker *m, size_t *n, double bytes, bool exported,
+		       const char *what)
 {
+	char sz[24];
+
+	if (*n == MARKERS_MAX || !(bytes > 0))
+		return;
+	m[*n].bytes = bytes;
+	m[*n].exported = exported;
+	snprintf(m[*n].text, sizeof(m[*n].text), "%s %s", what,
+		 table_format_bytes((uint64_t)bytes, sz, sizeof(sz)));
+	(*n)++;
+}
+
+/* An export key's value as bytes, or 0 (absent, "never", not a number). */
+static double key_bytes(const struct policy *p, const struct export_key *k)
+{
+	char v[POLICY_NAME_MAX], *end;
+	unsigned long long n;
+
+	if (!k || export_key_value(p, k, v, sizeof(v)))
+		return 0;
+	n = strtoull(v, &end, 0);
+	return end != v && !*end ? (double)n : 0;
+}
+
+static size_t markers_of(const struct policy *p, struct marker *m)
+{
+	size_t n = 0;
+
+	for (int c = 0; c < EXPORT_NCONSUMERS; c++) {
+		const struct export_consumer_info *ci = export_consumer(c);
+
+		if (ci->threshold)
+			marker_add(m, &n, key_bytes(p, export_key_find_kv(c, ci->threshold)), true,
+				   ci->name);
+	}
+	marker_add(m, &n, key_bytes(p, export_key_find("glibc.cpu.x86_non_temporal_threshold")),
+		   true, "glibc");
+	/* what the consumers do without a policy */
+	marker_add(m, &n, 256, false, "PMDK default");
+	marker_add(m, &n, 768, false, "dm-writecache default");
+	/* glibc's x86 default: 3/4 of the shared cache */
+	if (p->platform.cpu.llc_bytes)
+		marker_add(m, &n, (double)p->platform.cpu.llc_bytes * 0.75, false,
+			   "glibc default (3/4 LLC)");
+	return n;
+}
+
+static void draw_markers(FILE *f, const struct panel *p, const struct marker *m, size_t n,
+			 bool text)
+{
+	for (size_t i = 0; i < n; i++) {
+		double x = px(p, m[i].bytes);
+		const char *color = m[i].exported ? "#b30000" : "#555";
+
+		if (x < p->x || x > p->x + p->w)
+			continue;
+		fprintf(f, "<g class=\"marker%s\" data-size-bytes=\"%.0f\"><line x1=\"%s\" "
+			"y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"%s\" stroke-width=\"1.3\" "
+			"stroke-dasharray=\"%s\"/>", m[i].exported ? " exported" : "", m[i].bytes,
+			N(x), N(p->top), N(x), N(p->bottom), color,
+			m[i].exported ? "6 3" : "1.5 2.5");
+		if (text) {
+			/* along the line, reading upwards, from the top of the data */
+			fprintf(f, "<text class=\"halo\" transform=\"translate(%s,%s) rotate(-90)\" "
+				"font-size=\"10\" text-anchor=\"end\" fill=\"%s\">", N(x - 3),
+				N(p->top + 2), color);
+			put_esc(f, m[i].text);
+			fputs("</text>", f);
+		}
+		fputs("</g>\n", f);
+	}
+}
+
+struct end_label {
+	double y, y_line;
+	const struct policy_curve *c;
+};
+
+static int end_label_cmp(const void *a, const void *b)
+{
+	const struct end_label *x = a, *y = b;
+
+	return (x->y > y->y) - (x->y < y->y);
+}
+
+/* Each curve's name at its last point, pushed apart so that none overlap. */
+static void draw_end_labels(FILE *f, const struct policy_op *op, const struct panel *p,
+			    const struct palette *pal, double (*yof)(const struct panel *,
+								     const struct policy_op *,
+								     size_t c, size_t k))
+{
+	struct end_label l[op->ncurves ? op->ncurves : 1];
+	size_t n = 0;
+
+	for (size_t i = 0; i < op->ncurves; i++)
+		for (size_t k = op->nsizes; k-- > 0;) {
+			double y = yof(p, op, i, k);
+
+			if (!isfinite(y))
+				continue;
+			l[n].y = l[n].y_line = y;
+			l[n++].c = &op->curves[i];
+			break;
+		}
+	qsort(l, n, sizeof(l[0]), end_label_cmp);
+	for (size_t i = 1; i < n; i++)
+		l[i].y = fmax(l[i].y, l[i - 1].y + END_LABEL_GAP);
+	for (size_t i = n; i-- > 0;)
+		l[i].y = fmin(l[i].y, i + 1 < n ? l[i + 1].y - END_LABEL_GAP : p->y + p->h);
+	for (size_t i = 0; i < n; i++) {
+		const struct series *s = palette_find(pal, l[i].c->strategy);
+
+		fprintf(f, "<g class=\"end-label\"><line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" "
+			"stroke=\"%s\"/><text x=\"%s\" y=\"%s\" font-size=\"10\" fill=\"%s\">",
+			N(p->x + p->w), N(l[i].y_line), N(p->x + p->w + 5), N(l[i].y), s->color,
+			N(p->x + p->w + 7), N(l[i].y + 3.5), s->color);
+		put_esc(f, l[i].c->strategy);
+		fputs("</text></g>\n", f);
+	}
+}
+
+static double y_median(const struct panel *p, const struct policy_op *op, size_t c, size_t k)
+{
+	double v = op->curves[c].median_mib_s[k];
+
+	return usable(v) ? py(p, v) : NAN;
+}
+
+/* The best persistent median at size k, or NAN. */
+static double best_at(const struct policy_op *op, size_t k)
+{
+	double best = NAN;
+
+	for (size_t i = 0; i < op->ncurves; i++)
+		if (!op->curves[i].reference_only && usable(op->curves[i].median_mib_s[k]))
+			best = isnan(best) ? op->curves[i].median_mib_s[k]
+					   : fmax(best, op->curves[i].median_mib_s[k]);
+	return best;
+}
+
+#define RATIO_LO	0.4
+
+static double y_ratio(const struct panel *p, const struct policy_op *op, size_t c, size_t k)
+{
+	double v = op->curves[c].median_mib_s[k], best = best_at(op, k);
+
+	if (op->curves[c].reference_only || !usable(v) || !usable(best))
+		return NAN;
+	/* below RATIO_LO the curve runs along the floor: such a rule is out anyway */
+	return p->bottom - (fmax(v / best, RATIO_LO) - RATIO_LO) / (1 - RATIO_LO) *
+			   (p->bottom - p->top);
+}
+
+/*
+ * Under each panel: every strategy's median over the best one at that
+ * size, the view that shows what a fixed threshold costs.
+ */
+static void draw_ratio(FILE *f, const struct policy_op *op, const struct panel *main_p,
+		       double y0, const struct palette *pal, const struct marker *m, size_t nm)
+{
+	struct panel p = *main_p;
+	static const double ticks[] = { 0.4, 0.6, 0.8, 1.0 };
+
+	p.y = y0;
+	p.h = RATIO_H - 40;
+	p.top = p.y + 4;
+	p.bottom = p.y + p.h;
+	fprintf(f, "<g class=\"ratio\"><rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
+		"fill=\"#fff\"/>\n", N(p.x), N(p.y), N(p.w), N(p.h));
+	draw_ranges(f, op, &p, pal, "ratio-range");
+	fputs("<g font-size=\"11\" text-anchor=\"end\">\n", f);
+	for (size_t i = 0; i < ARRAY_SIZE(ticks); i++) {
+		double y = p.bottom - (ticks[i] - RATIO_LO) / (1 - RATIO_LO) * (p.bottom - p.top);
+
+		fprintf(f, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"#e3e3e3\"/>"
+			"<text x=\"%s\" y=\"%s\">%.1f</text>\n", N(p.x), N(y), N(p.x + p.w), N(y),
+			N(p.x - 5), N(y + 4), ticks[i]);
+	}
+	fputs("</g>\n", f);
+	draw_markers(f, &p, m, nm, false);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < op->ncurves; i++) {
+			const struct series *s = palette_find(pal, op->curves[i].strategy);
+			bool heavy = chosen(op, op->curves[i].strategy), pen = false;
+
+			if (heavy != pass || op->curves[i].reference_only)
+				continue;
+			fprintf(f, "<path class=\"ratio-curve\" data-strategy=\"");
+			put_esc(f, op->curves[i].strategy);
+			fprintf(f, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" d=\"", s->color,
+				heavy ? "2.2" : "1.2");
+			for (size_t k = 0; k < op->nsizes; k++) {
+				double y = y_ratio(&p, op, i, k);
+
+				if (!isfinite(y)) {
+					pen = false;
+					continue;
+				}
+				fprintf(f, "%s%s,%s ", pen ? "L" : "M",
+					N(px(&p, (double)op->sizes_bytes[k])), N(y));
+				pen = true;
+			}
+			fputs("\"/>\n", f);
+		}
+	draw_end_labels(f, op, &p, pal, y_ratio);
+	fprintf(f, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"none\" "
+		"stroke=\"#888\"/>\n", N(p.x), N(p.y), N(p.w), N(p.h));
+	fprintf(f, "<text transform=\"translate(%s,%s) rotate(-90)\" font-size=\"%d\" "
+		"text-anchor=\"middle\" fill=\"#333\">ratio to the best</text>\n",
+		N(p.x - 50), N(p.y + p.h / 2), FS);
+	fputs("<g class=\"xticks\" font-size=\"11\" text-anchor=\"middle\">\n", f);
+	for (double e = p.lx_lo; e <= p.lx_hi + 1e-9;
+	     e += 2 * ceil((p.lx_hi - p.lx_lo) / 2 / 12)) {
+		char label[32];
+
+		table_format_size((uint64_t)pow(2, e), label, sizeof(label));
+		fprintf(f, "<text x=\"%s\" y=\"%s\">%s</text>\n", N(px(&p, pow(2, e))),
+			N(p.y + p.h + 14), label);
+	}
+	fputs("</g></g>\n", f);
+}
+
+static int draw_panel(FILE *f, const struct policy *pol, const struct policy_op *op, double x0,
+		      double y0, double w, const struct palette *pal, const char *pid)
+{
+	struct marker m[MARKERS_MAX];
+	size_t nm = markers_of(pol, m);
 	struct xo_label *xl = calloc(op->ncrossovers ? op->ncrossovers : 1, sizeof(*xl));
 	struct panel p = { .x = x0 + PLOT_L, .y = y0 + PLOT_T, .w = w - PLOT_L - PLOT_R,
 			   .h = PANEL_H - PLOT_T - PLOT_B };
@@ -611,7 +852,7 @@ static int draw_panel(FILE *f, const struct policy_op *op, double x0, double y0,
 	fprintf(f, "\" data-threads=\"%u\">\n", op->threads);
 	fprintf(f, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"#fff\"/>\n",
 		N(p.x), N(p.y), N(p.w), N(p.h));
-	draw_ranges(f, op, &p, pal);
+	draw_ranges(f, op, &p, pal, "range");
 	draw_grid(f, &p);
 	for (size_t i = 0; i < op->ncurves; i++) {
 		snprintf(id, sizeof(id), "%s-c%zu", pid, i);
@@ -658,12 +899,16 @@ static int draw_panel(FILE *f, const struct policy_op *op, double x0, double y0,
 		put_esc(f, xl[i].text);
 		fputs("</text></g>\n", f);
 	}
+	draw_markers(f, &p, m, nm, true);
+	draw_end_labels(f, op, &p, pal, y_median);
 	label_ranges(f, op, &p, pal);
 	if (!op->ncurves || !op->nsizes)
 		fprintf(f, "<text x=\"%s\" y=\"%s\" font-size=\"%d\" text-anchor=\"middle\" "
 			"fill=\"#888\">nothing measured</text>\n", N(p.x + p.w / 2),
 			N(p.y + p.h / 2), FS);
 	draw_axes(f, op, &p);
+	if (op->ncurves && op->nsizes)
+		draw_ratio(f, op, &p, y0 + PANEL_H, pal, m, nm);
 	fputs("</g>\n", f);
 	free(xl);
 	return 0;
@@ -691,6 +936,7 @@ static double draw_legend(FILE *f, const struct palette *pal, double x0, double 
 			   .rows = 1 };
 	static const char *const keys[] = {
 		"p10..p90 spread", "range: the strategy chosen there", "crossover", "ceiling",
+		"threshold this policy exports", "a consumer's default rule",
 	};
 
 	fputs("<g class=\"legend\" font-size=\"11\">\n", f);
@@ -740,10 +986,16 @@ static double draw_legend(FILE *f, const struct palette *pal, double x0, double 
 				"stroke-width=\"1.2\" stroke-dasharray=\"3 2\"/>", N(x + 11),
 				N(y - 13), N(x + 11), N(y + 3));
 			break;
-		default:
+		case 3:
 			fprintf(f, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"#222\" "
 				"stroke-width=\"1.2\" stroke-dasharray=\"8 4\"/>", N(x), N(y - 4),
 				N(x + 22), N(y - 4));
+			break;
+		default:
+			fprintf(f, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"%s\" "
+				"stroke-width=\"1.3\" stroke-dasharray=\"%s\"/>", N(x + 11),
+				N(y - 13), N(x + 11), N(y + 3), i == 4 ? "#b30000" : "#555",
+				i == 4 ? "6 3" : "1.5 2.5");
 			break;
 		}
 		fprintf(f, "<text x=\"%s\" y=\"%s\" fill=\"#333\">%s</text>\n", N(x + 28), N(y),
@@ -754,8 +1006,8 @@ static double draw_legend(FILE *f, const struct palette *pal, double x0, double 
 	return fl.rows * LEGEND_ROW_H + 8;
 }
 
-static double draw_target(FILE *f, const struct policy_target *t, double y, size_t e, size_t ti,
-			  int *rc)
+static double draw_target(FILE *f, const struct policy *p, const struct policy_target *t,
+			  double y, size_t e, size_t ti, int *rc)
 {
 	struct palette pal;
 	int cols = t->nops > 1 ? 2 : 1;
@@ -801,13 +1053,13 @@ static double draw_target(FILE *f, const struct policy_target *t, double y, size
 	}
 	for (size_t o = 0; o < t->nops && !*rc; o++) {
 		double x = MARGIN + (double)(o % cols) * (w + COL_GAP);
-		double py0 = y + (double)(o / cols) * (PANEL_H + ROW_GAP);
+		double py0 = y + (double)(o / cols) * (PANEL_H + RATIO_H + ROW_GAP);
 
 		snprintf(pid, sizeof(pid), "e%zu-t%zu-o%zu", e, ti, o);
-		*rc = draw_panel(f, &t->ops[o], x, py0, w, &pal, pid);
+		*rc = draw_panel(f, p, &t->ops[o], x, py0, w, &pal, pid);
 	}
 	if (t->nops)
-		y += (double)((t->nops + cols - 1) / cols) * (PANEL_H + ROW_GAP) - ROW_GAP;
+		y += (double)((t->nops + cols - 1) / cols) * (PANEL_H + RATIO_H + ROW_GAP) - ROW_GAP;
 	fputs("</g>\n", f);
 	free(pal.s);
 	return y + 12;
@@ -848,7 +1100,7 @@ static double draw_entry(FILE *f, const struct policy *p, size_t e, double y, in
 		y += 24;
 	}
 	for (size_t t = 0; t < p->ntargets && !*rc; t++)
-		y = draw_target(f, &p->targets[t], y, e, t, rc);
+		y = draw_target(f, p, &p->targets[t], y, e, t, rc);
 	fputs("</g>\n", f);
 	return y;
 }
@@ -918,14 +1170,17 @@ int plot_cmd(const char *svg, const char *path, unsigned flags)
 	struct policy_bundle *b = policy_file_load(path, flags);
 	char *text;
 	size_t len = 0;
+	bool csv;
 	int rc;
 
 	if (!b)
 		return 2;
-	text = plot_render(b, &len);
+	/* FILE.csv: the curves as a table, for people who plot their own */
+	csv = strlen(svg) > 4 && !strcmp(svg + strlen(svg) - 4, ".csv");
+	text = csv ? curves_csv(b, &len) : plot_render(b, &len);
 	policy_bundle_free(b);
 	if (!text) {
-		fprintf(stderr, "pmem-tune: --plot %s: %s\n", svg, strerror(errno));
+		fprintf(stderr, "pmem-tune: --plot %s: %s\n", svg, strerror(errno ?: ENOMEM));
 		return 1;
 	}
 	/* through a temporary file and rename: a failed write leaves no torn SVG */

@@ -22,5 +22,10 @@
  * g.ceiling (data-mib-s).
  */
 char *plot_render(const struct policy_bundle *b, size_t *len);
+/*
+ * The same curves as CSV (curves_csv.c): a header, then one row per
+ * entry, target, op, strategy and size.  NULL when out of memory.
+ */
+char *curves_csv(const struct policy_bundle *b, size_t *len);
 
 #endif

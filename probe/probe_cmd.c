@@ -142,6 +142,7 @@ static int probe_one(struct policy *p, const char *spec, const char *name,
 		cfg.nthreads = o->threads;
 	cfg.only = o->strategies;
 	cfg.progress = !o->quiet && isatty(STDERR_FILENO);
+	cfg.progress_lines = !o->quiet && !cfg.progress;
 	cfg.stop = &probe_stop;
 	topts.nthreads = cfg.nthreads;
 
@@ -308,7 +309,7 @@ int probe_cmd(const struct probe_opts *o)
 		free(s);
 	} else {
 		for (size_t i = 0; i < p->ntargets; i++) {
-			table_print_target(stdout, &p->targets[i], isatty(STDOUT_FILENO));
+			table_print_target(stdout, &p->targets[i], table_color(stdout));
 			table_print_unmeasured(stdout, p, &p->targets[i]);
 		}
 		export_print(stdout, p);

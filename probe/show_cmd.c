@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* pmem-tune --show: a policy file for people; and loading one for every command. */
+/* pmem-tune --show: a policy file for people, or as JSON. */
 #include <stdio.h>
-#include <unistd.h>
+#include <stdlib.h>
 
 #include "commands.h"
 #include "export.h"
@@ -9,23 +9,22 @@
 #include "policy.h"
 #include "table.h"
 
-struct policy_bundle *policy_file_load(const char *path, unsigned flags)
-{
-	char err[600];
-	struct policy_bundle *b = policy_bundle_load(path, flags, err, sizeof(err));
-
-	if (!b)
-		fprintf(stderr, "pmem-tune: %s\n", err);
-	return b;
-}
-
-int show_cmd(const char *path, unsigned flags)
+int show_cmd(const char *path, unsigned flags, bool json)
 {
 	struct policy_bundle *b = policy_file_load(path, flags);
-	bool color = isatty(STDOUT_FILENO);
+	bool color = table_color(stdout);
 
 	if (!b)
 		return 2;
+	if (json) {
+		/* the file as the loader understood it: validated, canonical */
+		char *text = policy_bundle_to_string(b);
+		int rc = text && puts(text) >= 0 ? 0 : 1;
+
+		free(text);
+		policy_bundle_free(b);
+		return rc;
+	}
 	for (size_t e = 0; e < b->n; e++) {
 		const struct policy *p = b->entries[e];
 

@@ -37,6 +37,7 @@
 #include "strategy.h"
 #include "strategy_kernels.h"
 #include "sweep.h"
+#include "table.h"
 #include "workers.h"
 
 #define LINE 64u
@@ -247,6 +248,7 @@ struct sweep {
 	uint64_t start_ns, deadline_ns;
 	double work_left;	/* weight of the cells not measured yet */
 	unsigned cells_done, cells_total;
+	unsigned next_line_pct;	/* progress_lines: the next share that gets a line */
 	const char *phase;
 	/* this op's multi-thread samples: the least overlap kept, how many refused */
 	double min_overlap;
@@ -266,13 +268,38 @@ static double cell_weight(uint64_t size)
 	return size <= (256u << 10) ? 1.0 : (double)size / (256u << 10);
 }
 
+/* Seconds left: the share of cells done extrapolated, never past the budget. */
+static double eta_s(const struct sweep *sw, uint64_t now)
+{
+	double done = sw->cells_total ? (double)sw->cells_done / sw->cells_total : 1;
+	double el = (double)(now - sw->start_ns) / 1e9;
+	double budget = now < sw->deadline_ns ? (double)(sw->deadline_ns - now) / 1e9 : 0;
+
+	return done > 0 ? fmin(el * (1 - done) / done, budget) : budget;
+}
+
+/*
+ * On a terminal, one line rewritten in place; elsewhere (the probe unit's
+ * journal) a plain line at each quarter, so the log shows it is alive.
+ */
 static void progress(struct sweep *sw, const struct policy_op *op, uint64_t size)
 {
-	if (!sw->cfg->progress)
-		return;
-	fprintf(stderr, "\r\033[K[%s] %3u%% %s %s %ut %" PRIu64 " B", sw->t->name,
-		sw->cells_total ? 100 * sw->cells_done / sw->cells_total : 100, sw->phase,
-		op->pattern, op->threads, size);
+	unsigned pct = sw->cells_total ? 100 * sw->cells_done / sw->cells_total : 100;
+	uint64_t now = now_ns();
+	char sz[32];
+
+	if (sw->cfg->progress) {
+		fprintf(stderr, "\r\033[K[%s] %3u%% %s %s, %u thread%s, %s, about %.0f s left",
+			sw->t->name, pct, sw->phase, op->pattern, op->threads,
+			op->threads == 1 ? "" : "s", table_format_bytes(size, sz, sizeof(sz)),
+			ceil(eta_s(sw, now)));
+	} else if (sw->cfg->progress_lines && pct >= sw->next_line_pct && pct < 100) {
+		fprintf(stderr, "pmem-tune: %s: %u%% measured (%s %s, %u thread%s), about %.0f s "
+			"left\n", sw->t->name, pct, sw->phase, op->pattern, op->threads,
+			op->threads == 1 ? "" : "s", ceil(eta_s(sw, now)));
+		while (sw->next_line_pct <= pct)
+			sw->next_line_pct += 25;
+	}
 }
 
 static void set_threads(struct sweep *sw, unsigned nthreads)
@@ -886,6 +913,7 @@ int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sw
 		}
 	sw.cells_total = (unsigned)(out->nops * nsizes * nct);
 	sw.start_ns = now_ns();
+	sw.next_line_pct = 25;
 	/* a share of the budget is kept for the bisection rounds */
 	sw.deadline_ns = sw.start_ns + (uint64_t)(cfg->budget_s * 0.85 * 1e9);
 

@@ -39,7 +39,8 @@ struct sweep_config {
 	 * relies on an area several times the LLC (the old way, for bench/).
 	 */
 	bool evict;
-	bool progress;		/* a progress line on stderr */
+	bool progress;		/* a progress line on stderr, rewritten (a terminal) */
+	bool progress_lines;	/* a line per quarter on stderr (a journal) */
 	const char *only;	/* comma list of strategies, NULL = all */
 	/* set from a signal handler: the sweep stops at the next sample */
 	volatile sig_atomic_t *stop;

@@ -3,7 +3,9 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cpu.h"
 #include "crossover.h"
@@ -14,6 +16,13 @@
 #define GREEN "\033[32m"
 #define DIM "\033[2m"
 #define RESET "\033[0m"
+
+bool table_color(FILE *f)
+{
+	const char *no = getenv("NO_COLOR");
+
+	return isatty(fileno(f)) && !(no && *no);
+}
 
 /* bytes in the largest unit that divides it: unit[0] bytes, [1] KiB, [2] MiB */
 static void format_size(uint64_t bytes, const char *const unit[3], char *buf, size_t len)
@@ -43,13 +52,30 @@ const char *table_format_bytes(uint64_t bytes, char *buf, size_t len)
 	return buf;
 }
 
-/* Column header: strategy names are long, the column is 9 wide. */
+/*
+ * Column header: the column is 9 wide and names are longer
+ * (movnt_avx2, movnt_avx512), so a long name breaks at its last '_'
+ * over two lines: "movnt" above "avx512".
+ */
 static void print_header(FILE *f, const struct policy_op *op)
 {
-	fprintf(f, "%8s", "size");
+	bool two = false;
+
 	for (size_t i = 0; i < op->ncurves; i++)
-		fprintf(f, " %9.9s", op->curves[i].strategy);
-	fprintf(f, "  %s\n", "best");
+		two |= strlen(op->curves[i].strategy) > 9;
+	for (int line = two ? 0 : 1; line < 2; line++) {
+		fprintf(f, "%8s", line ? "size" : "");
+		for (size_t i = 0; i < op->ncurves; i++) {
+			const char *name = op->curves[i].strategy, *us = strrchr(name, '_');
+			bool split = strlen(name) > 9 && us;
+
+			if (!line)
+				fprintf(f, " %9.*s", split ? (int)(us - name) : 0, name);
+			else
+				fprintf(f, " %9.9s", split ? us + 1 : name);
+		}
+		fprintf(f, "%s\n", line ? "  best" : "");
+	}
 }
 
 static void print_op(FILE *f, const struct policy_op *op, bool color)

@@ -100,10 +100,16 @@ ok "foreign policy: knob untouched" is "$THRESH" 768
 if "$MKPOLICY" "$T/etc/pmem-policy.json" --host "$T" --kernel 4096 --movnt 512 2>/dev/null; then
 	out=$(run "$DAEMON" --oneshot $COMMON 2>&1)
 	ok "policy for this host: applied without --force" is "$THRESH" 4096
+	ok "oneshot: status.json says applied" \
+		grep -q '"applied":true' "$T/run/pmem-tuned/status.json"
 	out=$(run "$DAEMON" --verify $COMMON 2>&1)
 	ok "verify after oneshot: no drift" test $? -eq 0
+	ok "verify: verify.json says no drift" \
+		grep -q '"verified":true.*"drift":0' "$T/run/pmem-tuned/verify.json"
 	run "$DAEMON" --restore $COMMON
 	ok "--restore after oneshot" is "$THRESH" 768
+	ok "--restore: status.json says not applied" \
+		grep -q '"applied":false' "$T/run/pmem-tuned/status.json"
 	ok "--restore removes the state" test ! -e "$STATE"
 else
 	echo "# fake root cannot be fingerprinted; host-match case skipped"

@@ -86,30 +86,32 @@ expect 0 "metrics" -- --metrics "$tmp/pmem.prom" --insecure "$tmp/fleet.json"
 python3 - "$tmp/pmem.prom" <<'EOF' && ok || bad "metrics format: $(head -5 "$tmp/pmem.prom")"
 import re, sys
 lines = open(sys.argv[1]).read().splitlines()
-sample = re.compile(r'^[a-z_]+\{([a-z_]+="[^"\\]*",?)*\} -?[0-9.e+]+$')
+sample = re.compile(r'^[a-z_]+(\{([a-z_]+="[^"\\]*",?)*\})? -?[0-9.e+-]+$')
 names = set()
 for l in lines:
     if l.startswith("# "):
-        assert re.match(r"^# (HELP|TYPE) pmem_tune_[a-z_]+ ", l), l
+        assert re.match(r"^# (HELP|TYPE) pmem_tuned?_[a-z_]+ ", l), l
         continue
     assert sample.match(l), l
-    names.add(l.split("{")[0])
-for n in ("pmem_tune_ceiling_mib_s", "pmem_tune_export_regret_ratio",
+    names.add(re.split(r"[{ ]", l)[0])
+for n in ("pmem_tune_ceiling_bytes_per_second", "pmem_tune_export_regret_ratio",
           "pmem_tune_probe_timestamp_seconds", "pmem_tune_merged_hosts"):
     assert n in names, (n, names)
 EOF
 
-# as root, a policy someone else could have written is refused without --insecure
+# as root, a policy someone else could have written is refused with --strict
+# (what the daemon does) and without --insecure by --merge
 if [ "$(id -u)" -eq 0 ]; then
 	cp "$tmp/a.json" "$tmp/mine.json"
 	chown 65534 "$tmp/mine.json"
-	expect 2 "foreign owner" -- --check "$tmp/mine.json"
+	expect 2 "foreign owner" -- --check --strict "$tmp/mine.json"
 	grep -q "owned by uid 65534" "$tmp/out" && ok || bad "owner: $(cat "$tmp/out")"
+	expect 2 "foreign owner, merge" -- --merge "$tmp/z.json" "$tmp/mine.json"
 	chown 0 "$tmp/mine.json"
 	chmod 0666 "$tmp/mine.json"
-	expect 2 "world-writable" -- --check "$tmp/mine.json"
+	expect 2 "world-writable" -- --check --strict "$tmp/mine.json"
 	chmod 0644 "$tmp/mine.json"
-	expect 0 "root's own" -- --check "$tmp/mine.json"
+	expect 0 "root's own" -- --check --strict "$tmp/mine.json"
 else
 	echo "skipped: ownership checks need root"
 fi

@@ -169,6 +169,41 @@ expect_refusal "unwritable path" "/nonexistent-dir/p.svg" -- --plot /nonexistent
 expect_refusal "two policies" "--plot" -- --plot "$tmp/t.svg" "$tmp/p.json" "$tmp/x.json"
 ls "$tmp" | grep -q '\.svg\.' && bad "temporary files left: $(ls "$tmp")" || ok
 
+# strategies named at their line ends, the defaults and exports as markers, a
+# ratio-to-the-best panel under each panel; --plot FILE.csv writes the curves
+python3 - "$tmp/p.svg" "$tmp/p.json" <<'EOF' && ok || bad "labels, markers, ratio panel"
+import json, sys
+import xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+svg = ET.parse(sys.argv[1]).getroot()
+pol = json.load(open(sys.argv[2]))
+for panel, op in zip((g for g in svg.iter(ns + "g") if g.get("class") == "panel"),
+                     pol["targets"][0]["ops"]):
+    ends = [g.find(ns + "text").text for g in panel.iter(ns + "g") if g.get("class") == "end-label"]
+    for c in op["curves"]:
+        assert c in ends, (c, ends)
+    marks = {g.get("data-size-bytes") for g in panel.iter(ns + "g")
+             if (g.get("class") or "").startswith("marker")}
+    assert {"256", "768"} <= marks, marks
+    ratio = [g for g in panel.iter(ns + "g") if g.get("class") == "ratio"]
+    assert len(ratio) == 1, "no ratio panel"
+    assert any(p.get("class") == "ratio-curve" for p in ratio[0].iter(ns + "path"))
+EOF
+"$tune" --plot "$tmp/p.csv" --insecure "$tmp/p.json" 2>"$tmp/err" && ok || bad "csv: $(cat "$tmp/err")"
+python3 - "$tmp/p.csv" "$tmp/p.json" <<'EOF' && ok || bad "csv content: $(head -3 "$tmp/p.csv")"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+p = json.load(open(sys.argv[2]))
+want = sum(len(o["curves"]) * len(o["sizes_bytes"]) for t in p["targets"] for o in t["ops"])
+assert len(rows) == want, (len(rows), want)
+o = p["targets"][0]["ops"][0]
+s = sorted(o["curves"])[0]
+r = [x for x in rows if x["strategy"] == s and x["pattern"] == o["pattern"]
+     and x["threads"] == str(o["threads"])]
+m = o["curves"][s]["median_mib_s"]
+assert all(abs(float(a["median_mib_s"]) - b) < 0.06 for a, b in zip(r, m) if b is not None)
+EOF
+
 # --show: the winner marked per size; colour on a terminal only
 "$tune" --show --insecure "$tmp/p.json" >"$tmp/plain" 2>&1
 grep -q $'\033' "$tmp/plain" && bad "--show through a pipe has escape codes" || ok

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the last pass did, for monitoring (pmem-tune --metrics reads it):
+ * STATE_DIR/status.json after each apply by the daemon or --oneshot and
+ * after a restore (applied: false), STATE_DIR/verify.json after each
+ * --verify.  Written whole each time
+ * (atomic), never read back by the daemon.
+ */
+#ifndef PT_STATUS_FILE_H
+#define PT_STATUS_FILE_H
+
+#include "daemon.h"
+
+#define PT_STATUS_FORMAT	"pmem-tuned-status/1"
+#define PT_STATUS_FILE		"status.json"
+#define PT_VERIFY_FILE		"verify.json"
+
+/* applied: the pass applied a policy (RELOAD_APPLIED); errors are logged, not returned. */
+void status_file_write(const struct daemon *d, bool applied);
+
+#endif

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# What an operator meets first: --metrics as promtool takes it (this host's
+# entry only, hostile labels escaped, the daemon's status), --json parsed by
+# jq on every command that prints, an option a command does not take is an
+# error, NO_COLOR, --help naming every option, -q = --quiet, table headers
+# that tell the movnt variants apart.
+# Usage: test_operator_cli.sh PMEM_TUNE MAIN_C
+set -uo pipefail
+tune=$1
+main_c=$2
+PT_TEST_NAME=test_operator_cli
+# shellcheck source=cli-lib.sh
+. "$(dirname "$0")/cli-lib.sh"
+umask 022
+
+# run RC DESCRIPTION -- ARGS...
+run() {
+	local want=$1 what=$2
+	shift 3
+	"$tune" "$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	[ $rc -eq "$want" ] && ok || bad "$what: exit $rc, expected $want: $(cat "$tmp/out" "$tmp/err")"
+}
+edit() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+exec(sys.argv[2])
+json.dump(p, open(sys.argv[3], "w"), indent=1)
+PY
+}
+
+# -q is --quiet: nothing on stderr, and the probe is the standard one unless --quick
+run 0 "probe -q --quick" -- --probe -q --quick --threads 1 \
+	--strategies movnt_sse2,movnt_avx2,movnt_avx512,clwb --target dram --area-size 96M \
+	--output "$tmp/a.json"
+[ ! -s "$tmp/err" ] && ok || bad "-q printed on stderr: $(cat "$tmp/err")"
+jq -e '.generator.mode == "quick"' "$tmp/a.json" >/dev/null && ok || bad "--quick mode not quick"
+
+# without a terminal, progress is a plain line per quarter (the probe unit's journal)
+run 0 "probe, stderr not a terminal" -- --probe --quick --threads 1 --strategies movnt_avx2,clwb \
+	--target dram --area-size 96M --output -
+grep -qE "^pmem-tune: dram: [0-9]+% measured .*about [0-9]+ s left$" "$tmp/err" && ok ||
+	bad "no progress lines: $(cat "$tmp/err")"
+! grep -q $'[\r\033]' "$tmp/err" && ok || bad "terminal codes in the journal's progress"
+
+# the table tells movnt_avx2 from movnt_avx512 (supported or not, show prints both columns)
+NO_COLOR=1 "$tune" --show "$tmp/a.json" >"$tmp/show" 2>&1
+if grep -q "avx512" "$tmp/show"; then
+	grep -qE "^ +size +sse2 +avx2 +avx512 +clwb +best$" "$tmp/show" && ok ||
+		bad "header: $(grep -m2 -B1 ' size' "$tmp/show")"
+fi
+
+# --json on every command that prints, parsed by jq
+run 0 "show --json" -- --show --json "$tmp/a.json"
+jq -e '.schema == "pmem-policy/1" and (.targets | length) == 1' "$tmp/out" >/dev/null && ok ||
+	bad "show --json: $(head -c 300 "$tmp/out")"
+run 0 "check --json" -- --check --json "$tmp/a.json"
+jq -e '.result == "valid" and .status == 0 and (.host_fingerprint | startswith("sha256:"))' \
+	"$tmp/out" >/dev/null && ok || bad "check --json: $(cat "$tmp/out")"
+echo '{' >"$tmp/bad.json"
+run 2 "check --json invalid" -- --check --json "$tmp/bad.json"
+jq -e '.result == "invalid" and .status == 2' "$tmp/out" >/dev/null && ok ||
+	bad "check --json invalid: $(cat "$tmp/out")"
+edit "$tmp/a.json" 'p["exports"]["libpmem"]["env"]["PMEM_MOVNT_THRESHOLD"] = "65536"' "$tmp/b.json"
+run 1 "diff --json" -- --diff --json "$tmp/a.json" "$tmp/b.json"
+jq -e '.same == false and (.changes | length) >= 1' "$tmp/out" >/dev/null && ok ||
+	bad "diff --json: $(cat "$tmp/out")"
+run 0 "diff --json same" -- --diff --json "$tmp/a.json" "$tmp/a.json"
+jq -e '.same == true and .changes == []' "$tmp/out" >/dev/null && ok || bad "diff same: $(cat "$tmp/out")"
+run 0 "strategies-list --json" -- --strategies-list --json
+jq -e '(.strategies | map(.name) | index("movnt_avx512")) != null and (.cpu.family | type) == "number"' \
+	"$tmp/out" >/dev/null && ok || bad "strategies-list --json: $(head -c 300 "$tmp/out")"
+
+# an option the command does not take is an error, not ignored
+expect_refusal "--json on --merge" "--json" -- --merge "$tmp/m.json" --json "$tmp/a.json"
+expect_refusal "--threads on --show" "--threads" -- --show --threads 2 "$tmp/a.json"
+expect_refusal "--quick on --check" "--quick" -- --check --quick "$tmp/a.json"
+
+# --help names every long option of getopt's table
+"$tune" --help >"$tmp/help" && ok || bad "--help failed"
+opts=$(sed -n '/^static const struct option options\[\]/,/^};/p' "$main_c" |
+	grep -o '{ "[a-z0-9-]*"' | tr -d '{" ')
+[ -n "$opts" ] && ok || bad "no options found in $main_c"
+for o in $opts; do
+	grep -q -- "--$o\b" "$tmp/help" && ok || bad "--help does not list --$o"
+done
+
+# NO_COLOR: no escape codes even on a terminal
+if command -v script >/dev/null; then
+	NO_COLOR=1 script -qec "$tune --show $tmp/a.json" /dev/null >"$tmp/tty" 2>&1
+	grep -q "target dram" "$tmp/tty" && ok || bad "show on a pty: $(head -3 "$tmp/tty")"
+	! grep -q $'\033' "$tmp/tty" && ok || bad "NO_COLOR: escape codes on a terminal"
+	script -qec "$tune --show $tmp/a.json" /dev/null >"$tmp/tty" 2>&1
+	grep -q $'\033' "$tmp/tty" && ok || bad "no colour on a terminal without NO_COLOR"
+else
+	echo "skipped: NO_COLOR on a terminal needs script(1)"
+fi
+
+# --metrics: this host's entry only, promtool-clean, hostile labels escaped
+edit "$tmp/a.json" 'p["platform"]["fingerprint"] = "sha256:" + "0" * 64' "$tmp/other.json"
+# the loader refuses control characters; quotes and backslashes it lets through
+edit "$tmp/a.json" 'p["targets"][0]["name"] = "evil\\\"} 1 # \\"' "$tmp/evil.json"
+run 0 "merge" -- --merge "$tmp/fleet.json" "$tmp/evil.json" "$tmp/other.json"
+mkdir -p "$tmp/run"
+printf '{"format":"pmem-tuned-status/1","time":1700000000,"applied":true,"policy":"x",' \
+	>"$tmp/run/status.json"
+printf '"unchanged":1,"refused":0,"set":3,"failed":0}' >>"$tmp/run/status.json"
+printf '{"format":"pmem-tuned-status/1","time":1700000100,"verified":true,"drift":2}' \
+	>"$tmp/run/verify.json"
+run 0 "metrics" -- --metrics "$tmp/pmem.prom" --daemon-state "$tmp/run" "$tmp/fleet.json"
+grep -qF 'target="evil\\\"} 1 # \\",' "$tmp/pmem.prom" && ok ||
+	bad "hostile label not escaped: $(grep evil "$tmp/pmem.prom" | head -2)"
+[ "$(grep -c '^pmem_tune_policy_host_match.* 1$' "$tmp/pmem.prom")" -eq 1 ] && ok ||
+	bad "host match: $(grep host_match "$tmp/pmem.prom")"
+! grep -q '0000000000000000' "$tmp/pmem.prom" && ok || bad "another platform's entry exported"
+grep -q '^pmem_tuned_policy_applied 1$' "$tmp/pmem.prom" && ok || bad "applied not exported"
+grep -q '^pmem_tuned_drift_knobs 2$' "$tmp/pmem.prom" && ok || bad "drift not exported"
+grep -q '^pmem_tuned_last_apply_timestamp_seconds 1700000000$' "$tmp/pmem.prom" && ok ||
+	bad "apply time not exported"
+grep -q '^pmem_tuned_knobs{result="set"} 3$' "$tmp/pmem.prom" && ok || bad "knob counts"
+# a metric name appears in one HELP/TYPE group only
+dups=$(grep '^# TYPE' "$tmp/pmem.prom" | sort | uniq -d)
+[ -z "$dups" ] && ok || bad "TYPE given twice: $dups"
+run 0 "metrics, no daemon" -- --metrics - --daemon-state "$tmp/none" "$tmp/other.json"
+grep -q '^pmem_tune_policy_host_match{.*} 0$' "$tmp/out" && grep -q '^pmem_tuned_policy_applied 0$' \
+	"$tmp/out" && ok || bad "other platform / no daemon: $(cat "$tmp/out")"
+if command -v promtool >/dev/null; then
+	for f in "$tmp/pmem.prom" "$tmp/out"; do
+		promtool check metrics <"$f" >"$tmp/prom" 2>&1 && ok ||
+			bad "promtool on $f: $(cat "$tmp/prom")"
+	done
+else
+	echo "skipped: promtool not installed (Debian package prometheus)"
+fi
+
+# reading a policy another user owns: a warning, then the answer; --strict refuses
+if [ "$(id -u)" -eq 0 ]; then
+	cp "$tmp/a.json" "$tmp/theirs.json"
+	chown 65534 "$tmp/theirs.json"
+	run 0 "check, owned by another user" -- --check "$tmp/theirs.json"
+	grep -q "warning: .*owned by uid 65534" "$tmp/err" && ok || bad "no warning: $(cat "$tmp/err")"
+	run 0 "show --json, owned by another user" -- --show --json "$tmp/theirs.json"
+	jq -e . "$tmp/out" >/dev/null && ok || bad "show --json not JSON with the warning"
+	run 2 "check --strict" -- --check --strict "$tmp/theirs.json"
+	grep -q "owned by uid 65534" "$tmp/out" && ok || bad "strict: $(cat "$tmp/out")"
+	run 0 "check --insecure: no warning" -- --check --insecure "$tmp/theirs.json"
+	[ ! -s "$tmp/err" ] && ok || bad "--insecure warned: $(cat "$tmp/err")"
+else
+	echo "skipped: ownership cases need root"
+fi
+
+finish
