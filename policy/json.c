@@ -56,7 +56,8 @@ static struct json_object *double_array(const double *a, size_t n, const char *f
 	return arr;
 }
 
-static struct json_object *curve_to_json(const struct policy_curve *c, size_t n)
+static struct json_object *curve_to_json(const struct policy_curve *c, const uint64_t *sizes,
+					 size_t n)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *samples = json_object_new_array_ext((int)n);
@@ -71,6 +72,15 @@ static struct json_object *curve_to_json(const struct policy_curve *c, size_t n)
 	for (size_t i = 0; i < n; i++)
 		json_object_array_add(samples, json_object_new_int64(c->samples[i]));
 	add(o, "samples", samples);
+	for (size_t i = 0; c->suspect && i < n; i++) {
+		/* written only when there is one: older readers see nothing new */
+		if (!c->suspect[i])
+			continue;
+		if (!json_object_object_get_ex(o, "suspect_sizes_bytes", NULL))
+			add(o, "suspect_sizes_bytes", json_object_new_array());
+		json_object_array_add(json_object_object_get(o, "suspect_sizes_bytes"),
+				      json_object_new_int64((int64_t)sizes[i]));
+	}
 	if (c->hosts_min_mib_s) {
 		add(o, "hosts_min_mib_s", double_array(c->hosts_min_mib_s, n, "%.1f"));
 		add(o, "hosts_max_mib_s", double_array(c->hosts_max_mib_s, n, "%.1f"));
@@ -90,11 +100,13 @@ static struct json_object *op_to_json(const struct policy_op *op)
 	add(o, "pattern", json_object_new_string(op->pattern));
 	add(o, "threads", json_object_new_int(op->threads));
 	add(o, "ceiling_mib_s", jnum(op->ceiling_mib_s, "%.1f"));
+	if (op->margin > 0)
+		add(o, "margin", jnum(op->margin, "%.4f"));
 	for (size_t i = 0; i < op->nsizes; i++)
 		json_object_array_add(sizes, json_object_new_int64((int64_t)op->sizes_bytes[i]));
 	add(o, "sizes_bytes", sizes);
 	for (size_t i = 0; i < op->ncurves; i++)
-		add(curves, op->curves[i].strategy, curve_to_json(&op->curves[i], op->nsizes));
+		add(curves, op->curves[i].strategy, curve_to_json(&op->curves[i], op->sizes_bytes, op->nsizes));
 	add(o, "curves", curves);
 	for (size_t i = 0; i < op->nranges; i++) {
 		const struct policy_range *r = &op->ranges[i];
@@ -104,6 +116,10 @@ static struct json_object *op_to_json(const struct policy_op *op)
 		add(jr, "to_bytes", jsize(r->to_bytes));
 		add(jr, "strategy", json_object_new_string(r->strategy));
 		add(jr, "tie", json_object_new_boolean(r->tie));
+		if (r->family[0])
+			add(jr, "family", json_object_new_string(r->family));
+		if (r->baseline[0])
+			add(jr, "baseline", json_object_new_string(r->baseline));
 		json_object_array_add(ranges, jr);
 	}
 	add(o, "ranges", ranges);
@@ -115,6 +131,8 @@ static struct json_object *op_to_json(const struct policy_op *op)
 		add(jx, "below", json_object_new_string(x->below));
 		add(jx, "above", json_object_new_string(x->above));
 		add(jx, "confidence", jnum(x->confidence, "%.3f"));
+		if (x->kind[0])
+			add(jx, "kind", json_object_new_string(x->kind));
 		json_object_array_add(xos, jx);
 	}
 	add(o, "crossovers", xos);
@@ -530,7 +548,8 @@ static void read_double_array(struct rd *rd, struct json_object *obj, const char
 	pop(rd, mark);
 }
 
-static void read_curve(struct rd *rd, struct json_object *jc, struct policy_curve *c, size_t n)
+static void read_curve(struct rd *rd, struct json_object *jc, struct policy_curve *c,
+		       const uint64_t *sizes, size_t n)
 {
 	struct json_object *arr, *ro;
 
@@ -588,6 +607,28 @@ static void read_curve(struct rd *rd, struct json_object *jc, struct policy_curv
 		for (size_t i = 0; i < n; i++)
 			c->samples[i] = isnan(c->median_mib_s[i]) ? 0 : 1;
 	}
+	arr = need_array(rd, jc, "suspect_sizes_bytes", POLICY_MAX_SIZES, 0);
+	if (arr) {
+		size_t mark = push_key(rd, "suspect_sizes_bytes");
+
+		for (size_t k = 0; k < json_object_array_length(arr) && !rd->failed; k++) {
+			size_t m2 = push_index(rd, k);
+			int64_t x;
+			size_t i;
+
+			if (!int_value(rd, json_object_array_get_idx(arr, k), 1,
+				       POLICY_MAX_SIZE_BYTES, &x, "a measured size in bytes")) {
+				for (i = 0; i < n && sizes[i] != (uint64_t)x; i++)
+					;
+				if (i == n)
+					fail(rd, "%" PRId64 " is not in sizes_bytes", x);
+				else
+					c->suspect[i] = 1;
+			}
+			pop(rd, m2);
+		}
+		pop(rd, mark);
+	}
 	/* a cell's interval must contain its median */
 	for (size_t i = 0; i < n && !rd->failed; i++) {
 		if (isnan(c->median_mib_s[i]))
@@ -608,6 +649,30 @@ static void read_curve(struct rd *rd, struct json_object *jc, struct policy_curv
 	}
 }
 
+
+/* An optional member that is one of words[] (NULL-terminated); "" when absent. */
+static void read_word(struct rd *rd, struct json_object *obj, const char *key, char *dst,
+		      size_t len, const char *const *words)
+{
+	size_t mark;
+
+	dst[0] = 0;
+	if (rd->failed || !member(obj, key))
+		return;
+	read_str(rd, obj, key, dst, len, 1);
+	for (size_t i = 0; !rd->failed && words[i]; i++)
+		if (!strcmp(dst, words[i]))
+			return;
+	if (rd->failed)
+		return;
+	mark = push_key(rd, key);
+	fail(rd, "unknown value '%s'", dst);
+	pop(rd, mark);
+}
+
+static const char *const families[] = { "streaming", "cached_flush", NULL };
+static const char *const baselines[] = { "kept", "changed", "new", NULL };
+static const char *const kinds[] = { "family", "member", NULL };
 
 static void read_ranges(struct rd *rd, struct json_object *jo, struct policy_op *op)
 {
@@ -646,6 +711,8 @@ static void read_ranges(struct rd *rd, struct json_object *jo, struct policy_op 
 		read_name(rd, jr, "strategy", r->strategy, sizeof(r->strategy));
 		if (!rd->failed && member(jr, "tie"))
 			r->tie = json_object_get_boolean(member(jr, "tie"));
+		read_word(rd, jr, "family", r->family, sizeof(r->family), families);
+		read_word(rd, jr, "baseline", r->baseline, sizeof(r->baseline), baselines);
 		if (!rd->failed && r->to_bytes <= r->from_bytes)
 			fail(rd, "to_bytes %" PRIu64 " is not above from_bytes %" PRIu64,
 			     r->to_bytes, r->from_bytes);
@@ -690,6 +757,7 @@ static void read_crossovers(struct rd *rd, struct json_object *jo, struct policy
 		read_name(rd, jx, "below", x->below, sizeof(x->below));
 		read_name(rd, jx, "above", x->above, sizeof(x->above));
 		x->confidence = read_double(rd, jx, "confidence", 0, 1, 1, 1);
+		read_word(rd, jx, "kind", x->kind, sizeof(x->kind), kinds);
 		pop(rd, m2);
 	}
 	pop(rd, mark);
@@ -740,6 +808,9 @@ static void read_op(struct rd *rd, struct json_object *jo, struct policy_target 
 		return;
 	}
 	op->ceiling_mib_s = read_double(rd, jo, "ceiling_mib_s", 0, POLICY_MAX_MIB_S, 1, 0);
+	op->margin = read_double(rd, jo, "margin", 0, 1, 0, 0);
+	if (isnan(op->margin))
+		op->margin = 0;
 
 	jcurves = need(rd, jo, "curves", json_type_object, 0);
 	if (jcurves && json_object_object_length(jcurves) > POLICY_MAX_CURVES) {
@@ -765,7 +836,7 @@ static void read_op(struct rd *rd, struct json_object *jo, struct policy_target 
 				if (!c)
 					fail(rd, "out of memory");
 				else
-					read_curve(rd, val, c, n);
+					read_curve(rd, val, c, op->sizes_bytes, n);
 			}
 			pop(rd, mark);
 			if (rd->failed)

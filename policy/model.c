@@ -30,6 +30,7 @@ static void curve_free(struct policy_curve *c)
 	free(c->ci_lo_mib_s);
 	free(c->ci_hi_mib_s);
 	free(c->samples);
+	free(c->suspect);
 	free(c->hosts_min_mib_s);
 	free(c->hosts_max_mib_s);
 }
@@ -132,8 +133,9 @@ static int curve_alloc(struct policy_curve *c, size_t n)
 	c->ci_lo_mib_s = nan_array(n);
 	c->ci_hi_mib_s = nan_array(n);
 	c->samples = calloc(n ? n : 1, sizeof(*c->samples));
+	c->suspect = calloc(n ? n : 1, sizeof(*c->suspect));
 	if (!c->median_mib_s || !c->p10_mib_s || !c->p90_mib_s || !c->ci_lo_mib_s ||
-	    !c->ci_hi_mib_s || !c->samples) {
+	    !c->ci_hi_mib_s || !c->samples || !c->suspect) {
 		curve_free(c);
 		memset(c, 0, sizeof(*c));
 		return -ENOMEM;
@@ -191,6 +193,7 @@ int policy_op_insert_size(struct policy_op *op, uint64_t size_bytes)
 {
 	const double nan = NAN;
 	const unsigned zero = 0;
+	const unsigned char no = 0;
 	size_t at = 0;
 	int idx = policy_op_size_index(op, size_bytes);
 
@@ -210,7 +213,8 @@ int policy_op_insert_size(struct policy_op *op, uint64_t size_bytes)
 		    array_insert(&c->p90_mib_s, op->nsizes, sizeof(double), at, &nan) ||
 		    array_insert(&c->ci_lo_mib_s, op->nsizes, sizeof(double), at, &nan) ||
 		    array_insert(&c->ci_hi_mib_s, op->nsizes, sizeof(double), at, &nan) ||
-		    array_insert(&c->samples, op->nsizes, sizeof(unsigned), at, &zero))
+		    array_insert(&c->samples, op->nsizes, sizeof(unsigned), at, &zero) ||
+		    array_insert(&c->suspect, op->nsizes, sizeof(unsigned char), at, &no))
 			return -ENOMEM;
 		if (c->hosts_min_mib_s &&
 		    (array_insert(&c->hosts_min_mib_s, op->nsizes, sizeof(double), at, &nan) ||

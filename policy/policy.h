@@ -35,6 +35,12 @@ struct policy_curve {
 	double *ci_lo_mib_s;	/* 95 % confidence interval of the median */
 	double *ci_hi_mib_s;
 	unsigned *samples;	/* samples behind each cell, 0 = not measured */
+	/*
+	 * 1 where the cell cannot be right and is never believed (the
+	 * sweep's disturbance counters, or crossover_decide()'s
+	 * implausibility test); JSON "suspect_sizes_bytes".
+	 */
+	unsigned char *suspect;
 	/* merged entries only (else NULL): spread of the hosts' medians */
 	double *hosts_min_mib_s;
 	double *hosts_max_mib_s;
@@ -44,8 +50,12 @@ struct policy_range {
 	uint64_t from_bytes;	/* inclusive */
 	uint64_t to_bytes;	/* exclusive, POLICY_SIZE_OPEN = no bound */
 	char strategy[POLICY_NAME_MAX];
-	/* true where the strategy won by the tie rule, not by separation */
+	/* true where no size of the range was decided by separation */
 	bool tie;
+	/* "streaming" | "cached_flush" | "" (unknown: an older file) */
+	char family[16];
+	/* against a --baseline: "kept" | "changed" | "new", "" without one */
+	char baseline[16];
 };
 
 struct policy_crossover {
@@ -53,6 +63,8 @@ struct policy_crossover {
 	char below[POLICY_NAME_MAX];
 	char above[POLICY_NAME_MAX];
 	double confidence;	/* 0..1, probability both sides are right */
+	/* "family" (streaming <-> cached+flush) | "member" | "" (older file) */
+	char kind[16];
 };
 
 struct policy_op {
@@ -60,6 +72,8 @@ struct policy_op {
 	char pattern[POLICY_NAME_MAX];	/* "sequential" | "random" */
 	unsigned threads;
 	double ceiling_mib_s;		/* non-temporal fill, same threads */
+	/* practically significant margin the decision used, 0 = not recorded */
+	double margin;
 	size_t nsizes;
 	uint64_t *sizes_bytes;		/* ascending, unique */
 	size_t ncurves;
