@@ -225,7 +225,7 @@ static size_t separated(const int *v, const bool *grid, size_t n, size_t *out)
  * place a crossover between two grid sizes of different families, never
  * a run of their own.
  */
-static int smooth(int *v, const bool *grid, size_t n, int prior, int *fam, bool *island)
+int crossover_smooth(int *v, const bool *grid, size_t n, int prior, int *fam, bool *island)
 {
 	size_t *sep = calloc(n ? n : 1, sizeof(*sep)), ns, ng = 0;
 	size_t *gi = calloc(n ? n : 1, sizeof(*gi));
@@ -374,6 +374,22 @@ static void choose_members(const struct policy_op *op, enum strategy_family f, d
 	}
 }
 
+int crossover_pair_verdict(const struct policy_op *op, int a, int b, size_t i, double margin)
+{
+	int r;
+
+	if (a < 0 || b < 0 || !measured(op, (size_t)a, i) || !measured(op, (size_t)b, i) ||
+	    crossover_cell_suspect(op, (size_t)a, i) || crossover_cell_suspect(op, (size_t)b, i))
+		return VERDICT_NONE;
+	r = compare(op, a, b, i, margin);
+	return r > 0 ? 0 : r < 0 ? 1 : VERDICT_TIE;
+}
+
+int crossover_family_default(const struct policy_op *op, int family)
+{
+	return op ? family_default(op, (enum strategy_family)family) : -1;
+}
+
 int crossover_cells(const struct policy_op *op, struct crossover_cell *cells)
 {
 	int *v = NULL, *fam = NULL, prior = PRIOR, ret = -ENOMEM;
@@ -425,7 +441,7 @@ int crossover_cells(const struct policy_op *op, struct crossover_cell *cells)
 	}
 	for (size_t i = 0; i < op->nsizes; i++)
 		cells[i].grid = grid[i] = count[i] == full;
-	ret = smooth(v, grid, op->nsizes, prior, fam, island);
+	ret = crossover_smooth(v, grid, op->nsizes, prior, fam, island);
 	if (ret)
 		goto out;
 	for (size_t i = 0; i < op->nsizes; i++) {

@@ -71,6 +71,25 @@ double crossover_margin(const struct policy_op *op);
 /* Cell (curve c, size i) measured but not believed. */
 bool crossover_cell_suspect(const struct policy_op *op, size_t c, size_t i);
 
+/*
+ * The smoothing of the rule, for any two-way choice: v[n] holds
+ * enum crossover_verdict values (0 and 1 the two sides; dropped islands
+ * become VERDICT_TIE), grid[n] the sizes every curve was measured at,
+ * prior the side ties fall to.  fam[n] gets the side per size (-1 where
+ * v is VERDICT_NONE), island[n] the dropped islands.  0 or -ENOMEM.
+ */
+int crossover_smooth(int *v, const bool *grid, size_t n, int prior, int *fam, bool *island);
+
+/*
+ * The two-way verdict of curve a (side 0) against curve b (side 1) at size
+ * i with the op's margin, reference_only curves allowed: VERDICT_NONE
+ * where either cell is missing or suspect.  For the exports' pairs.
+ */
+int crossover_pair_verdict(const struct policy_op *op, int a, int b, size_t i, double margin);
+
+/* The family's default member in op (its curve index), -1 if none measured. */
+int crossover_family_default(const struct policy_op *op, int family);
+
 /* Per-size decisions; cells[op->nsizes].  Returns 0, or -EINVAL / -ENOMEM. */
 int crossover_cells(const struct policy_op *op, struct crossover_cell *cells);
 
