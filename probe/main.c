@@ -20,6 +20,9 @@
 
 #define DEFAULT_POLICY "/etc/pmem-policy.json"
 
+/* --output's default, told apart from the same path given explicitly */
+static const char default_policy[] = DEFAULT_POLICY;
+
 /* What the command option's run gets: every option, and the operands after them. */
 struct cmd_args {
 	struct probe_opts po;
@@ -100,6 +103,18 @@ static int run_plot(struct cmd_args *a)
 	return plot_cmd(a->arg, policy_file(a), a->flags);
 }
 
+static int run_decide(struct cmd_args *a)
+{
+	if (a->argc) {
+		fprintf(stderr, "pmem-tune: --decide %s: unexpected argument '%s'\n", a->arg,
+			a->argv[0]);
+		return 2;
+	}
+	/* no --output: print, never overwrite the installed policy by default */
+	return decide_cmd(a->arg, a->po.output == default_policy ? NULL : a->po.output,
+			  a->po.baseline, a->po.weights, a->flags);
+}
+
 static int run_strategies(struct cmd_args *a)
 {
 	(void)a;
@@ -120,6 +135,7 @@ static const struct cmd_struct commands[] = {
 	{ "merge", run_merge, "--merge OUT IN... [--weights FILE]" },
 	{ "metrics", run_metrics, "--metrics OUT [FILE]" },
 	{ "plot", run_plot, "--plot FILE.svg [FILE]" },
+	{ "decide", run_decide, "--decide IN [--output OUT] [--baseline FILE] [--weights FILE]" },
 	{ "strategies-list", run_strategies, "--strategies-list" },
 };
 
@@ -143,7 +159,7 @@ static void usage(FILE *f)
 enum {
 	OPT_AREA = 256, OPT_THREADS, OPT_STRATEGIES, OPT_DESTROY, OPT_STRATEGIES_LIST, OPT_DIFF,
 	OPT_MERGE, OPT_METRICS, OPT_WEIGHTS, OPT_INSECURE,
-	OPT_PLOT, OPT_SCRATCH,
+	OPT_PLOT, OPT_SCRATCH, OPT_DECIDE, OPT_BASELINE,
 };
 
 static const struct option options[] = {
@@ -151,6 +167,8 @@ static const struct option options[] = {
 	{ "merge", required_argument, NULL, OPT_MERGE },
 	{ "metrics", required_argument, NULL, OPT_METRICS },
 	{ "plot", required_argument, NULL, OPT_PLOT },
+	{ "decide", required_argument, NULL, OPT_DECIDE },
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "weights", required_argument, NULL, OPT_WEIGHTS },
 	{ "insecure", no_argument, NULL, OPT_INSECURE },
 	{ "probe", no_argument, NULL, 'p' },
@@ -219,7 +237,7 @@ static int add_target(struct probe_opts *po, const char *spec)
 
 int main(int argc, char **argv)
 {
-	struct cmd_args a = { .po = { .output = DEFAULT_POLICY, .mode = SWEEP_STANDARD } };
+	struct cmd_args a = { .po = { .output = default_policy, .mode = SWEEP_STANDARD } };
 	struct probe_opts *po = &a.po;
 	const struct cmd_struct *cmd = NULL, *sel;
 	bool mode_set = false;
@@ -235,6 +253,9 @@ int main(int argc, char **argv)
 			continue;
 		}
 		switch (c) {
+		case OPT_BASELINE:
+			po->baseline = optarg;
+			break;
 		case OPT_WEIGHTS:
 			po->weights = optarg;
 			break;
