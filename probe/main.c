@@ -127,7 +127,7 @@ static const struct cmd_struct commands[] = {
 	  "          [--area-size SIZE] [--scratch-size SIZE] [--threads N]\n"
 	  "          [--strategies A,B,...]\n"
 	  "          [--destroy-data] [--json]\n"
-	  "          [--weights FILE]" },
+	  "          [--weights FILE] [--baseline FILE]" },
 	{ "list", run_list, "--list [--json]" },
 	{ "show", run_show, "--show [FILE]" },
 	{ "check", run_check, "--check [FILE]" },
