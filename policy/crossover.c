@@ -426,7 +426,8 @@ int crossover_cells(const struct policy_op *op, struct crossover_cell *cells)
 		if (x->rep[0] >= 0 && x->rep[1] >= 0) {
 			int r = compare(op, x->rep[0], x->rep[1], i, margin);
 
-			x->verdict = r > 0 ? VERDICT_STREAMING : r < 0 ? VERDICT_CACHED : VERDICT_TIE;
+			x->verdict = r > 0 ? VERDICT_STREAMING :
+				     r < 0 ? VERDICT_CACHED : VERDICT_TIE;
 		} else if (has[0] != has[1] && x->rep[prior] >= 0) {
 			/* nothing to compare against: never a separated win */
 			x->verdict = VERDICT_TIE;
@@ -576,9 +577,9 @@ static int build_ranges(struct policy_op *op, const struct crossover_cell *cells
 					a = cells[last].rep[pf] >= 0 ? cells[last].rep[pf] : a;
 					b = cells[i].rep[f] >= 0 ? cells[i].rep[f] : b;
 				}
-				x->confidence = prob_beats(op, a, pf != f ? cells[last].rep[f] : b,
-							   last) *
-						prob_beats(op, b, pf != f ? cells[i].rep[pf] : a, i);
+				x->confidence =
+					prob_beats(op, a, pf != f ? cells[last].rep[f] : b, last) *
+					prob_beats(op, b, pf != f ? cells[i].rep[pf] : a, i);
 			}
 			r++;
 		}
@@ -680,7 +681,8 @@ static int decide(struct policy_op *op, const struct policy_op *base)
 		for (size_t i = 0; same && i < op->nsizes; i++) {
 			const char *bs;
 
-			if (op->sizes_bytes[i] < cur->from_bytes || op->sizes_bytes[i] >= cur->to_bytes)
+			if (op->sizes_bytes[i] < cur->from_bytes ||
+			    op->sizes_bytes[i] >= cur->to_bytes)
 				continue;
 			bs = baseline_at(base, op->sizes_bytes[i]);
 			same = bs && !strcmp(bs, cur->strategy);
@@ -718,7 +720,8 @@ int crossover_decide_policy(struct policy *p, const struct policy *baseline)
 			const struct policy_op *bo = bt ? policy_find_op(bt, op->op, op->pattern,
 									 op->threads) : NULL;
 
-			ret = baseline ? crossover_decide_with_baseline(op, bo) : crossover_decide(op);
+			ret = baseline ? crossover_decide_with_baseline(op, bo) :
+					 crossover_decide(op);
 		}
 	}
 	return ret;

@@ -356,7 +356,8 @@ static double view_weight(const struct side_view *v, const size_t *idx, size_t k
 		double d = INFINITY;
 
 		for (size_t j = 0; j < w->n; j++) {
-			double dj = fabs(log((double)w->size_bytes[j]) - log((double)v->sizes[idx[k]]));
+			double dj = fabs(log((double)w->size_bytes[j]) -
+					 log((double)v->sizes[idx[k]]));
 
 			if (dj < d) {
 				d = dj;
@@ -479,7 +480,8 @@ static int knob_threshold(const struct side_view *views, size_t nv, int low,
 		rm = llround(mm * 1e9);
 		rr = llround(r * 1e9);
 		d = dflt ? log_distance(cand[k], *dflt) : 0;
-		if (rm < best_m || (rm == best_m && (rr < best_r || (rr == best_r && d < best_d)))) {
+		if (rm < best_m ||
+		    (rm == best_m && (rr < best_r || (rr == best_r && d < best_d)))) {
 			best_m = rm;
 			best_r = rr;
 			best_d = d;

@@ -106,7 +106,8 @@ static struct json_object *op_to_json(const struct policy_op *op)
 		json_object_array_add(sizes, json_object_new_int64((int64_t)op->sizes_bytes[i]));
 	add(o, "sizes_bytes", sizes);
 	for (size_t i = 0; i < op->ncurves; i++)
-		add(curves, op->curves[i].strategy, curve_to_json(&op->curves[i], op->sizes_bytes, op->nsizes));
+		add(curves, op->curves[i].strategy,
+		    curve_to_json(&op->curves[i], op->sizes_bytes, op->nsizes));
 	add(o, "curves", curves);
 	for (size_t i = 0; i < op->nranges; i++) {
 		const struct policy_range *r = &op->ranges[i];

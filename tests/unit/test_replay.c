@@ -159,7 +159,8 @@ static void replay_mode(const char *machine, const char *mode)
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct policy *p = decided(files[i], NULL), *again = decided(files[i], NULL), *b;
-		char *s1 = p ? policy_to_string(p) : NULL, *s2 = again ? policy_to_string(again) : NULL;
+		char *s1 = p ? policy_to_string(p) : NULL;
+		char *s2 = again ? policy_to_string(again) : NULL;
 
 		/* replay is deterministic: the same bytes twice */
 		CHECK_MSG(s1 && s2 && !strcmp(s1, s2), "%s: two replays differ", files[i]);
@@ -299,7 +300,8 @@ static void test_reference(void)
 		CHECK(p->exports.kernel.present);
 		CHECK_MSG(p->exports.kernel.threshold_bytes >= 512 &&
 			  p->exports.kernel.threshold_bytes < 1024,
-			  "dm-writecache: kernel NT up to %" PRIu64, p->exports.kernel.threshold_bytes);
+			  "dm-writecache: kernel NT up to %" PRIu64,
+			  p->exports.kernel.threshold_bytes);
 	}
 	policy_free(p);
 
@@ -311,7 +313,8 @@ static void test_reference(void)
 		op = ref_op(p);
 		for (size_t i = 0; op && i < op->nsizes; i++)
 			if (op->sizes_bytes[i] >= 4096)
-				CHECK_MSG(!strcmp(family_at(op, op->sizes_bytes[i]), "cached_flush"),
+				CHECK_MSG(!strcmp(family_at(op, op->sizes_bytes[i]),
+						  "cached_flush"),
 					  "memmap %s: %s at %" PRIu64, k ? "seq" : "rand",
 					  family_at(op, op->sizes_bytes[i]), op->sizes_bytes[i]);
 		/* random: movnt where it is ahead by more than the margin */
@@ -331,8 +334,8 @@ static void test_reference(void)
 		nstream = 0;
 		for (size_t i = 0; op && i < op->nsizes; i++)
 			nstream += !strcmp(family_at(op, op->sizes_bytes[i]), "streaming");
-		CHECK_MSG(op && nstream * 10 >= op->nsizes * 9, "pmem100 %s: streaming at %zu sizes",
-			  k ? "seq" : "rand", nstream);
+		CHECK_MSG(op && nstream * 10 >= op->nsizes * 9,
+			  "pmem100 %s: streaming at %zu sizes", k ? "seq" : "rand", nstream);
 		CHECK(p && p->exports.kernel.present &&
 		      p->exports.kernel.threshold_bytes == POLICY_SIZE_OPEN);
 		policy_free(p);
