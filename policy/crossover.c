@@ -1,31 +1,29 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * From measured curves to per-size winners, size ranges and crossovers.
- * Pure: reads the curves, writes only op->ranges and op->crossovers.
+ * From measured curves to per-size decisions, size ranges and crossovers
+ * (the rule is described in crossover.h).  Pure but for crossover_decide(),
+ * which writes op->ranges, op->crossovers, op->margin and the suspect
+ * flags of the cells it will not believe.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "crossover.h"
 #include "stats.h"
 #include "strategy_class.h"
 
-/*
- * A cell can win when it was measured on a curve that is a valid
- * persistent copy and was not found suspect (implausible after a fresh
- * re-measurement).  A curve without a samples array (hand-written file)
- * is trusted on its medians alone.
- */
-static bool cell_ok(const struct policy_op *op, int c, size_t i)
+/* Fixed in advance: streaming stores do not evict the application's cache. */
+#define PRIOR FAMILY_STREAMING
+
+static bool measured(const struct policy_op *op, size_t c, size_t i)
 {
 	const struct policy_curve *cv = &op->curves[c];
 
-	if (cv->reference_only || !cv->median_mib_s || isnan(cv->median_mib_s[i]))
-		return false;
-	if (cv->cell_flags && (cv->cell_flags[i] & POLICY_CELL_SUSPECT))
+	if (!cv->median_mib_s || isnan(cv->median_mib_s[i]))
 		return false;
 	return !cv->samples || cv->samples[i] > 0;
 }
@@ -35,11 +33,40 @@ static double cell_median(const struct policy_op *op, int c, size_t i)
 	return op->curves[c].median_mib_s[i];
 }
 
+bool crossover_cell_suspect(const struct policy_op *op, size_t c, size_t i)
+{
+	const struct policy_curve *cv;
+	double m, x = CROSSOVER_IMPLAUSIBLE_RATIO;
+	size_t l = i, r = i;
+
+	if (!op || c >= op->ncurves || i >= op->nsizes || !measured(op, c, i))
+		return false;
+	cv = &op->curves[c];
+	if (cv->cell_flags && (cv->cell_flags[i] & POLICY_CELL_SUSPECT))
+		return true;
+	while (l-- > 0 && !measured(op, c, l))
+		;
+	while (++r < op->nsizes && !measured(op, c, r))
+		;
+	if (l == SIZE_MAX || r >= op->nsizes)
+		return false;
+	/* a collapse on both sides is a disturbance that outlasted the cell */
+	m = cv->median_mib_s[i];
+	return m < x * cv->median_mib_s[l] && m < x * cv->median_mib_s[r];
+}
+
+/* A cell that may decide: a valid persistent copy, measured, believed. */
+static bool cell_ok(const struct policy_op *op, int c, size_t i)
+{
+	if (c < 0 || op->curves[c].reference_only || !measured(op, (size_t)c, i))
+		return false;
+	return !crossover_cell_suspect(op, (size_t)c, i);
+}
+
 /*
  * Interval used for the separation test.  An unknown bound collapses
- * onto the median (the decision then follows the medians), and a bound
- * on the wrong side of the median is clamped so overlap stays a
- * well-defined test.
+ * onto the median, and a bound on the wrong side of the median is
+ * clamped so overlap stays a well-defined test.
  */
 static double cell_lo(const struct policy_op *op, int c, size_t i)
 {
@@ -57,15 +84,12 @@ static double cell_hi(const struct policy_op *op, int c, size_t i)
 	return !hi || isnan(hi[i]) ? m : fmax(hi[i], m);
 }
 
-/*
- * P(curve a beats curve b at size i) from the recorded intervals; 0.5
- * where either was not measured or a spread is unknown.
- */
+/* P(curve a beats curve b at size i); 0.5 where either cannot decide. */
 static double prob_beats(const struct policy_op *op, int a, int b, size_t i)
 {
 	const struct policy_curve *ca, *cb;
 
-	if (a < 0 || b < 0 || !cell_ok(op, a, i) || !cell_ok(op, b, i))
+	if (!cell_ok(op, a, i) || !cell_ok(op, b, i))
 		return 0.5;
 	ca = &op->curves[a];
 	cb = &op->curves[b];
@@ -77,205 +101,405 @@ static double prob_beats(const struct policy_op *op, int a, int b, size_t i)
 				  cb->ci_hi_mib_s ? cb->ci_hi_mib_s[i] : NAN);
 }
 
-/* The fixed tie rule: non-temporal first, then rank, then median, then order. */
-static bool tie_prefers(const struct policy_op *op, size_t i, int a, int b)
+/*
+ * +1 when a beats b by more than the margin with the intervals apart, -1
+ * the reverse, 0 a tie.  Both conditions: the margin alone sits inside
+ * the probe-to-probe noise, disjoint intervals alone accept 1 % gains.
+ */
+static int compare(const struct policy_op *op, int a, int b, size_t i, double margin)
 {
-	const char *na = op->curves[a].strategy, *nb = op->curves[b].strategy;
-	bool nta = strategy_is_nontemporal(na), ntb = strategy_is_nontemporal(nb);
-	int ra = strategy_tie_rank(na), rb = strategy_tie_rank(nb);
 	double ma = cell_median(op, a, i), mb = cell_median(op, b, i);
 
-	if (nta != ntb)
-		return nta;
-	if (ra != rb)
-		return ra < rb;
-	if (ma != mb)
-		return ma > mb;
-	return a < b;
+	if (ma > mb * (1 + margin) && cell_lo(op, a, i) > cell_hi(op, b, i))
+		return 1;
+	if (mb > ma * (1 + margin) && cell_lo(op, b, i) > cell_hi(op, a, i))
+		return -1;
+	return 0;
 }
 
-/* Highest median at size i, skipping curve 'except'; -1 if none. */
-static int best_at(const struct policy_op *op, size_t i, int except)
+static int cmp_double(const void *a, const void *b)
 {
-	int best = -1;
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double crossover_margin(const struct policy_op *op)
+{
+	double *w, m = CROSSOVER_MARGIN_FLOOR;
+	size_t n = 0;
+
+	if (!op || !op->nsizes || !op->ncurves)
+		return m;
+	w = malloc(op->nsizes * op->ncurves * sizeof(*w));
+	if (!w)
+		return m;
+	for (size_t c = 0; c < op->ncurves; c++) {
+		const struct policy_curve *cv = &op->curves[c];
+
+		if (cv->reference_only || !cv->ci_lo_mib_s || !cv->ci_hi_mib_s)
+			continue;
+		for (size_t i = 0; i < op->nsizes; i++) {
+			double med = cv->median_mib_s[i], lo = cv->ci_lo_mib_s[i],
+			       hi = cv->ci_hi_mib_s[i];
+
+			if (measured(op, c, i) && med > 0 && hi > lo)
+				w[n++] = (hi - lo) / 2 / med;
+		}
+	}
+	if (n) {
+		/* the lower median: a plain order statistic, no interpolation */
+		qsort(w, n, sizeof(*w), cmp_double);
+		m = w[(size_t)fmin((double)(n - 1), floor(CROSSOVER_NOISE_QUANTILE * (double)n))];
+	}
+	free(w);
+	return fmin(CROSSOVER_MARGIN_CAP, fmax(CROSSOVER_MARGIN_FLOOR, m));
+}
+
+/*
+ * A family's value at size i: its second-best member where three or more
+ * are measured (a lone member far above its peers is more often a bad
+ * cell than a better family), else its best.  -1 if none.
+ */
+static int family_rep(const struct policy_op *op, enum strategy_family f, size_t i)
+{
+	int best = -1, second = -1, n = 0;
 
 	for (int c = 0; c < (int)op->ncurves; c++) {
-		if (c == except || !cell_ok(op, c, i))
+		if (strategy_family_of(op->curves[c].strategy) != f || !cell_ok(op, c, i))
 			continue;
-		/* strict: equal medians keep the lower index, deterministic */
-		if (best < 0 || cell_median(op, c, i) > cell_median(op, best, i))
+		n++;
+		if (best < 0 || cell_median(op, c, i) > cell_median(op, best, i)) {
+			second = best;
 			best = c;
+		} else if (second < 0 || cell_median(op, c, i) > cell_median(op, second, i)) {
+			second = c;
+		}
+	}
+	return n >= 3 ? second : best;
+}
+
+/* The family's first ranked member with a measured cell in op; -1 if none. */
+static int family_default(const struct policy_op *op, enum strategy_family f)
+{
+	int best = -1, rank = 0;
+
+	for (int c = 0; c < (int)op->ncurves; c++) {
+		int r = strategy_default_rank(f, op->curves[c].strategy);
+		bool any = false;
+
+		if (r < 0 || op->curves[c].reference_only)
+			continue;
+		for (size_t i = 0; i < op->nsizes && !any; i++)
+			any = measured(op, (size_t)c, i);
+		if (any && (best < 0 || r < rank)) {
+			best = c;
+			rank = r;
+		}
 	}
 	return best;
 }
 
+/* Separated verdicts (not ties) of grid sizes, in size order, for the smoothing. */
+static size_t separated(const int *v, const bool *grid, size_t n, size_t *out)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (grid[i] && (v[i] == VERDICT_STREAMING || v[i] == VERDICT_CACHED))
+			out[k++] = i;
+	return k;
+}
+
 /*
- * Does measured c tie with the best at size i?  Overlapping intervals
- * tie; so does a median within CROSSOVER_EQUIVALENCE of the best's even
- * when tight intervals separate: on a quiet machine two streaming-store
- * widths separate by 1 %, and a switch worth that little would only
- * move with the noise from one probe to the next.
+ * From raw verdicts v (modified: dropped islands become ties) to a
+ * family per size in fam (-1 where v is VERDICT_NONE).
+ *
+ * Islands: a separated grid size whose nearest separated grid sizes on
+ * both sides are the other family, or which departs from the prior with
+ * nothing separated on one side; dropped (island[i]), since a one-size
+ * change of decision is kept only when repeated, and replay cannot
+ * repeat it.  Ties: between two sizes of one family that family; between
+ * an axis edge and a family, that family; between two families, or with
+ * nothing separated at all, the prior.  Bisection points (not grid) only
+ * place a crossover between two grid sizes of different families, never
+ * a run of their own.
  */
-static bool ties_with(const struct policy_op *op, size_t i, int c, int best)
+int crossover_smooth(int *v, const bool *grid, size_t n, int prior, int *fam, bool *island)
 {
-	return c == best || cell_hi(op, c, i) >= cell_lo(op, best, i) ||
-	       cell_median(op, c, i) >= cell_median(op, best, i) * (1 - CROSSOVER_EQUIVALENCE);
-}
+	size_t *sep = calloc(n ? n : 1, sizeof(*sep)), ns, ng = 0;
+	size_t *gi = calloc(n ? n : 1, sizeof(*gi));
 
-/* Is c in the tie set of size i: measured and tied with the best? */
-static bool in_tie_set(const struct policy_op *op, size_t i, int c)
-{
-	int best = best_at(op, i, -1);
-
-	return best >= 0 && cell_ok(op, c, i) && ties_with(op, i, c, best);
-}
-
-static void set_winner(const struct policy_op *op, size_t i, int winner,
-		       int tie, struct crossover_cell *cell)
-{
-	cell->winner = winner;
-	cell->tie = tie;
-	cell->runner_up = best_at(op, i, winner);
-	/*
-	 * Not clamped to 0.5: a tie-rule winner with a lower median than
-	 * the best one honestly has p_win < 0.5.
-	 */
-	cell->p_win = cell->runner_up < 0 ? 1.0 :
-		      prob_beats(op, winner, cell->runner_up, i);
-}
-
-static void decide_size(const struct policy_op *op, size_t i,
-			struct crossover_cell *cell)
-{
-	int best = best_at(op, i, -1), winner;
-	bool separated = true;
-
-	if (best < 0) {
-		cell->winner = -1;
-		cell->runner_up = -1;
-		cell->tie = 0;
-		cell->p_win = 0;
-		return;
+	if (!sep || !gi) {
+		free(sep);
+		free(gi);
+		return -ENOMEM;
 	}
+	ns = separated(v, grid, n, sep);
+	for (size_t k = 0; k < ns; k++) {
+		size_t i = sep[k];
+		int l = k > 0 ? v[sep[k - 1]] : VERDICT_NONE;
+		int r = k + 1 < ns ? v[sep[k + 1]] : VERDICT_NONE;
 
-	winner = best;
-	for (int c = 0; c < (int)op->ncurves; c++) {
-		if (c == best || !cell_ok(op, c, i))
+		island[i] = false;
+		if (l == v[i] || r == v[i])
 			continue;
-		if (ties_with(op, i, c, best)) {
-			separated = false;
-			if (tie_prefers(op, i, c, winner))
-				winner = c;
+		if ((l != VERDICT_NONE && l == r) ||
+		    (v[i] != prior && (l == VERDICT_NONE || r == VERDICT_NONE))) {
+			v[i] = VERDICT_TIE;
+			island[i] = true;
 		}
 	}
-	set_winner(op, i, winner, !separated, cell);
-}
+	ns = separated(v, grid, n, sep);
+	for (size_t i = 0; i < n; i++) {
+		fam[i] = -1;
+		if (v[i] == VERDICT_NONE || !grid[i])
+			continue;
+		gi[ng++] = i;
+		if (v[i] != VERDICT_TIE) {
+			fam[i] = v[i];
+		} else {
+			int l = -1, r = -1;
 
-/* Next size after i that carries a decision, or op->nsizes. */
-static size_t next_measured(const struct policy_op *op,
-			    const struct crossover_cell *cells, size_t i)
-{
-	while (++i < op->nsizes && cells[i].winner < 0)
-		;
-	return i;
-}
-
-/*
- * The island rule.  Size i, between its measured neighbours prev and
- * next (either may be missing: SIZE_MAX or op->nsizes), holds a one-size
- * range when its winner differs from theirs and they agree with each
- * other (at the grid's edge: the one neighbour there is).  Returns the
- * neighbours' winner, or -1 when i is no one-size range, a step between
- * two different ranges included.  *edge says whether a neighbour is
- * missing.
- */
-static int lone_range(const struct policy_op *op, const struct crossover_cell *cells,
-		      size_t prev, size_t i, size_t next, bool *edge)
-{
-	int w = cells[i].winner;
-	int a = prev < op->nsizes ? cells[prev].winner : -1;
-	int b = next < op->nsizes ? cells[next].winner : -1;
-
-	*edge = a < 0 || b < 0;
-	if (w < 0 || (a < 0 && b < 0) || a == w || b == w)
-		return -1;
-	if (a >= 0 && b >= 0 && a != b)
-		return -1;
-	return a >= 0 ? a : b;
-}
-
-/*
- * Noise: an A A B A A pattern where B won only by the tie rule is a
- * one-size range the measurements cannot support.  If A is in that
- * size's tie set too (statistically as good as B there), the size keeps
- * A.  If A is demonstrably worse there, B's win is not only the tie
- * rule's doing and it stays.  A tie-rule size at the grid's edge stays
- * too: nothing beyond it says it is noise.  A one-size range won by
- * separation, inside or at an edge, is not smoothed here either:
- * crossover_rechecks() asks for it to be measured again, fresh, and the
- * fresh cells decide.
- *
- * No further smoothing.  A run of two or more tie-rule sizes is not a
- * lone outlier: the tie rule already picks one preferred strategy
- * across a whole overlapping region, so such a run is a region where
- * the neighbours' advantage vanished, and the crossover confidence
- * reports a boundary drawn through overlapping intervals as unlikely.
- * Hysteresis (keep the previous winner while it stays tied) would make
- * the answer depend on the scan direction and push crossovers towards
- * larger sizes.
- */
-static void suppress_islands(const struct policy_op *op,
-			     struct crossover_cell *cells)
-{
-	size_t prev = SIZE_MAX;
-
-	for (size_t i = next_measured(op, cells, prev); i < op->nsizes;) {
-		size_t next = next_measured(op, cells, i);
-		bool edge;
-		/* left neighbour already smoothed, right one as decided */
-		int a = lone_range(op, cells, prev, i, next, &edge);
-
-		if (a >= 0 && cells[i].tie && !edge && in_tie_set(op, i, a))
-			set_winner(op, i, a, 1, &cells[i]);
-		prev = i;
-		i = next;
+			for (size_t k = 0; k < ns; k++) {
+				if (sep[k] < i)
+					l = v[sep[k]];
+				else if (r < 0)
+					r = v[sep[k]];
+			}
+			if (l < 0 && r < 0)
+				fam[i] = prior;
+			else if (l < 0 || r < 0)
+				fam[i] = l < 0 ? r : l;
+			else
+				fam[i] = l == r ? l : prior;
+		}
 	}
+	/* bisection points */
+	for (size_t i = 0; i < n; i++) {
+		int fl = -1, fh = -1;
+
+		if (v[i] == VERDICT_NONE || grid[i])
+			continue;
+		for (size_t k = 0; k < ng; k++) {
+			if (gi[k] < i)
+				fl = fam[gi[k]];
+			else if (fh < 0)
+				fh = fam[gi[k]];
+		}
+		if (fl >= 0 && fl == fh)
+			fam[i] = fl;
+		else
+			fam[i] = v[i] == VERDICT_TIE ? prior : v[i];
+	}
+	/* ... which must not make a run of their own between two grid sizes */
+	for (size_t k = 0; k + 1 < ng; k++) {
+		size_t lo = gi[k], hi = gi[k + 1];
+		int changes = 0, prev = fam[lo];
+
+		for (size_t j = lo + 1; j <= hi; j++) {
+			if (fam[j] < 0)
+				continue;
+			changes += fam[j] != prev;
+			prev = fam[j];
+		}
+		if (changes > 1 && fam[lo] == fam[hi])
+			for (size_t j = lo + 1; j < hi; j++)
+				if (fam[j] >= 0)
+					fam[j] = fam[lo];
+	}
+	free(sep);
+	free(gi);
+	return 0;
+}
+
+/*
+ * The member a family's sizes use: its default, except on runs of
+ * consecutive grid sizes where one challenger (the member beating the
+ * default at most sizes; the first name on a draw) wins by the margin,
+ * with two sizes at least spanning CROSSOVER_MEMBER_MIN_SPAN.
+ */
+static void choose_members(const struct policy_op *op, enum strategy_family f, double margin,
+			   struct crossover_cell *cells)
+{
+	int dflt = family_default(op, f), alt = -1, alt_score = 0;
+	size_t run0 = SIZE_MAX, runn = 0, last = SIZE_MAX;
+
+	for (size_t i = 0; i < op->nsizes; i++)
+		if (cells[i].family == (int)f)
+			cells[i].winner = dflt;
+	if (dflt < 0)
+		return;
+	for (int c = 0; c < (int)op->ncurves; c++) {
+		int score = 0;
+
+		if (c == dflt || op->curves[c].reference_only ||
+		    strategy_family_of(op->curves[c].strategy) != f)
+			continue;
+		for (size_t i = 0; i < op->nsizes; i++)
+			if (cells[i].family == (int)f && cell_ok(op, c, i) &&
+			    cell_ok(op, dflt, i) && compare(op, c, dflt, i, margin) > 0)
+				score++;
+		if (score > alt_score || (score && score == alt_score &&
+					  strcmp(op->curves[c].strategy,
+						 op->curves[alt].strategy) < 0)) {
+			alt = c;
+			alt_score = score;
+		}
+	}
+	if (alt < 0)
+		return;
+	for (size_t i = 0; i <= op->nsizes; i++) {
+		bool win = i < op->nsizes && cells[i].family == (int)f && cells[i].grid &&
+			   cell_ok(op, alt, i) && cell_ok(op, dflt, i) &&
+			   compare(op, alt, dflt, i, margin) > 0;
+
+		if (i < op->nsizes && (cells[i].family != (int)f || !cells[i].grid))
+			continue;
+		if (win) {
+			if (run0 == SIZE_MAX)
+				run0 = i;
+			runn++;
+			last = i;
+			continue;
+		}
+		if (run0 != SIZE_MAX && runn >= 2 &&
+		    (double)op->sizes_bytes[last] / (double)op->sizes_bytes[run0] >=
+		    CROSSOVER_MEMBER_MIN_SPAN)
+			for (size_t j = run0; j <= last; j++)
+				if (cells[j].family == (int)f)
+					cells[j].winner = alt;
+		run0 = SIZE_MAX;
+		runn = 0;
+	}
+}
+
+int crossover_pair_verdict(const struct policy_op *op, int a, int b, size_t i, double margin)
+{
+	int r;
+
+	if (a < 0 || b < 0 || !measured(op, (size_t)a, i) || !measured(op, (size_t)b, i) ||
+	    crossover_cell_suspect(op, (size_t)a, i) || crossover_cell_suspect(op, (size_t)b, i))
+		return VERDICT_NONE;
+	r = compare(op, a, b, i, margin);
+	return r > 0 ? 0 : r < 0 ? 1 : VERDICT_TIE;
+}
+
+int crossover_family_default(const struct policy_op *op, int family)
+{
+	return op ? family_default(op, (enum strategy_family)family) : -1;
 }
 
 int crossover_cells(const struct policy_op *op, struct crossover_cell *cells)
 {
+	int *v = NULL, *fam = NULL, prior = PRIOR, ret = -ENOMEM;
+	bool *island = NULL, *grid = NULL, has[2] = { false, false };
+	size_t full = 0, *count = NULL;
+	double margin;
+
 	if (!op || (op->nsizes && !cells))
 		return -EINVAL;
+	if (!op->nsizes)
+		return 0;
+	v = calloc(op->nsizes, sizeof(*v));
+	fam = calloc(op->nsizes, sizeof(*fam));
+	island = calloc(op->nsizes, sizeof(*island));
+	count = calloc(op->nsizes, sizeof(*count));
+	grid = calloc(op->nsizes, sizeof(*grid));
+	if (!v || !fam || !island || !count || !grid)
+		goto out;
+	margin = crossover_margin(op);
 
+	/* an op measuring one family only decides between its members */
+	for (int f = 0; f < 2; f++)
+		has[f] = family_default(op, (enum strategy_family)f) >= 0;
+	if (has[0] != has[1])
+		prior = has[0] ? FAMILY_STREAMING : FAMILY_CACHED_FLUSH;
+
+	for (size_t i = 0; i < op->nsizes; i++) {
+		struct crossover_cell *x = &cells[i];
+
+		memset(x, 0, sizeof(*x));
+		x->winner = x->runner_up = x->family = -1;
+		x->rep[0] = family_rep(op, FAMILY_STREAMING, i);
+		x->rep[1] = family_rep(op, FAMILY_CACHED_FLUSH, i);
+		if (x->rep[0] >= 0 && x->rep[1] >= 0) {
+			int r = compare(op, x->rep[0], x->rep[1], i, margin);
+
+			x->verdict = r > 0 ? VERDICT_STREAMING :
+				     r < 0 ? VERDICT_CACHED : VERDICT_TIE;
+		} else if (has[0] != has[1] && x->rep[prior] >= 0) {
+			/* nothing to compare against: never a separated win */
+			x->verdict = VERDICT_TIE;
+		} else {
+			x->verdict = VERDICT_NONE;
+		}
+		v[i] = x->verdict;
+		for (size_t c = 0; c < op->ncurves; c++)
+			count[i] += !op->curves[c].reference_only && measured(op, c, i);
+		if (count[i] > full)
+			full = count[i];
+	}
 	for (size_t i = 0; i < op->nsizes; i++)
-		decide_size(op, i, &cells[i]);
-	suppress_islands(op, cells);
-	return 0;
+		cells[i].grid = grid[i] = count[i] == full;
+	ret = crossover_smooth(v, grid, op->nsizes, prior, fam, island);
+	if (ret)
+		goto out;
+	for (size_t i = 0; i < op->nsizes; i++) {
+		cells[i].family = fam[i];
+		cells[i].island = island[i];
+		cells[i].tie = fam[i] >= 0 && cells[i].verdict != fam[i];
+	}
+	choose_members(op, FAMILY_STREAMING, margin, cells);
+	choose_members(op, FAMILY_CACHED_FLUSH, margin, cells);
+	for (size_t i = 0; i < op->nsizes; i++) {
+		struct crossover_cell *x = &cells[i];
+
+		if (x->family < 0 || x->winner < 0) {
+			x->winner = -1;
+			continue;
+		}
+		x->runner_up = x->rep[1 - x->family];
+		x->p_win = x->runner_up < 0 ? 1.0 : prob_beats(op, x->winner, x->runner_up, i);
+	}
+	ret = 0;
+out:
+	free(v);
+	free(fam);
+	free(island);
+	free(count);
+	free(grid);
+	return ret;
 }
 
 size_t crossover_rechecks(const struct policy_op *op, const struct crossover_cell *cells,
 			  struct crossover_recheck *out, size_t max)
 {
-	size_t n = 0, prev = SIZE_MAX;
+	size_t n = 0;
 
 	if (!op || !cells || !out)
 		return 0;
-	for (size_t i = next_measured(op, cells, prev); i < op->nsizes && n < max;) {
-		size_t next = next_measured(op, cells, i);
-		bool edge;
-		int a = lone_range(op, cells, prev, i, next, &edge);
+	for (size_t i = 0; i < op->nsizes && n < max; i++) {
+		const struct crossover_cell *x = &cells[i];
+		bool left = false, right = false;
 
-		/* a burst of noise seldom strikes the same cell twice */
-		if (a >= 0 && !cells[i].tie) {
-			out[n].index = i;
-			out[n].why = edge ? CROSSOVER_RECHECK_EDGE : CROSSOVER_RECHECK_ISLAND;
-			out[n].curves[0] = cells[i].winner;
-			out[n].curves[1] = a;
-			out[n].ncurves = 2;
-			n++;
+		if (!x->island)
+			continue;
+		for (size_t j = 0; j < op->nsizes; j++) {
+			bool sep = cells[j].grid && !cells[j].island &&
+				   (cells[j].verdict == VERDICT_STREAMING ||
+				    cells[j].verdict == VERDICT_CACHED);
+
+			left |= sep && j < i;
+			right |= sep && j > i;
 		}
-		prev = i;
-		i = next;
+		out[n].index = i;
+		out[n].why = left && right ? CROSSOVER_RECHECK_ISLAND : CROSSOVER_RECHECK_EDGE;
+		/* the verdict was turned into a tie: the family it claimed is the other one */
+		out[n].curves[0] = x->rep[x->family == FAMILY_STREAMING ? 1 : 0];
+		out[n].curves[1] = x->rep[x->family == FAMILY_STREAMING ? 0 : 1];
+		out[n].ncurves = 2;
+		n++;
 	}
 	return n;
 }
@@ -285,97 +509,225 @@ static void copy_name(char *dst, const char *src)
 	snprintf(dst, POLICY_NAME_MAX, "%s", src);
 }
 
-int crossover_decide(struct policy_op *op)
+/* Mark the cells no decision believes, so that the file (and --plot) shows them. */
+static void mark_suspects(struct policy_op *op)
 {
-	struct crossover_cell *cells = NULL;
+	for (size_t c = 0; c < op->ncurves; c++)
+		for (size_t i = 0; op->curves[c].cell_flags && i < op->nsizes; i++)
+			if (crossover_cell_suspect(op, c, i))
+				op->curves[c].cell_flags[i] |= POLICY_CELL_SUSPECT;
+}
+
+/* Ranges and crossovers from per-size strategies win[] (curve index, -1 none). */
+static int build_ranges(struct policy_op *op, const struct crossover_cell *cells,
+			const int *win)
+{
 	struct policy_range *ranges = NULL;
 	struct policy_crossover *xo = NULL;
-	size_t nr = 0, r, last;
-	int ret, w = -1;
+	size_t nr = 0, r = 0, last = SIZE_MAX;
+	int w = -1;
 
-	if (!op)
-		return -EINVAL;
-	if (op->nsizes) {
-		cells = calloc(op->nsizes, sizeof(*cells));
-		if (!cells)
-			return -ENOMEM;
-	}
-	ret = crossover_cells(op, cells);
-	if (ret)
-		goto out;
-
-	/* Ranges are runs of one winner over the measured sizes. */
 	for (size_t i = 0; i < op->nsizes; i++) {
-		if (cells[i].winner < 0)
+		if (win[i] < 0)
 			continue;
-		if (cells[i].winner != w)
-			nr++;
-		w = cells[i].winner;
+		nr += win[i] != w;
+		w = win[i];
 	}
-
 	if (nr) {
 		ranges = calloc(nr, sizeof(*ranges));
-		if (nr > 1)
-			xo = calloc(nr - 1, sizeof(*xo));
-		if (!ranges || (nr > 1 && !xo)) {
-			ret = -ENOMEM;
-			goto out;
+		xo = calloc(nr, sizeof(*xo));
+		if (!ranges || !xo) {
+			free(ranges);
+			free(xo);
+			return -ENOMEM;
 		}
 	}
-
-	r = 0;
 	w = -1;
-	last = SIZE_MAX;	/* last measured size of the current range */
 	for (size_t i = 0; nr && i < op->nsizes; i++) {
+		enum strategy_family f;
 		struct policy_range *cur;
 
-		if (cells[i].winner < 0)
+		if (win[i] < 0)
 			continue;
-		if (cells[i].winner != w) {
+		f = strategy_family_of(op->curves[win[i]].strategy);
+		if (win[i] != w) {
 			int prev_w = w;
 
-			w = cells[i].winner;
+			w = win[i];
 			cur = &ranges[r];
 			cur->from_bytes = r ? op->sizes_bytes[i] : 0;
 			cur->to_bytes = POLICY_SIZE_OPEN;
 			copy_name(cur->strategy, op->curves[w].strategy);
-			/* tie only if the strategy never won by separation here */
+			snprintf(cur->family, sizeof(cur->family), "%s", strategy_family_name(f));
 			cur->tie = true;
 			if (r) {
 				struct policy_crossover *x = &xo[r - 1];
+				enum strategy_family pf =
+					strategy_family_of(op->curves[prev_w].strategy);
+				int a = prev_w, b = w;
 
 				ranges[r - 1].to_bytes = op->sizes_bytes[i];
 				x->size_bytes = op->sizes_bytes[i];
 				copy_name(x->below, op->curves[prev_w].strategy);
 				copy_name(x->above, op->curves[w].strategy);
-				/* both sides of the boundary right, each on its own data */
-				x->confidence = prob_beats(op, prev_w, w, last) *
-						prob_beats(op, w, prev_w, i);
+				snprintf(x->kind, sizeof(x->kind), "%s",
+					 pf == f ? "member" : "family");
+				/* a family change is judged on the families' representatives */
+				if (pf != f && pf != FAMILY_NONE && f != FAMILY_NONE) {
+					a = cells[last].rep[pf] >= 0 ? cells[last].rep[pf] : a;
+					b = cells[i].rep[f] >= 0 ? cells[i].rep[f] : b;
+				}
+				x->confidence =
+					prob_beats(op, a, pf != f ? cells[last].rep[f] : b, last) *
+					prob_beats(op, b, pf != f ? cells[i].rep[pf] : a, i);
 			}
 			r++;
 		}
-		if (!cells[i].tie)
+		if (cells[i].verdict == (int)f && !cells[i].island)
 			ranges[r - 1].tie = false;
 		last = i;
 	}
-
 	free(op->ranges);
 	free(op->crossovers);
 	op->ranges = ranges;
 	op->nranges = nr;
-	op->crossovers = xo;
+	op->crossovers = nr > 1 ? xo : NULL;
 	op->ncrossovers = nr ? nr - 1 : 0;
-	ranges = NULL;
-	xo = NULL;
-	ret = 0;
+	if (nr <= 1)
+		free(xo);
+	return 0;
+}
+
+/* The baseline op's strategy at size s; NULL if its ranges do not cover s. */
+static const char *baseline_at(const struct policy_op *b, uint64_t s)
+{
+	for (size_t r = 0; b && r < b->nranges; r++)
+		if (s >= b->ranges[r].from_bytes && s < b->ranges[r].to_bytes)
+			return b->ranges[r].strategy;
+	return NULL;
+}
+
+static int decide(struct policy_op *op, const struct policy_op *base)
+{
+	struct crossover_cell *cells;
+	int *win, ret;
+	bool all_kept = true;
+	double margin;
+
+	if (!op)
+		return -EINVAL;
+	mark_suspects(op);
+	margin = op->margin = crossover_margin(op);
+	cells = calloc(op->nsizes ? op->nsizes : 1, sizeof(*cells));
+	win = calloc(op->nsizes ? op->nsizes : 1, sizeof(*win));
+	if (!cells || !win) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = crossover_cells(op, cells);
+	if (ret)
+		goto out;
+	for (size_t i = 0; i < op->nsizes; i++) {
+		const char *bs;
+		const struct policy_curve *bc;
+		int k;
+
+		win[i] = cells[i].winner;
+		if (!base || !base->nranges || win[i] < 0)
+			continue;
+		bs = baseline_at(base, op->sizes_bytes[i]);
+		bc = bs ? policy_op_find_curve(op, bs) : NULL;
+		if (!bc) {
+			all_kept = false;
+			continue;
+		}
+		k = (int)(bc - op->curves);
+		/* keep the baseline unless the new cells show it losing by the margin */
+		if (k == win[i] || !cell_ok(op, k, i) || !cell_ok(op, win[i], i) ||
+		    compare(op, win[i], k, i, margin) <= 0)
+			win[i] = k;
+		else
+			all_kept = false;
+	}
+	ret = build_ranges(op, cells, win);
+	if (ret || !base)
+		goto out;
+	if (all_kept && base->nranges) {
+		/* nothing lost by the margin: the baseline's ranges, exactly */
+		struct policy_range *r = calloc(base->nranges, sizeof(*r));
+		struct policy_crossover *x = base->ncrossovers ?
+					     calloc(base->ncrossovers, sizeof(*x)) : NULL;
+
+		if (!r || (base->ncrossovers && !x)) {
+			free(r);
+			free(x);
+			ret = -ENOMEM;
+			goto out;
+		}
+		memcpy(r, base->ranges, base->nranges * sizeof(*r));
+		if (x)
+			memcpy(x, base->crossovers, base->ncrossovers * sizeof(*x));
+		free(op->ranges);
+		free(op->crossovers);
+		op->ranges = r;
+		op->nranges = base->nranges;
+		op->crossovers = x;
+		op->ncrossovers = base->ncrossovers;
+	}
+	for (size_t r = 0; r < op->nranges; r++) {
+		struct policy_range *cur = &op->ranges[r];
+		bool same = base->nranges > 0;
+
+		for (size_t i = 0; same && i < op->nsizes; i++) {
+			const char *bs;
+
+			if (op->sizes_bytes[i] < cur->from_bytes ||
+			    op->sizes_bytes[i] >= cur->to_bytes)
+				continue;
+			bs = baseline_at(base, op->sizes_bytes[i]);
+			same = bs && !strcmp(bs, cur->strategy);
+		}
+		snprintf(cur->baseline, sizeof(cur->baseline), "%s",
+			 !base->nranges ? "new" : same ? "kept" : "changed");
+	}
 out:
-	free(ranges);
-	free(xo);
 	free(cells);
+	free(win);
 	return ret;
 }
 
-/* Any curve could win at size i: the grid point carries a decision. */
+int crossover_decide(struct policy_op *op)
+{
+	return decide(op, NULL);
+}
+
+int crossover_decide_with_baseline(struct policy_op *op, const struct policy_op *baseline)
+{
+	return decide(op, baseline ? baseline : &(const struct policy_op){ 0 });
+}
+
+int crossover_decide_policy(struct policy *p, const struct policy *baseline)
+{
+	int ret = 0;
+
+	for (size_t t = 0; p && t < p->ntargets && !ret; t++) {
+		struct policy_target *tg = &p->targets[t];
+		const struct policy_target *bt = baseline ? policy_find_target(baseline, tg->name) :
+					       NULL;
+
+		for (size_t i = 0; i < tg->nops && !ret; i++) {
+			struct policy_op *op = &tg->ops[i];
+			const struct policy_op *bo = bt ? policy_find_op(bt, op->op, op->pattern,
+									 op->threads) : NULL;
+
+			ret = baseline ? crossover_decide_with_baseline(op, bo) :
+					 crossover_decide(op);
+		}
+	}
+	return ret;
+}
+
+/* Any curve could decide at size i: the grid point carries a decision. */
 static bool size_measured(const struct policy_op *op, size_t i)
 {
 	for (int c = 0; c < (int)op->ncurves; c++)
@@ -396,6 +748,16 @@ size_t crossover_brackets(const struct policy_op *op, double min_ratio,
 	for (size_t r = 1; r < op->nranges && n < max; r++) {
 		uint64_t hi = op->ranges[r].from_bytes, lo = 0;
 		bool found = false;
+		const char *below = op->ranges[r - 1].strategy, *above = op->ranges[r].strategy;
+		enum strategy_family fb = strategy_family_of(below), fa = strategy_family_of(above);
+
+		/* bisect where the family changes, with each family's default member */
+		if (fb == fa && fb != FAMILY_NONE)
+			continue;
+		if (fb != FAMILY_NONE && family_default(op, fb) >= 0)
+			below = op->curves[family_default(op, fb)].strategy;
+		if (fa != FAMILY_NONE && family_default(op, fa) >= 0)
+			above = op->curves[family_default(op, fa)].strategy;
 
 		/* the last measured size below the boundary */
 		for (size_t i = op->nsizes; i-- > 0;) {
@@ -411,8 +773,8 @@ size_t crossover_brackets(const struct policy_op *op, double min_ratio,
 			continue;
 		out[n].lo_bytes = lo;
 		out[n].hi_bytes = hi;
-		copy_name(out[n].below, op->ranges[r - 1].strategy);
-		copy_name(out[n].above, op->ranges[r].strategy);
+		copy_name(out[n].below, below);
+		copy_name(out[n].above, above);
 		n++;
 	}
 	return n;

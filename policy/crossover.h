@@ -2,44 +2,95 @@
 /*
  * Crossover maths: pure functions from measured curves to decisions.
  *
- * At each size the winner is the strategy with the highest median whose
- * 95 % interval lies wholly above every other candidate's and whose
- * median beats theirs by more than CROSSOVER_EQUIVALENCE.  Otherwise the
- * size is a tie, resolved by a fixed rule: prefer
- * a non-temporal strategy among the tied ones (streaming stores do not
- * evict the application's cache), then the lowest strategy_tie_rank().
- * Curves marked reference_only and cells that were not measured (NAN)
- * never win.
+ * Two levels, the one consumers act on first.  At each size the
+ * families -- streaming stores, cached stores + flush -- are compared
+ * through a representative member each (the second best where three or
+ * more are measured: one member far above its peers is a bad cell more
+ * often than a family).  A family wins a size only by more than the
+ * op's margin with the 95 % intervals apart; otherwise the size is a
+ * tie, and a tie never makes a range: it joins the family on both sides,
+ * the run beside it at an axis edge, or the prior (streaming: it does not
+ * evict the application's cache).  A one-size departure inside the other
+ * family, or from the prior at an edge, is an island: dropped unless
+ * confirmed by a fresh measurement.  Within a family the default member
+ * (strategy_default_rank()) holds unless another beats it by the margin
+ * on consecutive sizes spanning CROSSOVER_MEMBER_MIN_SPAN.
+ *
+ * Cells that cannot be right (curve->suspect, or below
+ * CROSSOVER_IMPLAUSIBLE_RATIO of both neighbours on their own curve) and
+ * reference_only curves never decide anything.
  */
 #ifndef PMEM_POLICY_CROSSOVER_H
 #define PMEM_POLICY_CROSSOVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "policy.h"
 
-/* Medians closer than this fraction are practically equal: a tie. */
-#define CROSSOVER_EQUIVALENCE 0.03
+/*
+ * The practically significant margin: the median relative half-width of
+ * the op's 95 % intervals (the noise this host shows between repeated
+ * cells), never below the floor (tables without intervals; a gain under
+ * 5 % is not worth a switch) nor above the cap (a very noisy probe must
+ * still see 2x effects).
+ */
+#define CROSSOVER_MARGIN_FLOOR		0.05
+#define CROSSOVER_MARGIN_CAP		0.15
+#define CROSSOVER_NOISE_QUANTILE	0.5
+/* A median below this fraction of both neighbours on its curve is not believed. */
+#define CROSSOVER_IMPLAUSIBLE_RATIO	0.5
+/* A non-default member needs consecutive wins spanning this factor in size. */
+#define CROSSOVER_MEMBER_MIN_SPAN	4.0
 
-struct crossover_cell {
-	int winner;		/* curve index, -1 where nothing was measured */
-	int runner_up;		/* curve index, -1 if none */
-	int tie;		/* 1 if resolved by the tie rule */
-	/*
-	 * P(winner beats runner-up), 1 without a runner-up, 0 where nothing
-	 * was measured.  Normally 0.5..1, but a tie-rule winner whose
-	 * median is below the best one's keeps its true value, < 0.5.
-	 */
-	double p_win;
+/* Raw per-size verdict of the family comparison. */
+enum crossover_verdict {
+	VERDICT_NONE = -1,	/* a family not measured here */
+	VERDICT_STREAMING = 0,	/* == FAMILY_STREAMING */
+	VERDICT_CACHED = 1,	/* == FAMILY_CACHED_FLUSH */
+	VERDICT_TIE = 2,
 };
 
+struct crossover_cell {
+	int winner;		/* decided member's curve, -1 where no decision */
+	int runner_up;		/* the other family's representative, -1 if none */
+	int tie;		/* 1 where the family was not won by separation here */
+	/* P(winner beats runner-up), 1 without a runner-up, 0 undecided */
+	double p_win;
+	int family;		/* enum strategy_family, -1 undecided */
+	int verdict;		/* enum crossover_verdict, before smoothing */
+	int rep[2];		/* representative curve per family, -1 if none */
+	bool island;		/* a dropped one-size departure */
+	bool grid;		/* every curve measured here (not a bisection point) */
+};
+
+/* The op's margin (see above). */
+double crossover_margin(const struct policy_op *op);
+
+/* Cell (curve c, size i) measured but not believed. */
+bool crossover_cell_suspect(const struct policy_op *op, size_t c, size_t i);
+
 /*
- * Per-size winners; cells[op->nsizes].  A lone size won by the tie rule
- * between two sizes won by the same strategy A is given to A when A is
- * in that size's tie set too (tie stays 1), so that cells and ranges
- * agree.  Returns 0, or -EINVAL.
+ * The smoothing of the rule, for any two-way choice: v[n] holds
+ * enum crossover_verdict values (0 and 1 the two sides; dropped islands
+ * become VERDICT_TIE), grid[n] the sizes every curve was measured at,
+ * prior the side ties fall to.  fam[n] gets the side per size (-1 where
+ * v is VERDICT_NONE), island[n] the dropped islands.  0 or -ENOMEM.
  */
+int crossover_smooth(int *v, const bool *grid, size_t n, int prior, int *fam, bool *island);
+
+/*
+ * The two-way verdict of curve a (side 0) against curve b (side 1) at size
+ * i with the op's margin, reference_only curves allowed: VERDICT_NONE
+ * where either cell is missing or suspect.  For the exports' pairs.
+ */
+int crossover_pair_verdict(const struct policy_op *op, int a, int b, size_t i, double margin);
+
+/* The family's default member in op (its curve index), -1 if none measured. */
+int crossover_family_default(const struct policy_op *op, int family);
+
+/* Per-size decisions; cells[op->nsizes].  Returns 0, or -EINVAL / -ENOMEM. */
 int crossover_cells(const struct policy_op *op, struct crossover_cell *cells);
 
 /* Why a size must be measured again before its decision is believed. */
@@ -59,27 +110,43 @@ struct crossover_recheck {
 };
 
 /*
- * Which sizes of op (cells from crossover_cells()) rest on one grid
- * point alone: a size won by separation whose measured neighbours all
- * have one other winner (both sides, or its one side at the grid's
- * edge).  That is a real dip or a burst of noise that hit one
- * contender's samples there; the probe measures the size's winner and
- * the neighbours' (curves[0], curves[1]) again and crossover_decide()
- * then decides from the fresh cells by the same rules, so an island that
- * survives stands.  Lists up to max, in size order; returns the count.
+ * The islands of op (cells from crossover_cells()): a size won by one
+ * family by separation inside the other's run (ISLAND), or departing
+ * from the prior with nothing separated beyond it (EDGE).  They are
+ * dropped; the probe may measure the two families' representatives
+ * (curves[0]: the island's, curves[1]: the other) again, fresh.  Lists
+ * up to max, in size order; returns the count.
  */
 size_t crossover_rechecks(const struct policy_op *op, const struct crossover_cell *cells,
 			  struct crossover_recheck *out, size_t max);
 
 /*
  * Replace op->ranges and op->crossovers with those derived from the
- * curves.  Returns 0 or -ENOMEM.  An op without any measured cell gets
- * no ranges.  A range's tie is true when its strategy won none of its
- * sizes by separation.  A crossover's confidence is P(below beats
- * above at the last size of the lower range) * P(above beats below at
- * the first size of the upper range), 0.5 for a side lacking a cell.
+ * curves, set op->margin and flag implausible cells in curve->suspect.
+ * Returns 0 or -ENOMEM.  An op without any measured cell gets no ranges.
+ * A range's tie is true when its family won none of its sizes by
+ * separation.  A crossover's confidence is P(below beats above at the
+ * last size of the lower range) * P(above beats below at the first size
+ * of the upper range), 0.5 for a side lacking a cell.
  */
 int crossover_decide(struct policy_op *op);
+
+/*
+ * Sticky re-probe: decide op as crossover_decide(), then keep the
+ * baseline's strategy at every size where the new cells do not show it
+ * losing to the new decision by more than the margin (intervals apart).
+ * When every size keeps it, the baseline's ranges are copied exactly.
+ * Each range says "kept" or "changed"; without a baseline op (NULL, or
+ * one without ranges) "new".  Returns 0 or -ENOMEM.
+ */
+int crossover_decide_with_baseline(struct policy_op *op, const struct policy_op *baseline);
+
+/*
+ * Decide every op of p again from its curves, each against the op of the
+ * same target, op, pattern and threads in baseline (NULL: none).
+ * Returns 0 or a negative errno.
+ */
+int crossover_decide_policy(struct policy *p, const struct policy *baseline);
 
 /* Two adjacent grid sizes whose winners differ: where to bisect. */
 struct crossover_bracket {
@@ -89,7 +156,9 @@ struct crossover_bracket {
 };
 
 /*
- * List up to max brackets of op (after crossover_decide) that are wider
+ * List up to max brackets of op's family changes (after crossover_decide;
+ * member changes are not bisected), named by the two families' default
+ * members, that are wider
  * than min_ratio (hi/lo) and min_gap_bytes; the probe measures both
  * strategies at crossover_midpoint() and decides again.  Returns count.
  */

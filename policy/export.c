@@ -18,6 +18,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -25,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crossover.h"
 #include "export.h"
 #include "export_keys.h"
 #include "strategy_class.h"
@@ -212,81 +214,473 @@ static const struct policy_target *persistent_target(const struct policy *p)
 	return NULL;
 }
 
-static int export_libpmem(struct policy *p, const struct policy_target *t,
-			  const struct export_weights *w)
+/*
+ * One op's two-way decision, as a single-threshold knob sees it: per size
+ * the decided side (0 or 1, -1 where the size carries no decision or a
+ * dropped island), whether it was decided by separation, and the value
+ * of each side there (its representative's median).
+ */
+struct side_view {
+	size_t n;
+	const uint64_t *sizes;
+	int *side;
+	bool *sep;
+	double *val[2];
+	double margin;
+};
+
+static void view_free(struct side_view *v)
 {
-	static const char *const flushes[] = { "clwb", "clflushopt", "clflush" };
-	static const char *const nts[] = { "movdir64b", "movnt_avx512", "movnt_avx2", "movnt_sse2" };
-	struct policy_export *e = &p->exports.libpmem;
-	const struct policy_cpu *cpu = &p->platform.cpu;
-	const struct policy_op *ops[64];
-	size_t nops = target_ops(t, 1, ops, 64);
-	double best = INFINITY;
-	const char *bf = NULL, *bn = NULL;
-	uint64_t bthr = 0;
+	free(v->side);
+	free(v->sep);
+	free(v->val[0]);
+	free(v->val[1]);
+	memset(v, 0, sizeof(*v));
+}
 
-	for (size_t f = 0; f < 3; f++)
-		for (size_t n = 0; n < 4; n++) {
-			uint64_t thr;
-			double r;
+static int view_alloc(struct side_view *v, const struct policy_op *op)
+{
+	size_t n = op->nsizes ? op->nsizes : 1;
 
-			if (!policy_target_has_curve(t, flushes[f]) ||
-			    !policy_target_has_curve(t, nts[n]))
-				continue;
-			if (export_best_threshold(ops, nops, flushes[f], nts[n], w, &pmdk_default, &thr,
-						  &r))
-				continue;
-			if (r < best - 1e-12) {
-				best = r;
-				bf = flushes[f];
-				bn = nts[n];
-				bthr = thr;
-			}
-		}
-	memset(e, 0, sizeof(*e));
-	if (!bf)
-		return 0;
-	e->present = true;
-	snprintf(e->target, sizeof(e->target), "%s", t->name);
-	e->regret = best;
-	if (bthr == POLICY_SIZE_OPEN)
-		kv_set(e, EXPORT_PMEM_NO_MOVNT, "1");
-	else
-		kv_set(e, EXPORT_PMEM_MOVNT_THRESHOLD, "%" PRIu64, bthr);
-	if (policy_cpu_has_feature(cpu, "clwb") && strcmp(bf, "clwb"))
-		kv_set(e, EXPORT_PMEM_NO_CLWB, "1");
-	if (policy_cpu_has_feature(cpu, "clflushopt") && !strcmp(bf, "clflush"))
-		kv_set(e, EXPORT_PMEM_NO_CLFLUSHOPT, "1");
-	if (policy_cpu_has_feature(cpu, "avx"))
-		kv_set(e, EXPORT_PMEM_AVX, "%d", strcmp(bn, "movnt_sse2") ? 1 : 0);
-	if (policy_cpu_has_feature(cpu, "avx512f"))
-		kv_set(e, EXPORT_PMEM_AVX512F, "%d", !strcmp(bn, "movnt_avx512"));
-	if (policy_cpu_has_feature(cpu, "movdir64b"))
-		kv_set(e, EXPORT_PMEM_MOVDIR64B, "%d", !strcmp(bn, "movdir64b"));
+	memset(v, 0, sizeof(*v));
+	v->n = op->nsizes;
+	v->sizes = op->sizes_bytes;
+	v->side = calloc(n, sizeof(*v->side));
+	v->sep = calloc(n, sizeof(*v->sep));
+	v->val[0] = calloc(n, sizeof(double));
+	v->val[1] = calloc(n, sizeof(double));
+	if (!v->side || !v->sep || !v->val[0] || !v->val[1]) {
+		view_free(v);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
+/* From raw verdicts, smoothed sides and islands: what a threshold can express. */
+static void view_set(struct side_view *v, size_t i, int verdict, int side, bool island)
+{
+	bool decided = verdict == 0 || verdict == 1;
+
+	v->side[i] = -1;
+	/* a kept or dropped one-size departure: one threshold cannot say it */
+	if (side < 0 || verdict == VERDICT_NONE || (decided && verdict != side))
+		return;
+	v->side[i] = side;
+	v->sep[i] = decided && !island;
+}
+
+/* The families of a decided op: side 0 streaming, side 1 cached+flush. */
+static int family_view(const struct policy_op *op, struct side_view *v)
+{
+	struct crossover_cell *cells = calloc(op->nsizes ? op->nsizes : 1, sizeof(*cells));
+	int rc = cells ? view_alloc(v, op) : -ENOMEM;
+
+	if (!rc)
+		rc = crossover_cells(op, cells);
+	for (size_t i = 0; !rc && i < op->nsizes; i++) {
+		view_set(v, i, cells[i].verdict, cells[i].family, cells[i].island);
+		if (cells[i].rep[0] < 0 || cells[i].rep[1] < 0) {
+			v->side[i] = -1;
+			continue;
+		}
+		v->val[0][i] = op->curves[cells[i].rep[0]].median_mib_s[i];
+		v->val[1][i] = op->curves[cells[i].rep[1]].median_mib_s[i];
+	}
+	if (!rc)
+		v->margin = crossover_margin(op);
+	if (rc)
+		view_free(v);
+	free(cells);
+	return rc;
+}
+
+/*
+ * A pair of curves (high: side 0, low: side 1), smoothed like the
+ * families with the low side as the prior and every island dropped.
+ */
+static int pair_view(const struct policy_op *op, const char *high, const char *low,
+		     struct side_view *v)
+{
+	int h = -1, l = -1, rc, *verdict = NULL, *side = NULL;
+	bool *grid = NULL, *island = NULL;
+
+	for (size_t c = 0; c < op->ncurves; c++) {
+		if (!strcmp(op->curves[c].strategy, high))
+			h = (int)c;
+		if (!strcmp(op->curves[c].strategy, low))
+			l = (int)c;
+	}
+	if (h < 0 || l < 0)
+		return -ENOENT;
+	rc = view_alloc(v, op);
+	if (rc)
+		return rc;
+	verdict = calloc(v->n + 1, sizeof(*verdict));
+	side = calloc(v->n + 1, sizeof(*side));
+	grid = calloc(v->n + 1, sizeof(*grid));
+	island = calloc(v->n + 1, sizeof(*island));
+	rc = verdict && side && grid && island ? 0 : -ENOMEM;
+	v->margin = crossover_margin(op);
+	for (size_t i = 0; !rc && i < v->n; i++) {
+		verdict[i] = crossover_pair_verdict(op, h, l, i, v->margin);
+		grid[i] = true;
+	}
+	if (!rc) {
+		int raw[v->n + 1];
+
+		memcpy(raw, verdict, v->n * sizeof(*raw));
+		rc = crossover_smooth(verdict, grid, v->n, 1, side, island);
+		for (size_t i = 0; !rc && i < v->n; i++) {
+			view_set(v, i, raw[i], side[i], island[i]);
+			if (v->side[i] >= 0) {
+				v->val[0][i] = op->curves[h].median_mib_s[i];
+				v->val[1][i] = op->curves[l].median_mib_s[i];
+			}
+		}
+	}
+	free(verdict);
+	free(side);
+	free(grid);
+	free(island);
+	if (rc)
+		view_free(v);
+	return rc;
+}
+
+/* The weight of size i among the decided sizes of v (log-even, or the user's). */
+static double view_weight(const struct side_view *v, const size_t *idx, size_t k, size_t m,
+			  const struct export_weights *w)
+{
+	double lo, hi;
+
+	if (w && w->n) {
+		size_t best = 0;
+		double d = INFINITY;
+
+		for (size_t j = 0; j < w->n; j++) {
+			double dj = fabs(log((double)w->size_bytes[j]) -
+					 log((double)v->sizes[idx[k]]));
+
+			if (dj < d) {
+				d = dj;
+				best = j;
+			}
+		}
+		return w->weight[best];
+	}
+	lo = log((double)v->sizes[idx[k > 0 ? k - 1 : k]]);
+	hi = log((double)v->sizes[idx[k + 1 < m ? k + 1 : k]]);
+	return hi > lo ? (hi - lo) / (k > 0 && k + 1 < m ? 2 : 1) : 1;
+}
+
+/*
+ * Regret and mismatch of "low side below T, high side at and above" over
+ * the views.  Regret: per op the weighted mean loss 1 - v(rule)/v(decided)
+ * at sizes decided by separation that T contradicts (a tie costs nothing:
+ * either side is as good), averaged over the ops.  Mismatch: the weighted
+ * share of decided sizes, ties included, that T contradicts, summed.
+ */
+static void rule_score(const struct side_view *views, size_t nv, int low, uint64_t t,
+		       const struct export_weights *w, double *regret, double *mismatch)
+{
+	double rsum = 0, msum = 0;
+	size_t nr = 0;
+
+	for (size_t o = 0; o < nv; o++) {
+		const struct side_view *v = &views[o];
+		size_t idx[v->n + 1], m = 0;
+		double num = 0, den = 0, mis = 0;
+
+		for (size_t i = 0; i < v->n; i++)
+			if (v->side[i] >= 0)
+				idx[m++] = i;
+		for (size_t k = 0; k < m; k++) {
+			size_t i = idx[k];
+			int f = v->sizes[i] < t ? low : 1 - low;
+			double wi = view_weight(v, idx, k, m, w);
+
+			den += wi;
+			if (f == v->side[i])
+				continue;
+			mis += wi;
+			if (v->sep[i] && v->val[v->side[i]][i] > 0)
+				num += wi * fmax(0.0, 1 - v->val[f][i] / v->val[v->side[i]][i]);
+		}
+		if (den > 0) {
+			rsum += num / den;
+			msum += mis / den;
+			nr++;
+		}
+	}
+	*regret = nr ? rsum / (double)nr : NAN;
+	*mismatch = msum;
+}
+
+static double log_distance(uint64_t a, uint64_t b)
+{
+	/* 0 and "never" as the ends of a 2^50-byte axis */
+	double x = a == 0 ? 1 : a == POLICY_SIZE_OPEN ? 0x1p50 : (double)a;
+	double y = b == 0 ? 1 : b == POLICY_SIZE_OPEN ? 0x1p50 : (double)b;
+
+	return fabs(log(x / y));
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+enum threshold_source { FROM_DEFAULT, FROM_BASELINE, FROM_MEASURED };
+
+/*
+ * The threshold for a single knob: T*, the candidate (0, each decided
+ * size, "never") that reproduces the decided sides best (least mismatch,
+ * then least regret, then nearest the default); then the consumer's
+ * default, then the baseline's value, each kept unless T* beats it by
+ * more than r_margin in regret.  Values compare rounded to 1e-9, so that
+ * the order of summation never decides.  -ENOENT when nothing is decided.
+ */
+static int knob_threshold(const struct side_view *views, size_t nv, int low,
+			  const uint64_t *dflt, const uint64_t *baseline, double r_margin,
+			  const struct export_weights *w, uint64_t *out, double *regret,
+			  enum threshold_source *src)
+{
+	size_t nc = 2, total = 2;
+	uint64_t *cand;
+	long long best_m = LLONG_MAX, best_r = LLONG_MAX;
+	double best_d = INFINITY, rs = NAN, mm;
+	uint64_t tstar = 0;
+	bool any = false;
+
+	for (size_t o = 0; o < nv; o++)
+		total += views[o].n;
+	cand = calloc(total, sizeof(*cand));
+	if (!cand)
+		return -ENOMEM;
+	cand[0] = 0;
+	cand[1] = POLICY_SIZE_OPEN;
+	for (size_t o = 0; o < nv; o++)
+		for (size_t i = 0; i < views[o].n; i++)
+			if (views[o].side[i] >= 0) {
+				cand[nc++] = views[o].sizes[i];
+				any = true;
+			}
+	if (!any) {
+		free(cand);
+		return -ENOENT;
+	}
+	qsort(cand, nc, sizeof(*cand), cmp_u64);
+	for (size_t k = 0; k < nc; k++) {
+		double r, d;
+		long long rm, rr;
+
+		if (k && cand[k] == cand[k - 1])
+			continue;
+		rule_score(views, nv, low, cand[k], w, &r, &mm);
+		rm = llround(mm * 1e9);
+		rr = llround(r * 1e9);
+		d = dflt ? log_distance(cand[k], *dflt) : 0;
+		if (rm < best_m ||
+		    (rm == best_m && (rr < best_r || (rr == best_r && d < best_d)))) {
+			best_m = rm;
+			best_r = rr;
+			best_d = d;
+			tstar = cand[k];
+			rs = r;
+		}
+	}
+	free(cand);
+	*out = tstar;
+	*regret = rs;
+	*src = FROM_MEASURED;
+	for (int k = 0; k < 2; k++) {
+		const uint64_t *t = k ? baseline : dflt;
+		double r;
+
+		if (!t)
+			continue;
+		rule_score(views, nv, low, *t, w, &r, &mm);
+		if (!isnan(r) && r - rs <= r_margin) {
+			*out = *t;
+			*regret = r;
+			*src = k ? FROM_BASELINE : FROM_DEFAULT;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* The export margin: the mean decision margin of the one-thread ops, as regret. */
+static double views_margin(const struct side_view *v, size_t n)
+{
+	double s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += v[i].margin;
+	return n ? s / (double)n : CROSSOVER_MARGIN_FLOOR;
+}
+
+static void views_free(struct side_view *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		view_free(&v[i]);
+}
+
+/* A baseline export's key as a threshold; false when it does not set it. */
+static bool baseline_kv(const struct policy_export *e, enum export_key_id id, uint64_t *out)
+{
+	for (size_t i = 0; e && i < e->nkv; i++) {
+		char *end;
+		unsigned long long x;
+
+		if (strcmp(e->kv[i].key, export_keys[id].key))
+			continue;
+		x = strtoull(e->kv[i].value, &end, 0);
+		if (*end)
+			return false;
+		*out = x;
+		return true;
+	}
+	return false;
+}
+
+/* Does any one-thread op of t decide a range with this strategy? */
+static bool uses_member(const struct policy_op *const *ops, size_t nops, const char *name)
+{
+	for (size_t o = 0; o < nops; o++)
+		for (size_t r = 0; r < ops[o]->nranges; r++)
+			if (!strcmp(ops[o]->ranges[r].strategy, name))
+				return true;
+	return false;
+}
+
+static int export_libpmem(struct policy *p, const struct policy_target *t,
+			  const struct export_weights *w, const struct policy *base)
+{
+	struct policy_export *e = &p->exports.libpmem;
+	const struct policy_op *ops[64];
+	size_t nops = target_ops(t, 1, ops, 64), nv = 0;
+	struct side_view views[64] = { { 0 } };
+	uint64_t thr, bthr, *bp = NULL;
+	enum threshold_source src;
+	const char *ds = NULL, *dc = NULL;
+	double r;
+	int rc = 0;
+
+	memset(e, 0, sizeof(*e));
+	for (size_t o = 0; o < nops && !rc; o++) {
+		rc = family_view(ops[o], &views[nv]);
+		if (!rc)
+			nv++;
+	}
+	if (rc)
+		goto out;
+	if (base && base->exports.libpmem.present) {
+		if (baseline_kv(&base->exports.libpmem, EXPORT_PMEM_MOVNT_THRESHOLD, &bthr))
+			bp = &bthr;
+		else if (baseline_kv(&base->exports.libpmem, EXPORT_PMEM_NO_MOVNT, &bthr)) {
+			bthr = POLICY_SIZE_OPEN;
+			bp = &bthr;
+		}
+	}
+	/* PMDK: cached + flush (side 1) below the threshold */
+	rc = knob_threshold(views, nv, 1, &pmdk_default, bp, views_margin(views, nv), w, &thr,
+			    &r, &src);
+	if (rc == -ENOENT) {
+		rc = 0;
+		goto out;
+	}
+	if (rc)
+		goto out;
+	e->present = true;
+	snprintf(e->target, sizeof(e->target), "%s", t->name);
+	e->regret = r;
+	if (thr == POLICY_SIZE_OPEN)
+		kv_set(e, EXPORT_PMEM_NO_MOVNT, "1");
+	else
+		kv_set(e, EXPORT_PMEM_MOVNT_THRESHOLD, "%" PRIu64, thr);
+	/*
+	 * Feature switches only where a member other than the ranked default
+	 * was decided: identical curves within noise give identical exports.
+	 */
+	for (size_t o = 0; o < nops && !ds; o++) {
+		int c = crossover_family_default(ops[o], FAMILY_STREAMING);
+
+		ds = c >= 0 ? ops[o]->curves[c].strategy : NULL;
+	}
+	for (size_t o = 0; o < nops && !dc; o++) {
+		int c = crossover_family_default(ops[o], FAMILY_CACHED_FLUSH);
+
+		dc = c >= 0 ? ops[o]->curves[c].strategy : NULL;
+	}
+	if (dc && !strcmp(dc, "clwb") &&
+	    (uses_member(ops, nops, "clflushopt") || uses_member(ops, nops, "clflush")))
+		kv_set(e, EXPORT_PMEM_NO_CLWB, "1");
+	if (ds && !strcmp(ds, "movnt_avx512") &&
+	    (uses_member(ops, nops, "movnt_avx2") || uses_member(ops, nops, "movnt_sse2")))
+		kv_set(e, EXPORT_PMEM_AVX512F, "0");
+	if (ds && strcmp(ds, "movnt_sse2") && uses_member(ops, nops, "movnt_sse2") &&
+	    !uses_member(ops, nops, "movnt_avx2"))
+		kv_set(e, EXPORT_PMEM_AVX, "0");
+	if (uses_member(ops, nops, "movdir64b") && (!ds || strcmp(ds, "movdir64b")))
+		kv_set(e, EXPORT_PMEM_MOVDIR64B, "1");
+out:
+	views_free(views, nv);
+	return rc;
+}
+
 static int export_kernel(struct policy *p, const struct policy_target *t,
-			 const struct export_weights *w)
+			 const struct export_weights *w, const struct policy *base)
 {
 	struct policy_export *e = &p->exports.kernel;
-	const char *flush = policy_target_has_curve(t, "clflushopt") ? "clflushopt" : "clflush";
 	const struct policy_op *ops[64];
-	size_t nops = target_ops(t, 1, ops, 64);
-	uint64_t thr;
+	size_t nops = target_ops(t, 1, ops, 64), nv = 0;
+	struct side_view views[64] = { { 0 } };
+	uint64_t thr, bthr = 0, *bp = NULL;
+	enum threshold_source src;
 	double r;
+	int rc = 0;
 
 	memset(e, 0, sizeof(*e));
 	e->threshold_bytes = POLICY_SIZE_OPEN;
-	/* the kernel's rule is PMDK's reversed: non-temporal below */
-	if (export_best_threshold(ops, nops, "movnt", flush, w, &kernel_default, &thr, &r))
-		return 0;
+	for (size_t o = 0; o < nops && !rc; o++) {
+		rc = family_view(ops[o], &views[nv]);
+		if (!rc)
+			nv++;
+	}
+	if (rc)
+		goto out;
+	if (base && base->exports.kernel.present) {
+		/* the file says "up to N bytes": the switch is at the next decided size */
+		uint64_t up = base->exports.kernel.threshold_bytes;
+
+		bthr = up;
+		if (up && up != POLICY_SIZE_OPEN) {
+			bthr = POLICY_SIZE_OPEN;
+			for (size_t o = 0; o < nv; o++)
+				for (size_t i = 0; i < views[o].n; i++)
+					if (views[o].sizes[i] > up && views[o].sizes[i] < bthr)
+						bthr = views[o].sizes[i];
+		}
+		bp = &bthr;
+	}
+	/* the kernel's rule is PMDK's reversed: non-temporal (side 0) below */
+	rc = knob_threshold(views, nv, 0, &kernel_default, bp, views_margin(views, nv), w, &thr,
+			    &r, &src);
+	if (rc == -ENOENT) {
+		rc = 0;
+		goto out;
+	}
+	if (rc)
+		goto out;
 	e->present = true;
 	snprintf(e->target, sizeof(e->target), "%s", t->name);
 	/*
 	 * "non-temporal up to and including N bytes": N is the largest
 	 * measured size below the switch, so that it names a size whose
-	 * winner was seen, not one between two grid points.
+	 * decision was seen, not one between two grid points.
 	 */
 	e->threshold_bytes = thr;
 	if (thr && thr != POLICY_SIZE_OPEN) {
@@ -298,7 +692,9 @@ static int export_kernel(struct policy *p, const struct policy_target *t,
 					e->threshold_bytes = ops[o]->sizes_bytes[i];
 	}
 	e->regret = r;
-	return 0;
+out:
+	views_free(views, nv);
+	return rc;
 }
 
 /*
@@ -315,49 +711,105 @@ static uint64_t glibc_movsb_min(const struct policy_cpu *cpu)
 	return policy_cpu_has_feature(cpu, "avx2") ? 256 : 128;
 }
 
-static int export_glibc(struct policy *p, const struct export_weights *w)
+/* One glibc pair over the one-thread ops of t; -ENOENT when no op has both curves. */
+static int glibc_pair(const struct policy_target *t, const char *high, const char *low,
+		      const uint64_t *dflt, const uint64_t *baseline,
+		      const struct export_weights *w, uint64_t *thr, double *r,
+		      enum threshold_source *src)
+{
+	const struct policy_op *ops[64];
+	size_t nops = target_ops(t, 1, ops, 64), nv = 0;
+	struct side_view views[64] = { { 0 } };
+	int rc = 0;
+
+	for (size_t o = 0; o < nops; o++) {
+		rc = pair_view(ops[o], high, low, &views[nv]);
+		if (rc == -ENOENT)
+			continue;
+		if (rc)
+			break;
+		nv++;
+	}
+	if (!rc || rc == -ENOENT)
+		rc = knob_threshold(views, nv, 1, dflt, baseline, views_margin(views, nv), w, thr,
+				    r, src);
+	views_free(views, nv);
+	return rc;
+}
+
+static int export_glibc(struct policy *p, const struct export_weights *w,
+			const struct policy *base)
 {
 	struct policy_export *e = &p->exports.glibc;
 	const struct policy_target *t = policy_find_target(p, "dram");
-	static const char *const nts[] = { "movnt_avx512", "movnt_avx2", "movnt_sse2" };
-	const struct policy_op *ops[64];
-	double r, rr, best = INFINITY;
-	uint64_t thr, rthr, bthr = 0, movsb_min = glibc_movsb_min(&p->platform.cpu);
-	uint64_t nt_min = export_keys[EXPORT_GLIBC_NT_THRESHOLD].min;
-	size_t nops;
+	const struct policy_cpu *cpu = &p->platform.cpu;
+	const char *nt = policy_cpu_has_feature(cpu, "avx512f") ? "movnt_avx512" :
+			 policy_cpu_has_feature(cpu, "avx2") ? "movnt_avx2" : "movnt_sse2";
+	const struct policy_export *be = base && base->exports.glibc.present ?
+					 &base->exports.glibc : NULL;
+	uint64_t nt_min = export_keys[EXPORT_GLIBC_NT_THRESHOLD].min, never = 1ull << 40;
+	uint64_t thr, bthr, llc = cpu->llc_bytes * 3 / 4;
+	enum threshold_source src;
+	double r;
+	int rc;
 
 	memset(e, 0, sizeof(*e));
 	if (!t || strcmp(t->kind, "dram"))
 		return 0;
-	nops = target_ops(t, 1, ops, 64);
-	/* glibc picks its widest vector itself: use the best-scoring one */
-	for (size_t n = 0; n < 3; n++) {
-		if (!policy_target_has_curve(t, nts[n]) || !policy_target_has_curve(t, "noflush"))
-			continue;
-		if (!export_best_threshold(ops, nops, "noflush", nts[n], w, NULL, &thr, &r) &&
-		    r < best) {
-			best = r;
-			bthr = thr;
-		}
+	/* glibc copies with its widest vector; else the widest one measured */
+	for (size_t i = 0; i < t->nops && !policy_target_has_curve(t, nt); i++) {
+		int c = crossover_family_default(&t->ops[i], FAMILY_STREAMING);
+
+		if (c >= 0)
+			nt = t->ops[i].curves[c].strategy;
 	}
-	if (isinf(best))
+	rc = glibc_pair(t, nt, "noflush", llc ? &llc : NULL,
+			baseline_kv(be, EXPORT_GLIBC_NT_THRESHOLD, &bthr) ? &bthr : NULL, w, &thr,
+			&r, &src);
+	if (rc && rc != -ENOENT)
+		return rc;
+	if (!rc) {
+		e->present = true;
+		snprintf(e->target, sizeof(e->target), "%s", t->name);
+		e->regret = r;
+	}
+	if (!rc && src != FROM_DEFAULT) {
+		if (thr == POLICY_SIZE_OPEN || thr >= never)
+			thr = never;	/* never: glibc has no "off" value */
+		kv_set(e, EXPORT_GLIBC_NT_THRESHOLD, "0x%" PRIx64, thr < nt_min ? nt_min : thr);
+	}
+	/* rep movsb against a vector copy: both pay the same flush, the copy differs */
+	bthr = 0;
+	rc = glibc_pair(t, "rep_movsb_clwb", "clwb", &glibc_rep_movsb,
+			baseline_kv(be, EXPORT_GLIBC_REP_MOVSB_THRESHOLD, &bthr) ? &bthr : NULL, w,
+			&thr, &r, &src);
+	if (rc == -ENOENT)
 		return 0;
-	e->present = true;
-	snprintf(e->target, sizeof(e->target), "%s", t->name);
-	e->regret = best;
-	if (bthr == POLICY_SIZE_OPEN)
-		bthr = 1ull << 40;	/* never: glibc has no "off" value */
-	kv_set(e, EXPORT_GLIBC_NT_THRESHOLD, "0x%" PRIx64,
-	       bthr < nt_min ? nt_min : bthr);
-	if (policy_target_has_curve(t, "clwb") && policy_target_has_curve(t, "rep_movsb_clwb") &&
-	    !export_best_threshold(ops, nops, "clwb", "rep_movsb_clwb", w, &glibc_rep_movsb,
-				   &rthr, &rr))
+	if (rc)
+		return rc;
+	if (!e->present) {
+		e->present = true;
+		snprintf(e->target, sizeof(e->target), "%s", t->name);
+		e->regret = r;
+	}
+	if (src != FROM_DEFAULT) {
+		uint64_t movsb_min = glibc_movsb_min(cpu);
+
+		if (thr == POLICY_SIZE_OPEN || thr >= never)
+			thr = never;
 		kv_set(e, EXPORT_GLIBC_REP_MOVSB_THRESHOLD, "0x%" PRIx64,
-		       rthr == POLICY_SIZE_OPEN ? bthr : rthr < movsb_min ? movsb_min : rthr);
+		       thr < movsb_min ? movsb_min : thr);
+	}
 	return 0;
 }
 
 int export_compute(struct policy *p, const struct export_weights *w)
+{
+	return export_compute_with_baseline(p, w, NULL);
+}
+
+int export_compute_with_baseline(struct policy *p, const struct export_weights *w,
+				 const struct policy *baseline)
 {
 	const struct policy_target *t = persistent_target(p);
 	int rc;
@@ -365,13 +817,13 @@ int export_compute(struct policy *p, const struct export_weights *w)
 	memset(&p->exports, 0, sizeof(p->exports));
 	p->exports.kernel.threshold_bytes = POLICY_SIZE_OPEN;
 	if (t) {
-		rc = export_libpmem(p, t, w);
+		rc = export_libpmem(p, t, w, baseline);
 		if (!rc)
-			rc = export_kernel(p, t, w);
+			rc = export_kernel(p, t, w, baseline);
 		if (rc)
 			return rc;
 	}
-	return export_glibc(p, w);
+	return export_glibc(p, w, baseline);
 }
 
 void export_print(FILE *f, const struct policy *p)

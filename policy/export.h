@@ -50,6 +50,13 @@ int export_best_threshold(const struct policy_op *const *ops, size_t nops, const
 
 /* Fill p->exports (libpmem, kernel, glibc) from p's targets. */
 int export_compute(struct policy *p, const struct export_weights *w);
+/*
+ * The same, keeping each of baseline's export values (NULL: none) unless
+ * the new decisions make it worse than the best value by more than the
+ * export margin in regret.
+ */
+int export_compute_with_baseline(struct policy *p, const struct export_weights *w,
+				 const struct policy *baseline);
 /* One line per export, for humans. */
 void export_print(FILE *f, const struct policy *p);
 

@@ -20,6 +20,7 @@
 
 #include <json-c/json.h>
 
+#include "common/macros.h"
 #include "export_keys.h"
 #include "policy.h"
 #include "policy_internal.h"
@@ -101,7 +102,7 @@ static struct json_object *curve_to_json(const struct policy_curve *c, const uin
 		add(o, "hosts_min_mib_s", double_array(c->hosts_min_mib_s, n, "%.1f"));
 		add(o, "hosts_max_mib_s", double_array(c->hosts_max_mib_s, n, "%.1f"));
 	}
-	for (size_t k = 0; k < sizeof(cell_flag_keys) / sizeof(cell_flag_keys[0]); k++) {
+	for (size_t k = 0; k < ARRAY_SIZE(cell_flag_keys); k++) {
 		struct json_object *a = flagged_sizes(c, sizes, n, cell_flag_keys[k].flag);
 
 		if (a)
@@ -129,11 +130,14 @@ static struct json_object *op_to_json(const struct policy_op *op)
 		add(cc, "rejected_samples", json_object_new_int64(op->rejected_samples));
 		add(o, "concurrency", cc);
 	}
+	if (op->margin > 0)
+		add(o, "margin", jnum(op->margin, "%.4f"));
 	for (size_t i = 0; i < op->nsizes; i++)
 		json_object_array_add(sizes, json_object_new_int64((int64_t)op->sizes_bytes[i]));
 	add(o, "sizes_bytes", sizes);
 	for (size_t i = 0; i < op->ncurves; i++)
-		add(curves, op->curves[i].strategy, curve_to_json(&op->curves[i], op->sizes_bytes, op->nsizes));
+		add(curves, op->curves[i].strategy,
+		    curve_to_json(&op->curves[i], op->sizes_bytes, op->nsizes));
 	add(o, "curves", curves);
 	for (size_t i = 0; i < op->nranges; i++) {
 		const struct policy_range *r = &op->ranges[i];
@@ -143,6 +147,10 @@ static struct json_object *op_to_json(const struct policy_op *op)
 		add(jr, "to_bytes", jsize(r->to_bytes));
 		add(jr, "strategy", json_object_new_string(r->strategy));
 		add(jr, "tie", json_object_new_boolean(r->tie));
+		if (r->family[0])
+			add(jr, "family", json_object_new_string(r->family));
+		if (r->baseline[0])
+			add(jr, "baseline", json_object_new_string(r->baseline));
 		json_object_array_add(ranges, jr);
 	}
 	add(o, "ranges", ranges);
@@ -154,6 +162,8 @@ static struct json_object *op_to_json(const struct policy_op *op)
 		add(jx, "below", json_object_new_string(x->below));
 		add(jx, "above", json_object_new_string(x->above));
 		add(jx, "confidence", jnum(x->confidence, "%.3f"));
+		if (x->kind[0])
+			add(jx, "kind", json_object_new_string(x->kind));
 		json_object_array_add(xos, jx);
 	}
 	add(o, "crossovers", xos);
@@ -658,7 +668,7 @@ static void read_curve(struct rd *rd, struct json_object *jc, struct policy_curv
 		for (size_t i = 0; i < n; i++)
 			c->samples[i] = isnan(c->median_mib_s[i]) ? 0 : 1;
 	}
-	for (size_t k = 0; k < sizeof(cell_flag_keys) / sizeof(cell_flag_keys[0]); k++)
+	for (size_t k = 0; k < ARRAY_SIZE(cell_flag_keys); k++)
 		read_flagged_sizes(rd, jc, cell_flag_keys[k].key, cell_flag_keys[k].flag, c, sizes,
 				   n);
 	/* a cell's interval must contain its median */
@@ -681,6 +691,30 @@ static void read_curve(struct rd *rd, struct json_object *jc, struct policy_curv
 	}
 }
 
+
+/* An optional member that is one of words[] (NULL-terminated); "" when absent. */
+static void read_word(struct rd *rd, struct json_object *obj, const char *key, char *dst,
+		      size_t len, const char *const *words)
+{
+	size_t mark;
+
+	dst[0] = 0;
+	if (rd->failed || !member(obj, key))
+		return;
+	read_str(rd, obj, key, dst, len, 1);
+	for (size_t i = 0; !rd->failed && words[i]; i++)
+		if (!strcmp(dst, words[i]))
+			return;
+	if (rd->failed)
+		return;
+	mark = push_key(rd, key);
+	fail(rd, "unknown value '%s'", dst);
+	pop(rd, mark);
+}
+
+static const char *const families[] = { "streaming", "cached_flush", NULL };
+static const char *const baselines[] = { "kept", "changed", "new", NULL };
+static const char *const kinds[] = { "family", "member", NULL };
 
 static void read_ranges(struct rd *rd, struct json_object *jo, struct policy_op *op)
 {
@@ -719,6 +753,8 @@ static void read_ranges(struct rd *rd, struct json_object *jo, struct policy_op 
 		read_name(rd, jr, "strategy", r->strategy, sizeof(r->strategy));
 		if (!rd->failed && member(jr, "tie"))
 			r->tie = json_object_get_boolean(member(jr, "tie"));
+		read_word(rd, jr, "family", r->family, sizeof(r->family), families);
+		read_word(rd, jr, "baseline", r->baseline, sizeof(r->baseline), baselines);
 		if (!rd->failed && r->to_bytes <= r->from_bytes)
 			fail(rd, "to_bytes %" PRIu64 " is not above from_bytes %" PRIu64,
 			     r->to_bytes, r->from_bytes);
@@ -763,6 +799,7 @@ static void read_crossovers(struct rd *rd, struct json_object *jo, struct policy
 		read_name(rd, jx, "below", x->below, sizeof(x->below));
 		read_name(rd, jx, "above", x->above, sizeof(x->above));
 		x->confidence = read_double(rd, jx, "confidence", 0, 1, 1, 1);
+		read_word(rd, jx, "kind", x->kind, sizeof(x->kind), kinds);
 		pop(rd, m2);
 	}
 	pop(rd, mark);
@@ -826,6 +863,9 @@ static void read_op(struct rd *rd, struct json_object *jo, struct policy_target 
 			pop(rd, mark);
 		}
 	}
+	op->margin = read_double(rd, jo, "margin", 0, 1, 0, 0);
+	if (isnan(op->margin))
+		op->margin = 0;
 
 	jcurves = need(rd, jo, "curves", json_type_object, 0);
 	if (jcurves && json_object_object_length(jcurves) > POLICY_MAX_CURVES) {

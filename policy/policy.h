@@ -55,8 +55,12 @@ struct policy_range {
 	uint64_t from_bytes;	/* inclusive */
 	uint64_t to_bytes;	/* exclusive, POLICY_SIZE_OPEN = no bound */
 	char strategy[POLICY_NAME_MAX];
-	/* true where the strategy won by the tie rule, not by separation */
+	/* true where no size of the range was decided by separation */
 	bool tie;
+	/* "streaming" | "cached_flush" | "" (unknown: an older file) */
+	char family[16];
+	/* against a --baseline: "kept" | "changed" | "new", "" without one */
+	char baseline[16];
 };
 
 struct policy_crossover {
@@ -64,6 +68,8 @@ struct policy_crossover {
 	char below[POLICY_NAME_MAX];
 	char above[POLICY_NAME_MAX];
 	double confidence;	/* 0..1, probability both sides are right */
+	/* "family" (streaming <-> cached+flush) | "member" | "" (older file) */
+	char kind[16];
 };
 
 struct policy_op {
@@ -78,6 +84,8 @@ struct policy_op {
 	 */
 	double min_overlap;
 	unsigned rejected_samples;
+	/* practically significant margin the decision used, 0 = not recorded */
+	double margin;
 	size_t nsizes;
 	uint64_t *sizes_bytes;		/* ascending, unique */
 	size_t ncurves;

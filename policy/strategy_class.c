@@ -57,3 +57,43 @@ int strategy_tie_rank(const char *name)
 
 	return i < 0 ? NSTRATEGIES : i;
 }
+
+enum strategy_family strategy_family_of(const char *name)
+{
+	switch (strategy_class_of(name)) {
+	case STRATEGY_CLASS_NONTEMPORAL:
+		return FAMILY_STREAMING;
+	case STRATEGY_CLASS_FLUSH:
+		return FAMILY_CACHED_FLUSH;
+	default:
+		return FAMILY_NONE;
+	}
+}
+
+const char *strategy_family_name(enum strategy_family f)
+{
+	return f == FAMILY_STREAMING ? "streaming" : f == FAMILY_CACHED_FLUSH ? "cached_flush" : "";
+}
+
+/*
+ * movdir64b is not the streaming default although it may be as fast: no
+ * consumer runs it unless told to (PMEM_MOVDIR64B), so it has to earn
+ * its range by the margin like any other alternative.
+ */
+static const char *const streaming_rank[] = {
+	"movnt_avx512", "movnt_avx2", "movnt_sse2", "movdir64b", "movnt", NULL
+};
+static const char *const cached_rank[] = {
+	"clwb", "clflushopt", "clflush", "stores8_clwb", "rep_movsb_clwb", "memcpy_clwb", NULL
+};
+
+int strategy_default_rank(enum strategy_family f, const char *name)
+{
+	const char *const *r = f == FAMILY_STREAMING ? streaming_rank :
+			       f == FAMILY_CACHED_FLUSH ? cached_rank : NULL;
+
+	for (int i = 0; r && name && r[i]; i++)
+		if (!strcmp(r[i], name))
+			return i;
+	return -1;
+}

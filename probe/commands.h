@@ -41,6 +41,12 @@ int metrics_cmd(const char *out, const char *path, const char *daemon_dir, unsig
  * .csv; 0, or 2 bad policy or unwritable file.
  */
 int plot_cmd(const char *svg, const char *path, unsigned flags);
+/*
+ * Ranges, crossovers and exports of in recomputed from its curves, against
+ * baseline (NULL: none); written to out (NULL: stdout).  0, 1 failed, 2 bad input.
+ */
+int decide_cmd(const char *in, const char *out, const char *baseline, const char *weights,
+	       unsigned flags);
 int strategies_cmd(bool json);
 /* 0 if every name of the comma list is a known strategy, else -EINVAL (said). */
 int strategies_validate(const char *list);

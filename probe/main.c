@@ -24,6 +24,9 @@
 #define DEFAULT_DAEMON_DIR "/run/pmem-tuned"
 
 
+/* --output's default, told apart from the same path given explicitly */
+static const char default_policy[] = DEFAULT_POLICY;
+
 /* What the command option's run gets: every option, and the operands after them. */
 struct cmd_args {
 	struct probe_opts po;
@@ -112,6 +115,18 @@ static int run_plot(struct cmd_args *a)
 	return one_file(a, "plot") ?: plot_cmd(a->arg, policy_file(a), a->flags | READ_ONLY);
 }
 
+static int run_decide(struct cmd_args *a)
+{
+	if (a->argc) {
+		fprintf(stderr, "pmem-tune: --decide %s: unexpected argument '%s'\n", a->arg,
+			a->argv[0]);
+		return 2;
+	}
+	/* no --output: print, never overwrite the installed policy by default */
+	return decide_cmd(a->arg, a->po.output == default_policy ? NULL : a->po.output,
+			  a->po.baseline, a->po.weights, a->flags | READ_ONLY);
+}
+
 static int run_strategies(struct cmd_args *a)
 {
 	if (a->argc) {
@@ -131,9 +146,9 @@ static const struct cmd_struct commands[] = {
 	  "          [--area-size SIZE] [--scratch-size SIZE] [--threads N]\n"
 	  "          [--strategies A,B,...]\n"
 	  "          [--destroy-data] [--json]\n"
-	  "          [--weights FILE]",
+	  "          [--weights FILE] [--baseline FILE]",
 	  ",target,quick,thorough,output,quiet,json,area-size,scratch-size,threads,strategies,"
-	  "destroy-data,weights," },
+	  "destroy-data,weights,baseline," },
 	{ "list", run_list, "--list [--json]", ",json," },
 	{ "show", run_show, "--show [--json] [--insecure|--strict] [FILE]", ",json" READ_OPTS },
 	{ "check", run_check, "--check [--json] [--insecure|--strict] [FILE]", ",json" READ_OPTS },
@@ -143,6 +158,9 @@ static const struct cmd_struct commands[] = {
 	{ "metrics", run_metrics, "--metrics OUT [--daemon-state DIR] [--insecure|--strict] [FILE]",
 	  ",daemon-state" READ_OPTS },
 	{ "plot", run_plot, "--plot FILE.svg|FILE.csv [--insecure|--strict] [FILE]", READ_OPTS },
+	{ "decide", run_decide,
+	  "--decide IN [--output OUT] [--baseline FILE] [--weights FILE] [--insecure|--strict]",
+	  ",output,baseline,weights" READ_OPTS },
 	{ "strategies-list", run_strategies, "--strategies-list [--json]", ",json," },
 };
 
@@ -162,6 +180,7 @@ static const struct opt_help {
 	{ "strategies", "A,B,...", "measure only these (see --strategies-list)" },
 	{ "destroy-data", NULL, "allow writing over a file, device or region with data" },
 	{ "weights", "FILE", "lines of SIZE WEIGHT: weigh the exports' regret by them" },
+	{ "baseline", "FILE", "keep this policy's decisions unless beaten by the margin" },
 	{ "insecure", NULL, "read a policy the daemon would refuse, "
 			    "without warning" },
 	{ "strict", NULL, "refuse such a policy as the daemon does (exit 2)" },
@@ -200,7 +219,8 @@ static void usage(FILE *f)
 enum {
 	OPT_AREA = 256, OPT_THREADS, OPT_STRATEGIES, OPT_DESTROY, OPT_STRATEGIES_LIST, OPT_DIFF,
 	OPT_MERGE, OPT_METRICS, OPT_WEIGHTS, OPT_INSECURE,
-	OPT_PLOT, OPT_SCRATCH, OPT_QUICK, OPT_STRICT, OPT_DAEMON_STATE,
+	OPT_PLOT, OPT_SCRATCH, OPT_QUICK, OPT_STRICT, OPT_DAEMON_STATE, OPT_DECIDE,
+	OPT_BASELINE,
 };
 
 static const struct option options[] = {
@@ -208,6 +228,8 @@ static const struct option options[] = {
 	{ "merge", required_argument, NULL, OPT_MERGE },
 	{ "metrics", required_argument, NULL, OPT_METRICS },
 	{ "plot", required_argument, NULL, OPT_PLOT },
+	{ "decide", required_argument, NULL, OPT_DECIDE },
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "weights", required_argument, NULL, OPT_WEIGHTS },
 	{ "insecure", no_argument, NULL, OPT_INSECURE },
 	{ "strict", no_argument, NULL, OPT_STRICT },
@@ -303,7 +325,7 @@ static int add_target(struct probe_opts *po, const char *spec)
 
 int main(int argc, char **argv)
 {
-	struct cmd_args a = { .po = { .output = DEFAULT_POLICY, .mode = SWEEP_STANDARD } };
+	struct cmd_args a = { .po = { .output = default_policy, .mode = SWEEP_STANDARD } };
 	struct probe_opts *po = &a.po;
 	const struct cmd_struct *cmd = NULL, *sel;
 	bool mode_set = false;
@@ -322,6 +344,9 @@ int main(int argc, char **argv)
 		if (c != 'h' && c != 'V' && c != '?' && ngiven < ARRAY_SIZE(given))
 			given[ngiven++] = c;
 		switch (c) {
+		case OPT_BASELINE:
+			po->baseline = optarg;
+			break;
 		case OPT_WEIGHTS:
 			po->weights = optarg;
 			break;

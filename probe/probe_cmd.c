@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cpu.h"
+#include "crossover.h"
 #include "export.h"
 #include "fingerprint.h"
 #include "policy.h"
@@ -252,10 +253,39 @@ static bool is_region_spec(const char *spec)
 	return !strcmp(spec, "auto") || !strncmp(spec, "region:", 7);
 }
 
+/*
+ * The decisions a re-probe keeps unless beaten by the margin: --baseline
+ * FILE, else the output file when it holds this host's entry.  NULL when
+ * there is none (a missing default is no error; another host's is ignored).
+ */
+static struct policy *load_baseline(const struct probe_opts *o, const struct policy *p)
+{
+	const char *path = o->baseline ? o->baseline : o->output;
+	struct policy_bundle *b;
+	struct policy *base = NULL;
+	char err[512];
+
+	if (!path || (!o->baseline && access(path, F_OK)))
+		return NULL;
+	b = policy_bundle_load(path, 0, err, sizeof(err));
+	if (!b) {
+		if (o->baseline)
+			fprintf(stderr, "pmem-tune: --baseline: %s\n", err);
+		return NULL;
+	}
+	base = policy_bundle_find(b, p->platform.fingerprint);
+	if (!base && o->baseline)
+		fprintf(stderr, "pmem-tune: --baseline %s has no entry for this host (%s); "
+			"deciding without it\n", path, p->platform.fingerprint);
+	base = base ? policy_dup(base) : NULL;
+	policy_bundle_free(b);
+	return base;
+}
+
 int probe_cmd(const struct probe_opts *o)
 {
 	struct export_weights w = { 0 };
-	struct policy *p = NULL;
+	struct policy *p = NULL, *base = NULL;
 	char err[512];
 	struct cpu_info ci;
 	uint64_t t0 = now_ns();
@@ -296,7 +326,15 @@ int probe_cmd(const struct probe_opts *o)
 		goto out;
 	status = 1;
 	fill_generator(p, o->mode, (double)(now_ns() - t0) * 1e-9);
-	rc = export_compute(p, o->weights ? &w : NULL);
+	/*
+	 * Sticky: each decision of the baseline stays unless the new curves
+	 * show it losing by more than the margin.  The cells are those the
+	 * sweep measured (and re-measured) in this probe.
+	 */
+	base = load_baseline(o, p);
+	rc = base ? crossover_decide_policy(p, base) : 0;
+	if (!rc)
+		rc = export_compute_with_baseline(p, o->weights ? &w : NULL, base);
 	if (rc) {
 		fprintf(stderr, "pmem-tune: cannot derive the exports: %s\n", strerror(-rc));
 		goto out;
@@ -327,6 +365,7 @@ int probe_cmd(const struct probe_opts *o)
 	status = 0;
 out:
 	export_weights_free(&w);
+	policy_free(base);
 	policy_free(p);
 	return status;
 }

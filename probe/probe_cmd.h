@@ -26,6 +26,11 @@ struct probe_opts {
 	bool quiet;
 	bool json_stdout;		/* print the policy instead of the table */
 	const char *weights;		/* size distribution for the regrets */
+	/*
+	 * The policy whose decisions a re-probe keeps unless beaten by the
+	 * margin; NULL = the output file when it is this host's.
+	 */
+	const char *baseline;
 };
 
 /* Run a probe as the CLI does; returns the process exit status. */

@@ -58,10 +58,11 @@ static int add_op(struct policy_target *t)
 	if (!op->ranges || !op->crossovers)
 		return -ENOMEM;
 	op->nranges = 2;
-	op->ranges[0] = (struct policy_range){ 0, 4096, "clwb", false };
-	op->ranges[1] = (struct policy_range){ 4096, POLICY_SIZE_OPEN, "movnt", false };
+	op->ranges[0] = (struct policy_range){ 0, 4096, "clwb", false, "cached_flush", "" };
+	op->ranges[1] = (struct policy_range){ 4096, POLICY_SIZE_OPEN, "movnt", false,
+						 "streaming", "" };
 	op->ncrossovers = 1;
-	op->crossovers[0] = (struct policy_crossover){ 4096, "clwb", "movnt", 0.95 };
+	op->crossovers[0] = (struct policy_crossover){ 4096, "clwb", "movnt", 0.95, "family" };
 	t->ceiling_mib_s = 9000;
 	return 0;
 }

@@ -283,8 +283,11 @@ static void test_producer(void)
 		check_json(p, &nkeys);
 		policy_free(p);
 	}
-	/* the two variants between them write most of the table */
-	CHECK_MSG(nkeys >= 10, "only %zu keys written", nkeys);
+	/*
+	 * the two variants between them write most of the table (feature
+	 * switches only where a non-default member holds a range)
+	 */
+	CHECK_MSG(nkeys >= 8, "only %zu keys written", nkeys);
 }
 
 int main(void)

@@ -69,7 +69,7 @@ static void test_merge(void)
 	in[0] = one(host(FP("a"), "2026-11-01T00:00:00Z", 1.0, 2048));
 	in[1] = one(host(FP("a"), "2026-11-03T00:00:00Z", 1.1, 2048));
 	in[2] = one(host(FP("a"), "2026-11-02T00:00:00Z", 0.1, 2048));
-	in[3] = one(host(FP("b"), "2026-11-02T00:00:00Z", 1.0, 512));
+	in[3] = one(host(FP("b"), "2026-11-02T00:00:00Z", 1.0, 1024));
 	CHECK_INT(policy_merge(in, 4, NULL, &out, err, sizeof(err)), 0);
 	CHECK_INT(out->n, 2);
 	m = policy_bundle_find(out, FP("a"));
@@ -91,7 +91,7 @@ static void test_merge(void)
 	CHECK_NEAR(m->targets[0].ceiling_mib_s, 3000, 1e-6);
 	/* a lone host's entry is itself */
 	m = policy_bundle_find(out, FP("b"));
-	CHECK(m && m->merged.hosts == 0 && m->targets[0].ops[0].crossovers[0].size_bytes == 512);
+	CHECK(m && m->merged.hosts == 0 && m->targets[0].ops[0].crossovers[0].size_bytes == 1024);
 
 	/* the bundle round-trips through its JSON form */
 	{

@@ -54,7 +54,8 @@ static struct policy *sample_policy(void)
 	a = policy_op_find_curve(op, "clwb");
 	b = policy_op_find_curve(op, "movnt_avx512");
 	for (size_t i = 0; i < 4; i++) {
-		double va = 1000 + 100 * (double)i, vb = 500 + 400 * (double)i;
+		/* clwb ahead at two sizes: a one-size lead would be an island */
+		double va = 1000 + 100 * (double)i, vb = i < 3 ? 500 + 400 * (i > 0) : 1700;
 
 		a->median_mib_s[i] = va;
 		a->p10_mib_s[i] = va - 20;

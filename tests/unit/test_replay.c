@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The decision rule on recorded data: every machine's probes under
+ * tests/data/<machine>/ decided again must give the decisions in
+ * <mode>.expect (ranges of every op and the exports) in at least the
+ * stated number of recordings, deterministically; deciding each
+ * recording against the previous one as baseline must keep them; and the
+ * published tables under tests/data/reference/ must give their known
+ * crossovers.  PT_REPLAY_PRINT=1 prints each file's decisions instead,
+ * to review and write a new .expect file.
+ *
+ * Usage: test_replay DATA_DIR
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "crossover.h"
+#include "export.h"
+#include "policy.h"
+
+#define SIG_MAX 8192
+#define FILES_MAX 64
+
+static const char *data_dir;
+static bool print_only;
+
+static void sig_add(char *sig, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sig_add(char *sig, const char *fmt, ...)
+{
+	size_t n = strlen(sig);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(sig + n, SIG_MAX - n, fmt, ap);
+	va_end(ap);
+}
+
+static void export_sig(char *sig, const char *name, const struct policy_export *e)
+{
+	sig_add(sig, "%s:", name);
+	if (!e->present) {
+		sig_add(sig, " absent\n");
+		return;
+	}
+	for (size_t i = 0; i < e->nkv; i++)
+		sig_add(sig, " %s=%s", e->kv[i].key, e->kv[i].value);
+	sig_add(sig, "\n");
+}
+
+/* What a consumer acts on: every op's ranges, and the exports. */
+static void signature(const struct policy *p, char *sig)
+{
+	sig[0] = 0;
+	for (size_t t = 0; t < p->ntargets; t++)
+		for (size_t o = 0; o < p->targets[t].nops; o++) {
+			const struct policy_op *op = &p->targets[t].ops[o];
+
+			sig_add(sig, "%s %s/%s/%u:", p->targets[t].name, op->op, op->pattern,
+				op->threads);
+			for (size_t r = 0; r < op->nranges; r++)
+				sig_add(sig, " %" PRIu64 ":%s", op->ranges[r].from_bytes,
+					op->ranges[r].strategy);
+			sig_add(sig, "\n");
+		}
+	export_sig(sig, "libpmem", &p->exports.libpmem);
+	if (p->exports.kernel.present && p->exports.kernel.threshold_bytes != POLICY_SIZE_OPEN)
+		sig_add(sig, "kernel: %" PRIu64 "\n", p->exports.kernel.threshold_bytes);
+	else
+		sig_add(sig, "kernel: %s\n", p->exports.kernel.present ? "never" : "absent");
+	export_sig(sig, "glibc", &p->exports.glibc);
+}
+
+static struct policy *decided(const char *path, const struct policy *baseline)
+{
+	char err[512];
+	struct policy *p = policy_load(path, err, sizeof(err));
+
+	CHECK_MSG(p != NULL, "%s: %s", path, err);
+	if (!p)
+		return NULL;
+	CHECK_INT(crossover_decide_policy(p, baseline), 0);
+	CHECK_INT(export_compute_with_baseline(p, NULL, baseline), 0);
+	return p;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted paths of dir/<prefix>*.json; returns the count. */
+static size_t list(const char *dir, const char *prefix, char **out)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < FILES_MAX) {
+		size_t l = strlen(de->d_name);
+
+		if (strncmp(de->d_name, prefix, strlen(prefix)) || l < 5 ||
+		    strcmp(de->d_name + l - 5, ".json"))
+			continue;
+		if (asprintf(&out[n], "%s/%s", dir, de->d_name) > 0)
+			n++;
+	}
+	closedir(d);
+	qsort(out, n, sizeof(*out), cmp_str);
+	return n;
+}
+
+/* The .expect file: "min N" then the decisions every recording should give. */
+static char *expect_load(const char *path, unsigned *min)
+{
+	FILE *f = fopen(path, "re");
+	char *text = calloc(1, SIG_MAX);
+	size_t n;
+
+	if (!f || !text || fscanf(f, "min %u\n", min) != 1) {
+		if (f)
+			fclose(f);
+		free(text);
+		return NULL;
+	}
+	n = fread(text, 1, SIG_MAX - 1, f);
+	text[n] = 0;
+	fclose(f);
+	return text;
+}
+
+static void replay_mode(const char *machine, const char *mode)
+{
+	char dir[512], path[600], *files[FILES_MAX], sig[SIG_MAX], prev_sig[SIG_MAX];
+	char *expect = NULL;
+	size_t n, match = 0, sticky = 0;
+	unsigned min = 0;
+	struct policy *prev = NULL;
+
+	snprintf(dir, sizeof(dir), "%s/%s", data_dir, machine);
+	n = list(dir, mode, files);
+	if (!n)
+		return;
+	snprintf(path, sizeof(path), "%s/%s.expect", dir, mode);
+	if (!print_only) {
+		expect = expect_load(path, &min);
+		CHECK_MSG(expect != NULL, "%s: missing or not 'min N' first", path);
+		if (!expect)
+			goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct policy *p = decided(files[i], NULL), *again = decided(files[i], NULL), *b;
+		char *s1 = p ? policy_to_string(p) : NULL;
+		char *s2 = again ? policy_to_string(again) : NULL;
+
+		/* replay is deterministic: the same bytes twice */
+		CHECK_MSG(s1 && s2 && !strcmp(s1, s2), "%s: two replays differ", files[i]);
+		if (p)
+			signature(p, sig);
+		if (print_only && p)
+			printf("== %s\n%s", files[i], sig);
+		else if (p && !strcmp(sig, expect))
+			match++;
+		else if (p)
+			fprintf(stderr, "%s decides otherwise:\n%s", files[i], sig);
+		/* sticky: against the previous recording's decisions, they stay */
+		if (prev && p) {
+			b = decided(files[i], prev);
+			signature(prev, prev_sig);
+			if (b) {
+				signature(b, sig);
+				sticky += !strcmp(sig, prev_sig);
+				if (strcmp(sig, prev_sig))
+					fprintf(stderr, "%s against the previous one changes:\n%s",
+						files[i], sig);
+			}
+			policy_free(b);
+		}
+		free(s1);
+		free(s2);
+		policy_free(again);
+		policy_free(prev);
+		prev = p;
+	}
+	if (!print_only) {
+		CHECK_MSG(match >= min, "%s %s: %zu of %zu recordings give the expected decisions, "
+			  "want %u", machine, mode, match, n, min);
+		/* n - 1 pairs; the same bar, less the one the first file took */
+		CHECK_MSG(sticky + 1 >= min, "%s %s: %zu of %zu re-decisions keep the baseline",
+			  machine, mode, sticky, n - 1);
+		printf("%s %s: %zu/%zu expected, %zu/%zu sticky\n", machine, mode, match, n, sticky,
+		       n - 1);
+	}
+out:
+	policy_free(prev);
+	free(expect);
+	for (size_t i = 0; i < n; i++)
+		free(files[i]);
+}
+
+/* ---- the published tables ---- */
+
+/* A reference table ("pmem-tune reference curves/1") as a one-op policy. */
+static struct policy *reference_policy(const char *path)
+{
+	struct json_object *root = json_object_from_file(path), *sizes, *curves, *v;
+	struct policy *p = policy_new();
+	struct policy_target *t;
+	struct policy_op *op;
+	uint64_t sz[64];
+	size_t n;
+
+	if (!root || !p || !json_object_object_get_ex(root, "sizes_bytes", &sizes) ||
+	    !json_object_object_get_ex(root, "curves", &curves))
+		goto fail;
+	n = json_object_array_length(sizes);
+	if (n > 64)
+		goto fail;
+	for (size_t i = 0; i < n; i++)
+		sz[i] = (uint64_t)json_object_get_int64(json_object_array_get_idx(sizes, i));
+	policy_cpu_add_feature(&p->platform.cpu, "clflushopt");
+	policy_cpu_add_feature(&p->platform.cpu, "clwb");
+	t = policy_add_target(p, "pmem0");
+	if (!t)
+		goto fail;
+	snprintf(t->kind, sizeof(t->kind), "pmem");
+	json_object_object_get_ex(root, "pattern", &v);
+	op = policy_target_add_op(t, "write", json_object_get_string(v), 1, sz, n);
+	if (!op)
+		goto fail;
+	json_object_object_foreach(curves, name, arr) {
+		struct policy_curve *c = policy_op_add_curve(op, name);
+
+		if (!c)
+			goto fail;
+		/* medians only: the interval collapses onto them, one sample */
+		for (size_t i = 0; i < n; i++) {
+			double m = json_object_get_double(json_object_array_get_idx(arr, i));
+
+			c->median_mib_s[i] = c->ci_lo_mib_s[i] = c->ci_hi_mib_s[i] = m;
+			c->samples[i] = 1;
+		}
+	}
+	json_object_put(root);
+	CHECK_INT(crossover_decide_policy(p, NULL), 0);
+	CHECK_INT(export_compute(p, NULL), 0);
+	return p;
+fail:
+	CHECK_MSG(0, "%s: not a reference table", path);
+	json_object_put(root);
+	policy_free(p);
+	return NULL;
+}
+
+/* The family decided at size s (from the ranges), "" if none. */
+static const char *family_at(const struct policy_op *op, uint64_t s)
+{
+	for (size_t r = 0; r < op->nranges; r++)
+		if (s >= op->ranges[r].from_bytes && s < op->ranges[r].to_bytes)
+			return op->ranges[r].family;
+	return "";
+}
+
+static struct policy_op *ref_op(struct policy *p)
+{
+	return p ? &p->targets[0].ops[0] : NULL;
+}
+
+static void test_reference(void)
+{
+	char path[600];
+	struct policy *p;
+	struct policy_op *op;
+	size_t nstream;
+
+	/* dm-writecache on Optane: movnti up to 512, clflushopt from 1 KiB */
+	snprintf(path, sizeof(path), "%s/reference/dm-writecache-optane.json", data_dir);
+	p = reference_policy(path);
+	op = ref_op(p);
+	if (op) {
+		uint64_t from = 0;
+
+		for (size_t r = 0; r < op->nranges; r++)
+			if (!strcmp(op->ranges[r].family, "cached_flush")) {
+				from = op->ranges[r].from_bytes;
+				break;
+			}
+		CHECK_MSG(from > 512 && from <= 1024, "dm-writecache: cached+flush from %" PRIu64,
+			  from);
+		CHECK_STR(family_at(op, 512), "streaming");
+		CHECK(p->exports.kernel.present);
+		CHECK_MSG(p->exports.kernel.threshold_bytes >= 512 &&
+			  p->exports.kernel.threshold_bytes < 1024,
+			  "dm-writecache: kernel NT up to %" PRIu64,
+			  p->exports.kernel.threshold_bytes);
+	}
+	policy_free(p);
+
+	/* dm-pcache, memmap: clflushopt at and above 4 KiB in both patterns */
+	for (int k = 0; k < 2; k++) {
+		snprintf(path, sizeof(path), "%s/reference/dm-pcache-memmap-%s.json", data_dir,
+			 k ? "sequential" : "random");
+		p = reference_policy(path);
+		op = ref_op(p);
+		for (size_t i = 0; op && i < op->nsizes; i++)
+			if (op->sizes_bytes[i] >= 4096)
+				CHECK_MSG(!strcmp(family_at(op, op->sizes_bytes[i]),
+						  "cached_flush"),
+					  "memmap %s: %s at %" PRIu64, k ? "seq" : "rand",
+					  family_at(op, op->sizes_bytes[i]), op->sizes_bytes[i]);
+		/* random: movnt where it is ahead by more than the margin */
+		if (op && !k) {
+			CHECK_STR(family_at(op, 512), "streaming");
+			CHECK_STR(family_at(op, 1024), "streaming");
+		}
+		policy_free(p);
+	}
+
+	/* dm-pcache, Optane PMem 100: movnt almost everywhere, the kernel never switches */
+	for (int k = 0; k < 2; k++) {
+		snprintf(path, sizeof(path), "%s/reference/dm-pcache-optane-pmem100-%s.json",
+			 data_dir, k ? "sequential" : "random");
+		p = reference_policy(path);
+		op = ref_op(p);
+		nstream = 0;
+		for (size_t i = 0; op && i < op->nsizes; i++)
+			nstream += !strcmp(family_at(op, op->sizes_bytes[i]), "streaming");
+		CHECK_MSG(op && nstream * 10 >= op->nsizes * 9,
+			  "pmem100 %s: streaming at %zu sizes", k ? "seq" : "rand", nstream);
+		CHECK(p && p->exports.kernel.present &&
+		      p->exports.kernel.threshold_bytes == POLICY_SIZE_OPEN);
+		policy_free(p);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	DIR *d;
+	struct dirent *de;
+	char *machines[FILES_MAX];
+	size_t nm = 0;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: test_replay DATA_DIR\n");
+		return 2;
+	}
+	data_dir = argv[1];
+	print_only = getenv("PT_REPLAY_PRINT") != NULL;
+	d = opendir(data_dir);
+	CHECK_MSG(d != NULL, "%s: %s", data_dir, strerror(errno));
+	while (d && (de = readdir(d)) && nm < FILES_MAX)
+		if (de->d_name[0] != '.' && strcmp(de->d_name, "reference"))
+			machines[nm++] = strdup(de->d_name);
+	if (d)
+		closedir(d);
+	qsort(machines, nm, sizeof(*machines), cmp_str);
+	CHECK_MSG(nm >= 2, "%zu machines under %s", nm, data_dir);
+	for (size_t i = 0; i < nm; i++) {
+		replay_mode(machines[i], "quick");
+		replay_mode(machines[i], "standard");
+		free(machines[i]);
+	}
+	if (!print_only)
+		test_reference();
+	return check_report("test_replay");
+}
