@@ -683,7 +683,13 @@ static int export_kernel(struct policy *p, const struct policy_target *t,
 	 * decision was seen, not one between two grid points.
 	 */
 	e->threshold_bytes = thr;
-	if (thr && thr != POLICY_SIZE_OPEN) {
+	if (src == FROM_DEFAULT) {
+		/* kept: the module's own default, the value an unpatched kernel has */
+		e->threshold_bytes = kernel_default;
+	} else if (src == FROM_BASELINE) {
+		/* kept: the baseline's own words, so that a re-probe changes nothing */
+		e->threshold_bytes = base->exports.kernel.threshold_bytes;
+	} else if (thr && thr != POLICY_SIZE_OPEN) {
 		e->threshold_bytes = 0;
 		for (size_t o = 0; o < nops; o++)
 			for (size_t i = 0; i < ops[o]->nsizes; i++)
