@@ -6,7 +6,7 @@ set -euo pipefail
 build_pkgs=(build-essential cmake pkg-config libndctl-dev libdaxctl-dev libjson-c-dev
 	    libsystemd-dev)
 test_pkgs=(python3 python3-jsonschema libxml2-utils clang libclang-rt-14-dev ansible-core
-	   libpmem1 libpmem-dev libpmem1-debug ndctl daxctl systemd)
+	   libpmem1 libpmem-dev libpmem1-debug ndctl daxctl systemd dkms)
 
 want=("${build_pkgs[@]}")
 [ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")
