@@ -7,7 +7,7 @@ build_pkgs=(build-essential cmake pkg-config libndctl-dev libdaxctl-dev libjson-
 	    libsystemd-dev)
 test_pkgs=(python3 python3-jsonschema libxml2-utils clang libclang-rt-14-dev ansible-core
 	   libpmem1 libpmem-dev libpmem1-debug ndctl daxctl systemd prometheus
-	   librsvg2-bin jq lintian)
+	   librsvg2-bin jq lintian dkms)
 
 want=("${build_pkgs[@]}")
 [ "${1:-build}" = test ] && want+=("${test_pkgs[@]}")

@@ -2,6 +2,8 @@
 # ctest entry point of the dm-writecache e2e test: prepares the host (setup.sh), builds
 # the patched dm-writecache.ko for the guest kernel (kmod/dm-writecache.sh), then runs
 # guest/dm_writecache.sh with it, dmsetup, pmem-tuned, mkpolicy and the built-in knob map.
+# PT_E2E_DM_WRITECACHE_KO=path: load that dm-writecache.ko instead (dkms-test.sh's, as
+# DKMS built it from the .deb).
 # usage: dm-writecache-test.sh PMEM-TUNED MKPOLICY KNOB-MAP [RUN-GUEST-OPTIONS...]
 # Exit status: run-guest.sh's; 77 (skipped, with the reason) when the host cannot do it.
 set -euo pipefail
@@ -26,7 +28,11 @@ if [[ -z $dmsetup && $(id -u) -eq 0 ]]; then
 	dmsetup=$(PATH=$PATH:/usr/sbin:/sbin command -v dmsetup || true)
 fi
 [[ -n $dmsetup ]] || pt_skip "dmsetup missing on the host (apt-get install dmsetup)"
-ko=$("$dir/kmod/dm-writecache.sh") || exit $?
+ko=${PT_E2E_DM_WRITECACHE_KO:-}
+if [[ -z $ko ]]; then
+	ko=$("$dir/kmod/dm-writecache.sh") || exit $?
+fi
+[[ -r $ko ]] || pt_die "no $ko"
 
 exec "$dir/run-guest.sh" --script "$dir/guest/dm_writecache.sh" \
 	--module dm_mod --module brd \
