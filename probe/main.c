@@ -26,6 +26,7 @@ static void usage(FILE *f)
 		"Usage:\n"
 		"  pmem-tune --probe [--target T]... [--quick|--thorough] [--output FILE] [--quiet]\n"
 		"            [--area-size SIZE] [--scratch-size SIZE] [--threads N]\n"
+		"            [--dram-node N] [--remote]\n"
 		"            [--strategies A,B,...]\n"
 		"            [--destroy-data] [--json]\n"
 		"            [--weights FILE]\n"
@@ -51,7 +52,7 @@ enum cmd {
 enum {
 	OPT_AREA = 256, OPT_THREADS, OPT_STRATEGIES, OPT_DESTROY, OPT_STRATEGIES_LIST, OPT_DIFF,
 	OPT_MERGE, OPT_METRICS, OPT_WEIGHTS, OPT_INSECURE,
-	OPT_PLOT, OPT_SCRATCH,
+	OPT_PLOT, OPT_SCRATCH, OPT_DRAM_NODE, OPT_REMOTE,
 };
 
 static const struct option options[] = {
@@ -74,6 +75,8 @@ static const struct option options[] = {
 	{ "area-size", required_argument, NULL, OPT_AREA },
 	{ "scratch-size", required_argument, NULL, OPT_SCRATCH },
 	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "dram-node", required_argument, NULL, OPT_DRAM_NODE },
+	{ "remote", no_argument, NULL, OPT_REMOTE },
 	{ "strategies", required_argument, NULL, OPT_STRATEGIES },
 	{ "strategies-list", no_argument, NULL, OPT_STRATEGIES_LIST },
 	{ "destroy-data", no_argument, NULL, OPT_DESTROY },
@@ -210,6 +213,22 @@ int main(int argc, char **argv)
 			po.threads = (unsigned)n;
 			break;
 		}
+		case OPT_DRAM_NODE: {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+
+			if (*end || end == optarg || n < 0 || n > 4095) {
+				fprintf(stderr, "pmem-tune: --dram-node %s: expected a node 0 to 4095\n",
+					optarg);
+				return 2;
+			}
+			po.dram_node_set = true;
+			po.dram_node = (int)n;
+			break;
+		}
+		case OPT_REMOTE:
+			po.remote = true;
+			break;
 		case OPT_STRATEGIES:
 			if (strategies_validate(optarg))
 				return 2;
