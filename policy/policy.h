@@ -126,7 +126,7 @@ struct policy_target {
 	char placement[16];		/* "local" | "nearest" | "caller" | "no_numa" | "" */
 	size_t ncpus_used;
 	int *cpus_used;			/* in thread order: n threads ran on the first n */
-	int memory_bound;		/* 1 / 0: DRAM buffers mbind()-ed to the node; -1 unknown */
+	int memory_bound;		/* 1 / 0: DRAM buffers mbind()-ed there; -1 unknown */
 	struct policy_saturation saturation[POLICY_NR_FAMILIES];
 	struct policy_remote remote_penalty;
 	unsigned interleave_ways;	/* 0 unknown */

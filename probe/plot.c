@@ -753,7 +753,8 @@ static double draw_saturation(FILE *f, const struct policy_target *t, double y)
 		any |= t->saturation[fam].present;
 	if (t->placement[0]) {
 		fprintf(f, "<text class=\"placement\" x=\"%d\" y=\"%s\" font-size=\"%d\" "
-			"fill=\"#444\">probed from node %d (", MARGIN, N(y + 12), FS, t->probed_from_node);
+			"fill=\"#444\">probed from node %d (", MARGIN, N(y + 12), FS,
+			t->probed_from_node);
 		put_esc(f, t->placement);
 		fprintf(f, "), %zu CPU%s", t->ncpus_used, t->ncpus_used == 1 ? "" : "s");
 		if (t->remote_penalty.present && usable(t->remote_penalty.ratio))

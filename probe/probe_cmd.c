@@ -263,13 +263,15 @@ static int probe_one(struct policy *p, const char *spec, const char *name,
 	if (!strcmp(spec, "dram") && have_topo && topo.numa) {
 		node = o->dram_node_set ? o->dram_node
 					: (topo_choose(&topo, -1, ch) ? -1 : ch->from_node);
-		if (!topo_node_online(&topo, node)) {
-			fprintf(stderr, "pmem-tune: --dram-node %d: no such online node\n", node);
-			free(ch);
-			return 2;
-		}
-		topts.bind = true;
+		topts.bind = node >= 0;
 		topts.node = node;
+	}
+	/* without NUMA there is node 0 only */
+	if (!strcmp(spec, "dram") && o->dram_node_set &&
+	    (have_topo && topo.numa ? !topo_node_online(&topo, o->dram_node) : o->dram_node)) {
+		fprintf(stderr, "pmem-tune: --dram-node %d: no such online node\n", o->dram_node);
+		free(ch);
+		return 2;
 	}
 	rc = target_open(spec, &topts, &t, err, sizeof(err));
 	if (rc) {
