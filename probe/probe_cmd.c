@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -248,6 +250,7 @@ static int probe_one(struct policy *p, const char *spec, const char *name,
 	struct target t;
 	char err[512], cpus[128] = "";
 	bool placed = false;
+	struct stat st;
 	int rc, status = 1, node = -1;
 
 	sweep_config_defaults(&cfg, o->mode);
@@ -279,11 +282,17 @@ static int probe_one(struct policy *p, const char *spec, const char *name,
 		free(ch);
 		return 2;
 	}
-	/* a file's node is not known (page cache lands by first touch): the caller's */
+	/*
+	 * A file on a DAX filesystem: its block device's node.  Through the
+	 * page cache, its pages land by first touch: the caller's node.
+	 */
 	if (id)
 		node = topo_region_node(&topo, id->numa_node, id->target_node);
 	else if (t.target_node >= 0)
 		node = topo_region_node(&topo, -1, t.target_node);
+	else if (!strcmp(t.mapping, "map_sync") && t.fd >= 0 && !fstat(t.fd, &st))
+		node = topo_region_node(&topo, topo_blockdev_node("", major(st.st_dev),
+								  minor(st.st_dev)), -1);
 	if (have_topo && !topo_choose(&topo, node, ch)) {
 		placed = true;
 		cfg.cpus = ch->cpus;

@@ -288,6 +288,29 @@ int topo_region_node(const struct topology *t, int numa_node, int target_node)
 	return -1;
 }
 
+int topo_blockdev_node(const char *root, unsigned major, unsigned minor)
+{
+	char buf[32], path[PATH_MAX];
+	struct stat st;
+	long v;
+	char *end;
+
+	if (!major)	/* tmpfs, overlayfs, btrfs: no block device of their own */
+		return -1;
+	if (!root)
+		root = "";
+	/* a partition's device attributes are its disk's */
+	snprintf(path, sizeof(path), "%s/sys/dev/block/%u:%u/partition", root, major, minor);
+	if (read_attrf(buf, sizeof(buf), "%s/sys/dev/block/%u:%u/%sdevice/numa_node", root,
+		       major, minor, stat(path, &st) ? "" : "../"))
+		return -1;
+	errno = 0;
+	v = strtol(buf, &end, 10);
+	if (errno || *end || end == buf || v < 0 || v >= CPU_SETSIZE)
+		return -1;
+	return (int)v;
+}
+
 const char *topo_placement_name(enum topo_placement p)
 {
 	static const char *const names[] = {

@@ -51,6 +51,14 @@ bool topo_node_online(const struct topology *t, int node);
 /* A region's node: target_node when it is online, else numa_node, else -1. */
 int topo_region_node(const struct topology *t, int numa_node, int target_node);
 
+/*
+ * The node of the block device holding a file (st_dev of a file on a DAX
+ * filesystem: a pmem namespace or its pfn device), from
+ * /sys/dev/block/MAJ:MIN[/..]/device/numa_node; -1 unknown (no device,
+ * tmpfs, a device-mapper stack).
+ */
+int topo_blockdev_node(const char *root, unsigned major, unsigned minor);
+
 enum topo_placement {
 	TOPO_LOCAL,		/* the target's own node's CPUs */
 	TOPO_NEAREST,		/* its node has no allowed CPU: the nearest node that has */

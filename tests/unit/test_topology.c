@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "topology.h"
@@ -328,6 +329,34 @@ static void test_smt_order(void)
 	topo_free(&t);
 }
 
+static void test_blockdev(void)
+{
+	char link[4096];
+
+	fresh_root();
+	put("sys/devices/ndbus0/region1/namespace1.0/numa_node", "1\n");
+	put("sys/devices/ndbus0/region1/namespace1.0/block/pmem1/pmem1p1/partition", "1\n");
+	put("sys/devices/ndbus0/region0/pfn0.0/numa_node", "-1\n");
+	put("sys/devices/ndbus0/region0/pfn0.0/block/pmem0/dev", "259:0\n");
+	put("sys/dev/block/.keep", "");
+	/* the kernel's links; the device link of a disk points at its parent */
+	snprintf(link, sizeof(link), "%s/sys/devices/ndbus0/region1/namespace1.0/block/pmem1/device",
+		 root);
+	CHECK(symlink("../..", link) == 0);
+	snprintf(link, sizeof(link), "%s/sys/devices/ndbus0/region0/pfn0.0/block/pmem0/device",
+		 root);
+	CHECK(symlink("../..", link) == 0);
+	snprintf(link, sizeof(link), "%s/sys/dev/block/259:1", root);
+	CHECK(symlink("../../devices/ndbus0/region1/namespace1.0/block/pmem1/pmem1p1", link) == 0);
+	snprintf(link, sizeof(link), "%s/sys/dev/block/259:0", root);
+	CHECK(symlink("../../devices/ndbus0/region0/pfn0.0/block/pmem0", link) == 0);
+
+	CHECK_INT(topo_blockdev_node(root, 259, 1), 1);		/* a partition: its disk's */
+	CHECK_INT(topo_blockdev_node(root, 259, 0), -1);	/* numa_node -1 */
+	CHECK_INT(topo_blockdev_node(root, 259, 7), -1);	/* no such device */
+	CHECK_INT(topo_blockdev_node(root, 0, 42), -1);		/* tmpfs */
+}
+
 static void test_junk(void)
 {
 	cpu_set_t all = set_of("0-7");
@@ -361,6 +390,7 @@ int main(void)
 	test_affinity();
 	test_holes();
 	test_smt_order();
+	test_blockdev();
 	test_junk();
 	if (root[0])
 		nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
