@@ -6,7 +6,8 @@
 #   - the probe of region0 runs on node 1's CPUs only: the policy's cpus_used, and every
 #     thread's affinity and last CPU sampled from /proc while it runs;
 #   - a dram target with --dram-node 0 runs on node 0, its area bound there (numa_maps),
-#     and --remote times it from node 1 afterwards (and only afterwards).
+#     and --remote times it from node 1 afterwards;
+#   - a file on a DAX filesystem of the region is probed from node 1 too.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /pt-e2e/lib.sh
 set -u
@@ -69,17 +70,18 @@ probe_watch() {
 
 # check_affinity NAME NODE_CPUS [REMOTE_CPUS]: every thread sampled either still had the
 # whole mask (before pinning) or was pinned inside NODE_CPUS and last ran there; some were
-# pinned.  With REMOTE_CPUS (--remote): after the sweep, the remote pass's threads run
-# there, and once one did, no thread is pinned to NODE_CPUS again.
+# pinned.  With REMOTE_CPUS (--remote): the remote pass, after the sweep, alternates
+# between the two nodes' CPUs; none before the first sample pinned to NODE_CPUS.
 check_affinity() {
 	_all=$(cat /sys/devices/system/cpu/online)
 	_pinned=0 _bad=0 _tids=' ' _remote=0
 	while read -r _tid _a _p; do
 		[ "$_a" = "$_all" ] && continue
-		if [ "$_remote" -eq 0 ] && subset "$_a" "$2" && in_set "$_p" "$2"; then
+		if subset "$_a" "$2" && in_set "$_p" "$2"; then
 			_pinned=$((_pinned + 1))
 			in_set "$_tid" "$_tids" || _tids="$_tids$_tid "
-		elif [ -n "${3:-}" ] && subset "$_a" "$3" && in_set "$_p" "$3"; then
+		elif [ -n "${3:-}" ] && [ "$_pinned" -gt 0 ] && subset "$_a" "$3" &&
+		     in_set "$_p" "$3"; then
 			_remote=$((_remote + 1))
 		else
 			echo "  thread $_tid: allowed $_a, last on CPU $_p"
@@ -94,7 +96,8 @@ check_affinity() {
 	pinned_threads=$(echo $_tids | wc -w)
 }
 
-echo "node0: $(cat $N/node0/cpulist)  node1: $(cat $N/node1/cpulist)  distance: $(cat $N/node1/distance)"
+echo "node0: $(cat $N/node0/cpulist)  node1: $(cat $N/node1/cpulist)" \
+	" distance: $(cat $N/node1/distance)"
 node0=$(expand "$(cat $N/node0/cpulist)")
 node1=$(expand "$(cat $N/node1/cpulist)")
 pt_expect_eq "guest has two nodes" 0-1 "$(cat $N/online)"
@@ -167,4 +170,23 @@ pt_check "dram: an area bound to node 0 with its pages on node 0" \
 	grep -q 'bind:0 .*N0=' /tmp/dram.maps
 pt_check "dram: no page of a node-0 binding on node 1" \
 	sh -c "! grep 'bind:0 ' /tmp/dram.maps | grep -q 'N1='"
+# a file on a DAX filesystem of the region: its node from the block device (pmem0 -> node 1)
+pt_run ndctl create-namespace -r region0 -m fsdax -s 128M >/dev/null || pt_fail "fsdax namespace"
+if ! mkfs.ext4 -q -F -b 4096 /dev/pmem0 || ! mkdir -p /mnt/dax || ! mount -o dax /dev/pmem0 /mnt/dax; then
+	pt_fail "cannot make a DAX filesystem on /dev/pmem0"
+fi
+probe_watch file --quick --strategies clwb --threads 1 --area-size 64M \
+	--target file:/mnt/dax/probe --output /tmp/file.json
+pt_expect_eq "file probe exit status" 0 "$rc"
+check_affinity file "$node1"
+jget /tmp/file.json '.targets[0] | {f_map: .mapping, f_target: .target_node,
+	f_from: .probed_from_node, f_place: .placement,
+	f_cpus: (.cpus_used | map(tostring) | join(","))}'
+echo "  policy: file mapping $f_map target_node $f_target probed_from_node $f_from" \
+	"placement $f_place cpus_used [$f_cpus]"
+pt_expect_eq "file: mapped with MAP_SYNC" map_sync "$f_map"
+pt_expect_eq "file: target_node from its block device" 1 "$f_target"
+pt_expect_eq "file: probed from node 1" 1 "$f_from"
+pt_expect_eq "file: placement" local "$f_place"
+umount /mnt/dax
 pt_done
