@@ -170,6 +170,86 @@ static struct json_object *op_to_json(const struct policy_op *op)
 	return o;
 }
 
+static struct json_object *int_array(const unsigned *a, size_t n)
+{
+	struct json_object *arr = json_object_new_array_ext((int)n);
+
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(arr, json_object_new_int64(a[i]));
+	return arr;
+}
+
+static struct json_object *saturation_to_json(const struct policy_target *t)
+{
+	struct json_object *o = NULL;
+
+	for (int f = 0; f < POLICY_NR_FAMILIES; f++) {
+		const struct policy_saturation *s = &t->saturation[f];
+		struct json_object *js;
+
+		if (!s->present)
+			continue;
+		if (!o)
+			o = json_object_new_object();
+		js = json_object_new_object();
+		if (s->strategy[0])
+			add(js, "strategy", json_object_new_string(s->strategy));
+		add(js, "size_bytes", json_object_new_int64((int64_t)s->size_bytes));
+		add(js, "threads", int_array(s->threads, s->nsteps));
+		add(js, "mib_s", double_array(s->mib_s, s->nsteps, "%.1f"));
+		add(js, "saturates_at", json_object_new_int64(s->saturates_at));
+		add(o, policy_family_name(f), js);
+	}
+	return o;
+}
+
+static struct json_object *remote_to_json(const struct policy_remote *r)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *cells = json_object_new_array();
+
+	add(o, "from_node", json_object_new_int(r->from_node));
+	add(o, "distance", json_object_new_int(r->distance));
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct policy_remote_cell *c = &r->cells[i];
+		struct json_object *jc = json_object_new_object();
+
+		add(jc, "strategy", json_object_new_string(c->strategy));
+		add(jc, "pattern", json_object_new_string(c->pattern));
+		add(jc, "size_bytes", json_object_new_int64((int64_t)c->size_bytes));
+		add(jc, "local_mib_s", jnum(c->local_mib_s, "%.1f"));
+		add(jc, "remote_mib_s", jnum(c->remote_mib_s, "%.1f"));
+		json_object_array_add(cells, jc);
+	}
+	add(o, "cells", cells);
+	add(o, "ratio", jnum(r->ratio, "%.3f"));
+	return o;
+}
+
+/* Where the probe ran: only what is known, so old readers see nothing new. */
+static void placement_to_json(struct json_object *o, const struct policy_target *t)
+{
+	struct json_object *sat = saturation_to_json(t);
+
+	add(o, "target_node", json_object_new_int(t->target_node));
+	add(o, "probed_from_node", json_object_new_int(t->probed_from_node));
+	if (t->placement[0])
+		add(o, "placement", json_object_new_string(t->placement));
+	if (t->ncpus_used) {
+		struct json_object *arr = json_object_new_array_ext((int)t->ncpus_used);
+
+		for (size_t i = 0; i < t->ncpus_used; i++)
+			json_object_array_add(arr, json_object_new_int(t->cpus_used[i]));
+		add(o, "cpus_used", arr);
+	}
+	if (t->memory_bound >= 0)
+		add(o, "memory_bound", json_object_new_boolean(t->memory_bound));
+	if (sat)
+		add(o, "saturation", sat);
+	if (t->remote_penalty.present)
+		add(o, "remote_penalty", remote_to_json(&t->remote_penalty));
+}
+
 static struct json_object *target_to_json(const struct policy_target *t)
 {
 	struct json_object *o = json_object_new_object();
@@ -182,6 +262,7 @@ static struct json_object *target_to_json(const struct policy_target *t)
 	add(o, "mapping", json_object_new_string(t->mapping));
 	add(o, "persistence_domain", json_object_new_string(t->persistence_domain));
 	add(o, "numa_node", json_object_new_int(t->numa_node));
+	placement_to_json(o, t);
 	add(o, "interleave_ways", json_object_new_int((int)t->interleave_ways));
 	for (size_t i = 0; i < t->ndimms; i++) {
 		struct json_object *d = json_object_new_object();
@@ -902,6 +983,210 @@ static void read_op(struct rd *rd, struct json_object *jo, struct policy_target 
 	read_crossovers(rd, jo, op);
 }
 
+#define POLICY_MAX_NODE 4095
+#define POLICY_MAX_CPU 65535
+
+static bool read_bool(struct rd *rd, struct json_object *obj, const char *key, int *dst)
+{
+	struct json_object *v;
+	size_t mark;
+
+	if (rd->failed || !json_object_object_get_ex(obj, key, &v))
+		return false;
+	if (!json_object_is_type(v, json_type_boolean)) {
+		mark = push_key(rd, key);
+		fail(rd, "expected boolean, got %s", type_name(v));
+		pop(rd, mark);
+		return false;
+	}
+	*dst = json_object_get_boolean(v);
+	return true;
+}
+
+static void read_cpus_used(struct rd *rd, struct json_object *jt, struct policy_target *t)
+{
+	struct json_object *arr = need_array(rd, jt, "cpus_used", POLICY_MAX_THREADS, 0);
+	size_t n, mark;
+
+	if (!arr)
+		return;
+	n = json_object_array_length(arr);
+	t->cpus_used = calloc(n ? n : 1, sizeof(*t->cpus_used));
+	if (!t->cpus_used) {
+		fail(rd, "out of memory");
+		return;
+	}
+	mark = push_key(rd, "cpus_used");
+	for (size_t i = 0; i < n && !rd->failed; i++) {
+		size_t m2 = push_index(rd, i);
+		int64_t x;
+
+		if (!int_value(rd, json_object_array_get_idx(arr, i), 0, POLICY_MAX_CPU, &x,
+			       "a CPU number"))
+			t->cpus_used[t->ncpus_used++] = (int)x;
+		pop(rd, m2);
+	}
+	pop(rd, mark);
+}
+
+static void read_saturation_one(struct rd *rd, struct json_object *js,
+				struct policy_saturation *s)
+{
+	struct json_object *th, *mb;
+	size_t n, mark;
+	bool found = false;
+
+	if (!json_object_is_type(js, json_type_object)) {
+		fail(rd, "expected object, got %s", type_name(js));
+		return;
+	}
+	read_str(rd, js, "strategy", s->strategy, sizeof(s->strategy), 0);
+	if (s->strategy[0] && !valid_ident(s->strategy, false)) {
+		mark = push_key(rd, "strategy");
+		fail(rd, "not a strategy name");
+		pop(rd, mark);
+	}
+	s->size_bytes = (uint64_t)read_int(rd, js, "size_bytes", 0, POLICY_MAX_SIZE_BYTES,
+					   "a size in bytes", 1, 0);
+	th = need_array(rd, js, "threads", POLICY_SATURATION_STEPS, 1);
+	if (!th)
+		return;
+	n = json_object_array_length(th);
+	mark = push_key(rd, "threads");
+	if (!n)
+		fail(rd, "must not be empty");
+	for (size_t i = 0; i < n && !rd->failed; i++) {
+		size_t m2 = push_index(rd, i);
+		int64_t x;
+
+		if (!int_value(rd, json_object_array_get_idx(th, i), 1, POLICY_MAX_THREADS, &x,
+			       "a thread count")) {
+			if (i && (unsigned)x <= s->threads[i - 1])
+				fail(rd, "thread counts must ascend");
+			s->threads[i] = (unsigned)x;
+		}
+		pop(rd, m2);
+	}
+	pop(rd, mark);
+	s->nsteps = n;
+	mb = need_array(rd, js, "mib_s", POLICY_SATURATION_STEPS, 1);
+	if (!mb)
+		return;
+	mark = push_key(rd, "mib_s");
+	if (json_object_array_length(mb) != n)
+		fail(rd, "has %zu elements, threads has %zu", json_object_array_length(mb), n);
+	for (size_t i = 0; i < n && !rd->failed; i++) {
+		size_t m2 = push_index(rd, i);
+
+		double_value(rd, json_object_array_get_idx(mb, i), 0, POLICY_MAX_MIB_S,
+			     &s->mib_s[i], 1);
+		pop(rd, m2);
+	}
+	pop(rd, mark);
+	s->saturates_at = (unsigned)read_int(rd, js, "saturates_at", 1, POLICY_MAX_THREADS,
+					     "a thread count", 1, 1);
+	for (size_t i = 0; i < n; i++)
+		found |= s->threads[i] == s->saturates_at;
+	if (!rd->failed && !found) {
+		mark = push_key(rd, "saturates_at");
+		fail(rd, "not one of the thread counts");
+		pop(rd, mark);
+	}
+	s->present = !rd->failed;
+}
+
+static void read_saturation(struct rd *rd, struct json_object *jt, struct policy_target *t)
+{
+	struct json_object *o;
+	size_t mark;
+
+	if (rd->failed || !json_object_object_get_ex(jt, "saturation", NULL))
+		return;
+	o = need(rd, jt, "saturation", json_type_object, 0);
+	if (!o)
+		return;
+	mark = push_key(rd, "saturation");
+	json_object_object_foreach(o, key, val) {
+		int f = policy_family_of(key);
+		size_t m2 = push_key(rd, key);
+
+		if (f < 0)
+			fail(rd, "not a strategy family (streaming, cached_flush, fill)");
+		else
+			read_saturation_one(rd, val, &t->saturation[f]);
+		pop(rd, m2);
+		if (rd->failed)
+			break;
+	}
+	pop(rd, mark);
+}
+
+static void read_remote(struct rd *rd, struct json_object *jt, struct policy_remote *r)
+{
+	struct json_object *o, *cells;
+	size_t mark;
+
+	if (rd->failed || !json_object_object_get_ex(jt, "remote_penalty", NULL))
+		return;
+	o = need(rd, jt, "remote_penalty", json_type_object, 0);
+	if (!o)
+		return;
+	mark = push_key(rd, "remote_penalty");
+	r->from_node = (int)read_int(rd, o, "from_node", 0, POLICY_MAX_NODE, "a NUMA node", 1, -1);
+	r->distance = (int)read_int(rd, o, "distance", -1, 255, "a NUMA distance or -1", 0, -1);
+	r->ratio = read_double(rd, o, "ratio", 0, 1000, 1, 1);
+	cells = need_array(rd, o, "cells", POLICY_REMOTE_CELLS, 1);
+	for (size_t i = 0; cells && i < json_object_array_length(cells) && !rd->failed; i++) {
+		struct json_object *jc = json_object_array_get_idx(cells, i);
+		struct policy_remote_cell *c = &r->cells[i];
+		size_t m2 = push_key(rd, "cells");
+
+		push_index(rd, i);
+		if (!json_object_is_type(jc, json_type_object)) {
+			fail(rd, "expected object, got %s", type_name(jc));
+		} else {
+			read_name(rd, jc, "strategy", c->strategy, sizeof(c->strategy));
+			read_name(rd, jc, "pattern", c->pattern, sizeof(c->pattern));
+			c->size_bytes = (uint64_t)read_int(rd, jc, "size_bytes", 1,
+							   POLICY_MAX_SIZE_BYTES,
+							   "a size in bytes", 1, 0);
+			c->local_mib_s = read_double(rd, jc, "local_mib_s", 0, POLICY_MAX_MIB_S,
+						     1, 1);
+			c->remote_mib_s = read_double(rd, jc, "remote_mib_s", 0,
+						      POLICY_MAX_MIB_S, 1, 1);
+			r->ncells = i + 1;
+		}
+		pop(rd, m2);
+	}
+	pop(rd, mark);
+	r->present = !rd->failed;
+}
+
+static void read_placement(struct rd *rd, struct json_object *jt, struct policy_target *t)
+{
+	static const char *const placements[] = { "local", "nearest", "caller", "no_numa" };
+	bool known = false;
+
+	t->target_node = (int)read_int(rd, jt, "target_node", -1, POLICY_MAX_NODE,
+				       "a NUMA node or -1", 0, -1);
+	t->probed_from_node = (int)read_int(rd, jt, "probed_from_node", -1, POLICY_MAX_NODE,
+					    "a NUMA node or -1", 0, -1);
+	read_str(rd, jt, "placement", t->placement, sizeof(t->placement), 0);
+	for (size_t i = 0; i < sizeof(placements) / sizeof(placements[0]); i++)
+		known |= !strcmp(t->placement, placements[i]);
+	if (!rd->failed && t->placement[0] && !known) {
+		size_t mark = push_key(rd, "placement");
+
+		fail(rd, "expected local, nearest, caller or no_numa");
+		pop(rd, mark);
+	}
+	read_cpus_used(rd, jt, t);
+	if (!read_bool(rd, jt, "memory_bound", &t->memory_bound))
+		t->memory_bound = -1;
+	read_saturation(rd, jt, t);
+	read_remote(rd, jt, &t->remote_penalty);
+}
+
 static void read_target(struct rd *rd, struct json_object *jt, struct policy *p)
 {
 	struct json_object *ops, *dimms;
@@ -931,7 +1216,9 @@ static void read_target(struct rd *rd, struct json_object *jt, struct policy *p)
 	read_str(rd, jt, "mapping", t->mapping, sizeof(t->mapping), 0);
 	read_str(rd, jt, "persistence_domain", t->persistence_domain,
 		 sizeof(t->persistence_domain), 0);
-	t->numa_node = (int)read_int(rd, jt, "numa_node", -1, 4095, "a NUMA node or -1", 0, -1);
+	t->numa_node = (int)read_int(rd, jt, "numa_node", -1, POLICY_MAX_NODE, "a NUMA node or -1",
+				     0, -1);
+	read_placement(rd, jt, t);
 	t->interleave_ways = (unsigned)read_int(rd, jt, "interleave_ways", 0, 1024,
 						"an interleave count", 0, 0);
 	t->area_bytes = (uint64_t)read_int(rd, jt, "area_bytes", 0, POLICY_MAX_SIZE_BYTES,

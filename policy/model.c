@@ -56,6 +56,7 @@ void policy_free(struct policy *p)
 			policy_op_release(&tg->ops[o]);
 		free(tg->ops);
 		free(tg->dimms);
+		free(tg->cpus_used);
 	}
 	free(p->targets);
 	for (size_t i = 0; i < p->platform.cpu.nfeatures; i++)
@@ -85,6 +86,11 @@ struct policy_target *policy_add_target(struct policy *p, const char *name)
 		return NULL;
 	copy_name(t->name, name);
 	t->numa_node = -1;
+	t->target_node = -1;
+	t->probed_from_node = -1;
+	t->memory_bound = -1;
+	t->remote_penalty.from_node = -1;
+	t->remote_penalty.distance = -1;
 	return t;
 }
 
@@ -287,4 +293,23 @@ struct policy_target *policy_find_target(const struct policy *p, const char *nam
 		if (strcmp(p->targets[i].name, name) == 0)
 			return &p->targets[i];
 	return NULL;
+}
+
+static const char *const family_names[POLICY_NR_FAMILIES] = {
+	[POLICY_FAMILY_STREAMING] = "streaming",
+	[POLICY_FAMILY_CACHED_FLUSH] = "cached_flush",
+	[POLICY_FAMILY_FILL] = "fill",
+};
+
+const char *policy_family_name(enum policy_family f)
+{
+	return (unsigned)f < POLICY_NR_FAMILIES ? family_names[f] : "unknown";
+}
+
+int policy_family_of(const char *name)
+{
+	for (int f = 0; f < POLICY_NR_FAMILIES; f++)
+		if (!strcmp(name, family_names[f]))
+			return f;
+	return -1;
 }

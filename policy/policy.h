@@ -103,6 +103,40 @@ struct policy_dimm {
 	char firmware[POLICY_NAME_MAX];
 };
 
+/* Bandwidth against threads for one strategy family: where adding threads stops paying. */
+enum policy_family { POLICY_FAMILY_STREAMING, POLICY_FAMILY_CACHED_FLUSH, POLICY_FAMILY_FILL,
+		     POLICY_NR_FAMILIES };
+#define POLICY_SATURATION_STEPS 16
+#define POLICY_STEP_GAIN 0.05		/* a step adding less than 5 % ends the series */
+
+struct policy_saturation {
+	bool present;
+	char strategy[POLICY_NAME_MAX];	/* the family's member timed; "" for fill */
+	uint64_t size_bytes;		/* copy size timed (fill: its chunk) */
+	size_t nsteps;
+	unsigned threads[POLICY_SATURATION_STEPS];	/* 1, 2, 4, ... ascending */
+	double mib_s[POLICY_SATURATION_STEPS];
+	unsigned saturates_at;		/* the last step that added >= POLICY_STEP_GAIN */
+};
+
+/* The best strategies timed again from the farthest node (--remote). */
+#define POLICY_REMOTE_CELLS 8
+struct policy_remote_cell {
+	char strategy[POLICY_NAME_MAX];
+	char pattern[POLICY_NAME_MAX];
+	uint64_t size_bytes;
+	double local_mib_s, remote_mib_s;
+};
+
+struct policy_remote {
+	bool present;
+	int from_node;
+	int distance;			/* -1 unknown */
+	size_t ncells;
+	struct policy_remote_cell cells[POLICY_REMOTE_CELLS];
+	double ratio;			/* median of local / remote over the cells */
+};
+
 struct policy_target {
 	char name[POLICY_NAME_MAX];
 	char kind[POLICY_NAME_MAX];	/* "pmem" | "dram" | "file" | "devdax" */
@@ -112,6 +146,15 @@ struct policy_target {
 	/* "cpu_cache" | "memory_controller" | "none" | "unknown" */
 	char persistence_domain[POLICY_NAME_MAX];
 	int numa_node;			/* -1 unknown */
+	/* Where the probe ran (all -1 / "" / NULL in a policy from before these fields) */
+	int target_node;		/* the node its memory belongs to, -1 unknown */
+	int probed_from_node;		/* whose CPUs ran the threads, -1 no NUMA */
+	char placement[16];		/* "local" | "nearest" | "caller" | "no_numa" | "" */
+	size_t ncpus_used;
+	int *cpus_used;			/* in thread order: n threads ran on the first n */
+	int memory_bound;		/* 1 / 0: DRAM buffers mbind()-ed there; -1 unknown */
+	struct policy_saturation saturation[POLICY_NR_FAMILIES];
+	struct policy_remote remote_penalty;
 	unsigned interleave_ways;	/* 0 unknown */
 	size_t ndimms;
 	struct policy_dimm *dimms;
@@ -213,6 +256,9 @@ bool policy_target_has_curve(const struct policy_target *t, const char *strategy
 struct policy_op *policy_find_op(const struct policy_target *t, const char *op,
 				 const char *pattern, unsigned threads);
 struct policy_target *policy_find_target(const struct policy *p, const char *name);
+/* "streaming", "cached_flush", "fill"; policy_family_of() is -1 for another name. */
+const char *policy_family_name(enum policy_family f);
+int policy_family_of(const char *name);
 
 /*
  * json.c: the JSON form (json-c), deterministic key order.

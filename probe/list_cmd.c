@@ -24,6 +24,7 @@
 #include "regions.h"
 #include "scratch.h"
 #include "strategy.h"
+#include "topology.h"
 
 /* One libndctl dax region, to tell which libdaxctl regions are NVDIMM-backed. */
 struct nd_dax_link {
@@ -38,7 +39,25 @@ struct list_ctx {
 	size_t nlinks;
 	unsigned nregions;
 	bool oom;
+	struct topology topo;	/* valid when have_topo */
+	bool have_topo;
+	struct topo_choice choice;	/* scratch for region_where() */
 };
+
+/*
+ * Where --probe would time a region of these nodes: "from node 1, CPUs
+ * 4-7 (local)" into buf; false when the host's topology is not known.
+ */
+static bool region_where(struct list_ctx *lc, const struct region_identity *id, char *cpus,
+			 size_t len)
+{
+	if (!lc->have_topo ||
+	    topo_choose(&lc->topo, topo_region_node(&lc->topo, id->numa_node, id->target_node),
+			&lc->choice) ||
+	    topo_format_cpulist(lc->choice.cpus, lc->choice.ncpus, cpus, len) < 0)
+		return false;
+	return true;
+}
 
 /* "1.00 GiB", "250.00 MiB", "4096" */
 static void fmt_size(uint64_t b, char *buf, size_t len)
@@ -295,7 +314,7 @@ static struct json_object *region_json(struct list_ctx *lc, struct ndctl_region 
 	unsigned long long extent = ndctl_region_get_max_available_extent(region);
 	unsigned long align = ndctl_region_get_align(region);
 	const char *reason;
-	char why[512];
+	char why[512], cpus[256];
 	int target;
 
 	if (!o)
@@ -314,6 +333,11 @@ static struct json_object *region_json(struct list_ctx *lc, struct ndctl_region 
 	target = ndctl_region_get_target_node(region);
 	if (target >= 0)
 		jnum(lc, o, "target_node", target);
+	if (region_where(lc, &id, cpus, sizeof(cpus))) {
+		jstr(lc, o, "local_cpus", cpus);
+		jnum(lc, o, "probe_from_node", lc->choice.from_node);
+		jstr(lc, o, "probe_placement", topo_placement_name(lc->choice.how));
+	}
 	jnum(lc, o, "interleave_ways", id.interleave_ways);
 	jbool(lc, o, "label_less", region_is_label_less(region));
 	jstr(lc, o, "labels", labels_state(region));
@@ -369,7 +393,7 @@ static struct json_object *region_json(struct list_ctx *lc, struct ndctl_region 
 
 static void region_print(struct list_ctx *lc, struct ndctl_region *region)
 {
-	char size[32], avail[32], ext[32], why[512];
+	char size[32], avail[32], ext[32], why[512], cpus[256];
 	struct region_identity id;
 	struct ndctl_namespace *ndns;
 	const char *reason;
@@ -385,6 +409,12 @@ static void region_print(struct list_ctx *lc, struct ndctl_region *region)
 	printf("            persistence domain %s, NUMA node %d, interleave ways %u, labels %s%s\n",
 	       id.persistence_domain, id.numa_node, id.interleave_ways, labels_state(region),
 	       region_is_label_less(region) ? " (label-less: cannot be subdivided)" : "");
+	if (region_where(lc, &id, cpus, sizeof(cpus)) && lc->choice.how == TOPO_LOCAL)
+		printf("            target node %d, local CPUs %s\n", lc->choice.target_node, cpus);
+	else if (lc->have_topo && lc->choice.from_node >= 0)
+		printf("            target node %d has no CPU here: probed from node %d, CPUs %s "
+		       "(%s)\n", lc->choice.target_node, lc->choice.from_node, cpus,
+		       topo_placement_name(lc->choice.how));
 	for (size_t i = 0; i < id.ndimms; i++)
 		printf("            dimm %-7s vendor %s device %s firmware %s\n", id.dimms[i].name,
 		       id.dimms[i].vendor, id.dimms[i].device, id.dimms[i].firmware);
@@ -619,6 +649,7 @@ int list_cmd(bool json)
 		return 1;
 	}
 	lc.llc = lc.ci.llc_bytes ? lc.ci.llc_bytes : 32ull << 20;
+	lc.have_topo = topo_load("", NULL, &lc.topo) == 0;
 	if (json) {
 		root = json_object_new_object();
 		if (!root) {
@@ -647,6 +678,8 @@ int list_cmd(bool json)
 	if (root)
 		json_object_put(root);
 	free(lc.links);
+	if (lc.have_topo)
+		topo_free(&lc.topo);
 	if (rc == -ENOMEM)
 		fprintf(stderr, "pmem-tune: --list: out of memory\n");
 	return rc ? 1 : 0;

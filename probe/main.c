@@ -146,9 +146,9 @@ static const struct cmd_struct commands[] = {
 	  "          [--area-size SIZE] [--scratch-size SIZE] [--threads N]\n"
 	  "          [--strategies A,B,...]\n"
 	  "          [--destroy-data] [--json]\n"
-	  "          [--weights FILE] [--baseline FILE]",
+	  "          [--dram-node N] [--remote] [--weights FILE] [--baseline FILE]",
 	  ",target,quick,thorough,output,quiet,json,area-size,scratch-size,threads,strategies,"
-	  "destroy-data,weights,baseline," },
+	  "destroy-data,weights,baseline,dram-node,remote," },
 	{ "list", run_list, "--list [--json]", ",json," },
 	{ "show", run_show, "--show [--json] [--insecure|--strict] [FILE]", ",json" READ_OPTS },
 	{ "check", run_check, "--check [--json] [--insecure|--strict] [FILE]", ",json" READ_OPTS },
@@ -176,7 +176,9 @@ static const struct opt_help {
 	{ "json", NULL, "-j: print JSON instead of text" },
 	{ "area-size", "SIZE", "destination area per target (at least 64M)" },
 	{ "scratch-size", "SIZE", "scratch namespace on a region (at least 64M)" },
-	{ "threads", "N", "the \"every core\" thread count" },
+	{ "threads", "N", "the most threads (default: the target node's CPUs)" },
+	{ "dram-node", "N", "put the dram target's memory on NUMA node N" },
+	{ "remote", NULL, "also time the best strategies from the farthest node" },
 	{ "strategies", "A,B,...", "measure only these (see --strategies-list)" },
 	{ "destroy-data", NULL, "allow writing over a file, device or region with data" },
 	{ "weights", "FILE", "lines of SIZE WEIGHT: weigh the exports' regret by them" },
@@ -220,7 +222,7 @@ enum {
 	OPT_AREA = 256, OPT_THREADS, OPT_STRATEGIES, OPT_DESTROY, OPT_STRATEGIES_LIST, OPT_DIFF,
 	OPT_MERGE, OPT_METRICS, OPT_WEIGHTS, OPT_INSECURE,
 	OPT_PLOT, OPT_SCRATCH, OPT_QUICK, OPT_STRICT, OPT_DAEMON_STATE, OPT_DECIDE,
-	OPT_BASELINE,
+	OPT_BASELINE, OPT_DRAM_NODE, OPT_REMOTE,
 };
 
 static const struct option options[] = {
@@ -248,6 +250,8 @@ static const struct option options[] = {
 	{ "area-size", required_argument, NULL, OPT_AREA },
 	{ "scratch-size", required_argument, NULL, OPT_SCRATCH },
 	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "dram-node", required_argument, NULL, OPT_DRAM_NODE },
+	{ "remote", no_argument, NULL, OPT_REMOTE },
 	{ "strategies", required_argument, NULL, OPT_STRATEGIES },
 	{ "strategies-list", no_argument, NULL, OPT_STRATEGIES_LIST },
 	{ "destroy-data", no_argument, NULL, OPT_DESTROY },
@@ -411,6 +415,22 @@ int main(int argc, char **argv)
 			po->threads = (unsigned)n;
 			break;
 		}
+		case OPT_DRAM_NODE: {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+
+			if (*end || end == optarg || n < 0 || n > 4095) {
+				fprintf(stderr, "pmem-tune: --dram-node %s: expected a node 0 to 4095\n",
+					optarg);
+				return 2;
+			}
+			po->dram_node_set = true;
+			po->dram_node = (int)n;
+			break;
+		}
+		case OPT_REMOTE:
+			po->remote = true;
+			break;
 		case OPT_STRATEGIES:
 			if (strategies_validate(optarg))
 				return 2;

@@ -1006,6 +1006,81 @@ static double draw_legend(FILE *f, const struct palette *pal, double x0, double 
 	return fl.rows * LEGEND_ROW_H + 8;
 }
 
+#define SAT_W		220
+#define SAT_H		56
+#define SAT_ROW_H	(SAT_H + 34)
+
+/*
+ * Bandwidth against threads, one small chart per family, the step where
+ * it saturates marked; the placement line above them.  Returns the
+ * height used (0 for a policy without these fields).
+ */
+static double draw_saturation(FILE *f, const struct policy_target *t, double y)
+{
+	double x = MARGIN, top = 0;
+	bool any = false;
+
+	for (int fam = 0; fam < POLICY_NR_FAMILIES; fam++)
+		any |= t->saturation[fam].present;
+	if (t->placement[0]) {
+		fprintf(f, "<text class=\"placement\" x=\"%d\" y=\"%s\" font-size=\"%d\" "
+			"fill=\"#444\">probed from node %d (", MARGIN, N(y + 12), FS,
+			t->probed_from_node);
+		put_esc(f, t->placement);
+		fprintf(f, "), %zu CPU%s", t->ncpus_used, t->ncpus_used == 1 ? "" : "s");
+		if (t->remote_penalty.present && usable(t->remote_penalty.ratio))
+			fprintf(f, "; from node %d, %.2f times slower", t->remote_penalty.from_node,
+				t->remote_penalty.ratio);
+		fputs("</text>\n", f);
+		top = 18;
+	}
+	if (!any)
+		return top;
+	fputs("<g class=\"saturation\">\n", f);
+	for (int fam = 0; fam < POLICY_NR_FAMILIES; fam++) {
+		const struct policy_saturation *s = &t->saturation[fam];
+		double max = 0, y0 = y + top + 16;
+		char b1[32], b2[32];
+
+		if (!s->present)
+			continue;
+		for (size_t i = 0; i < s->nsteps; i++)
+			max = usable(s->mib_s[i]) && s->mib_s[i] > max ? s->mib_s[i] : max;
+		fprintf(f, "<text x=\"%s\" y=\"%s\" font-size=\"%d\">%s", N(x), N(y0 - 4), FS_SMALL,
+			policy_family_name(fam));
+		if (s->strategy[0]) {
+			fputs(" (", f);
+			put_esc(f, s->strategy);
+			fputc(')', f);
+		}
+		fprintf(f, ": saturates at %u</text>\n", s->saturates_at);
+		fprintf(f, "<rect x=\"%s\" y=\"%s\" width=\"%d\" height=\"%d\" fill=\"none\" "
+			"stroke=\"#ccc\"/>\n", N(x), N(y0), SAT_W, SAT_H);
+		fputs("<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\" points=\"", f);
+		for (size_t i = 0; i < s->nsteps && max > 0; i++) {
+			double px_ = x + 10 + (SAT_W - 20) * (s->nsteps > 1 ? (double)i /
+							      (double)(s->nsteps - 1) : 0.5);
+			double py_ = y0 + SAT_H - 6 - (SAT_H - 12) * (usable(s->mib_s[i]) ?
+								     s->mib_s[i] / max : 0);
+
+			fprintf(f, "%s%s,%s", i ? " " : "", num(b1, px_), num(b2, py_));
+		}
+		fputs("\"/>\n", f);
+		for (size_t i = 0; i < s->nsteps; i++) {
+			double px_ = x + 10 + (SAT_W - 20) * (s->nsteps > 1 ? (double)i /
+							      (double)(s->nsteps - 1) : 0.5);
+
+			fprintf(f, "<text x=\"%s\" y=\"%s\" font-size=\"%d\" text-anchor=\"middle\""
+				"%s>%ut</text>\n", N(px_), N(y0 + SAT_H + 12), FS_SMALL,
+				s->threads[i] == s->saturates_at ? " font-weight=\"bold\"" : "",
+				s->threads[i]);
+		}
+		x += SAT_W + COL_GAP;
+	}
+	fputs("</g>\n", f);
+	return top + SAT_ROW_H;
+}
+
 static double draw_target(FILE *f, const struct policy *p, const struct policy_target *t,
 			  double y, size_t e, size_t ti, int *rc)
 {
@@ -1044,6 +1119,7 @@ static double draw_target(FILE *f, const struct policy *p, const struct policy_t
 		fprintf(f, ", ceiling %.0f MiB/s", t->ceiling_mib_s);
 	fputs("</text>\n", f);
 	y += 42;
+	y += draw_saturation(f, t, y);
 	if (t->nops) {
 		y += draw_legend(f, &pal, MARGIN, y);
 	} else {

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,12 +30,17 @@
 #include "strategy.h"
 #include "sweep.h"
 #include "table.h"
+#include "stats.h"
 #include "target.h"
+#include "topology.h"
 #include "workers.h"
 
 #define MAX_REGIONS 64
 
 static volatile sig_atomic_t probe_stop;
+/* The host's nodes and CPUs, read once per probe; !have_topo: the first CPUs of the mask. */
+static struct topology topo;
+static bool have_topo;
 
 static void on_signal(int sig)
 {
@@ -122,6 +129,111 @@ static int set_identity(struct policy_target *pt, const struct target *t,
 	return 0;
 }
 
+/* Record where the threads ran and what was bound, for the policy. */
+static int set_placement(struct policy_target *pt, const struct topo_choice *ch, unsigned nthreads,
+			 const struct target *t)
+{
+	pt->target_node = ch->target_node;
+	pt->probed_from_node = ch->from_node;
+	snprintf(pt->placement, sizeof(pt->placement), "%s", topo_placement_name(ch->how));
+	pt->cpus_used = calloc(nthreads ? nthreads : 1, sizeof(*pt->cpus_used));
+	if (!pt->cpus_used)
+		return -ENOMEM;
+	memcpy(pt->cpus_used, ch->cpus, nthreads * sizeof(*pt->cpus_used));
+	pt->ncpus_used = nthreads;
+	/* set by the sweep for the sources; a dram area must be bound as well */
+	if (pt->memory_bound < 0)
+		pt->memory_bound = 0;
+	if (!strcmp(t->kind, "dram")) {
+		pt->numa_node = t->memory_bound ? t->node : -1;
+		pt->memory_bound = pt->memory_bound && t->memory_bound;
+	}
+	return 0;
+}
+
+/* The sizes the remote pass times, where the grid has them. */
+static const uint64_t remote_sizes[] = { 4096, 256u << 10, 4u << 20 };
+
+/* Fresh single-thread timings of fn at size from the CPUs of ch. */
+static double time_from(const struct target *t, const struct sweep_config *cfg,
+			const struct topo_choice *ch, strategy_copy_fn fn, uint64_t size)
+{
+	struct sweep_config rc = *cfg;
+	struct sweep_bench *b;
+	struct sample_summary res = { 0 };
+
+	rc.nthreads = 1;
+	rc.cpus = ch->cpus;
+	rc.mem_node = ch->from_node;
+	if (sweep_bench_open(t, &rc, &b))
+		return NAN;
+	if (sweep_bench_measure(b, &fn, 1, size, false, 1, cfg->budget_s * 0.02, &res))
+		res.n = 0;
+	sweep_bench_close(b);
+	return res.n ? res.median : NAN;
+}
+
+/*
+ * The best strategy at a few sizes, timed from the target's CPUs and
+ * again from the farthest node's: what an application on the wrong
+ * node pays.  Both fresh, one after the other, so that neither side
+ * profits from a quiet moment of the machine alone.
+ */
+static void remote_penalty(const struct target *t, const struct sweep_config *cfg,
+			   const struct topo_choice *local, struct policy_target *pt)
+{
+	struct policy_remote *r = &pt->remote_penalty;
+	struct policy_op *op = policy_find_op(pt, "write", "sequential", 1);
+	struct topo_choice *far = malloc(sizeof(*far));
+	double ratios[POLICY_REMOTE_CELLS];
+	size_t nr = 0;
+
+	if (!far || !op || topo_choose_farthest(&topo, local->target_node >= 0 ?
+						local->target_node : local->from_node, far)) {
+		free(far);
+		return;
+	}
+	for (size_t k = 0; k < sizeof(remote_sizes) / sizeof(remote_sizes[0]); k++) {
+		int idx = policy_op_size_index(op, remote_sizes[k]);
+		const struct policy_curve *best = NULL;
+		const struct strategy *s;
+		struct policy_remote_cell *c;
+
+		for (size_t i = 0; idx >= 0 && i < op->ncurves; i++) {
+			const struct policy_curve *cv = &op->curves[i];
+
+			if (!cv->reference_only && !isnan(cv->median_mib_s[idx]) &&
+			    (!best || cv->median_mib_s[idx] > best->median_mib_s[idx]))
+				best = cv;
+		}
+		s = best ? strategy_find(best->strategy) : NULL;
+		if (!s || r->ncells >= POLICY_REMOTE_CELLS || probe_stop)
+			continue;
+		c = &r->cells[r->ncells];
+		snprintf(c->strategy, sizeof(c->strategy), "%s", s->name);
+		snprintf(c->pattern, sizeof(c->pattern), "sequential");
+		c->size_bytes = remote_sizes[k];
+		c->local_mib_s = time_from(t, cfg, local, s->copy, remote_sizes[k]);
+		c->remote_mib_s = time_from(t, cfg, far, s->copy, remote_sizes[k]);
+		r->ncells++;
+		if (c->local_mib_s > 0 && c->remote_mib_s > 0)
+			ratios[nr++] = c->local_mib_s / c->remote_mib_s;
+	}
+	if (r->ncells) {
+		struct sample_summary sum;
+
+		r->present = true;
+		r->from_node = far->from_node;
+		r->distance = far->distance;
+		r->ratio = NAN;
+		if (nr) {
+			stats_summarize(ratios, nr, &sum);
+			r->ratio = sum.median;
+		}
+	}
+	free(far);
+}
+
 /*
  * Map spec and sweep it into a new target of p.  id: the region's
  * identity when spec is scratch space on a pmem region.  Returns an
@@ -132,11 +244,14 @@ static int probe_one(struct policy *p, const char *spec, const char *name,
 		     const struct probe_opts *o, const struct cpu_info *ci)
 {
 	struct target_opts topts = { .area_bytes = area_bytes, .destroy_data = may_destroy };
+	struct topo_choice *ch = calloc(1, sizeof(*ch));
 	struct sweep_config cfg;
 	struct policy_target *pt;
 	struct target t;
-	char err[512];
-	int rc, status = 1;
+	char err[512], cpus[128] = "";
+	bool placed = false;
+	struct stat st;
+	int rc, status = 1, node = -1;
 
 	sweep_config_defaults(&cfg, o->mode);
 	if (o->threads)
@@ -146,11 +261,50 @@ static int probe_one(struct policy *p, const char *spec, const char *name,
 	cfg.progress_lines = !o->quiet && !cfg.progress;
 	cfg.stop = &probe_stop;
 	topts.nthreads = cfg.nthreads;
+	if (!ch)
+		return 1;
 
+	/* dram: its node before the area is touched, so that it can be bound there */
+	if (!strcmp(spec, "dram") && have_topo && topo.numa) {
+		node = o->dram_node_set ? o->dram_node
+					: (topo_choose(&topo, -1, ch) ? -1 : ch->from_node);
+		topts.bind = node >= 0;
+		topts.node = node;
+	}
+	/* without NUMA there is node 0 only */
+	if (!strcmp(spec, "dram") && o->dram_node_set &&
+	    (have_topo && topo.numa ? !topo_node_online(&topo, o->dram_node) : o->dram_node)) {
+		fprintf(stderr, "pmem-tune: --dram-node %d: no such online node\n", o->dram_node);
+		free(ch);
+		return 2;
+	}
 	rc = target_open(spec, &topts, &t, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "pmem-tune: %s\n", err);
+		free(ch);
 		return 2;
+	}
+	/*
+	 * A file on a DAX filesystem: its block device's node.  Through the
+	 * page cache, its pages land by first touch: the caller's node.
+	 */
+	if (id)
+		node = topo_region_node(&topo, id->numa_node, id->target_node);
+	else if (t.target_node >= 0)
+		node = topo_region_node(&topo, -1, t.target_node);
+	else if (!strcmp(t.mapping, "map_sync") && t.fd >= 0 && !fstat(t.fd, &st))
+		node = topo_region_node(&topo, topo_blockdev_node("", major(st.st_dev),
+								  minor(st.st_dev)), -1);
+	if (have_topo && !topo_choose(&topo, node, ch)) {
+		placed = true;
+		cfg.cpus = ch->cpus;
+		cfg.mem_node = ch->from_node;
+		if (o->threads > ch->ncpus && !o->quiet)
+			fprintf(stderr, "pmem-tune: %s: %u threads asked, node %d has %u CPUs\n",
+				spec, o->threads, ch->from_node, ch->ncpus);
+		if (!o->threads || o->threads > ch->ncpus)
+			cfg.nthreads = ch->ncpus;
+		topo_format_cpulist(ch->cpus, cfg.nthreads, cpus, sizeof(cpus));
 	}
 	if (name)
 		snprintf(t.name, sizeof(t.name), "%s", name);
@@ -172,10 +326,19 @@ static int probe_one(struct policy *p, const char *spec, const char *name,
 	pt = policy_add_target(p, t.name);
 	if (!pt || set_identity(pt, &t, id))
 		goto out;
-	if (!o->quiet)
+	if (!o->quiet && placed && ch->from_node >= 0)
+		fprintf(stderr, "pmem-tune: probing %s (%s, %zu MiB, %s mode, up to %u threads) "
+			"from node %d, CPUs %s (%s)\n", t.name, spec, t.len >> 20,
+			sweep_mode_name(o->mode), cfg.nthreads, ch->from_node, cpus,
+			topo_placement_name(ch->how));
+	else if (!o->quiet)
 		fprintf(stderr, "pmem-tune: probing %s (%s, %zu MiB, %s mode, up to %u threads)\n",
 			t.name, spec, t.len >> 20, sweep_mode_name(o->mode), cfg.nthreads);
 	rc = sweep_run(&t, ci, &cfg, pt);
+	if (!rc && placed && set_placement(pt, ch, cfg.nthreads, &t))
+		rc = -ENOMEM;
+	if (!rc && placed && (o->remote || o->mode == SWEEP_THOROUGH))
+		remote_penalty(&t, &cfg, ch, pt);
 	if (rc == -EINTR) {
 		fprintf(stderr, "pmem-tune: probe of %s interrupted by signal %d\n", spec,
 			(int)probe_stop);
@@ -188,6 +351,7 @@ static int probe_one(struct policy *p, const char *spec, const char *name,
 	status = 0;
 out:
 	target_close(&t);
+	free(ch);
 	return status;
 }
 
@@ -306,6 +470,8 @@ int probe_cmd(const struct probe_opts *o)
 		fprintf(stderr, "pmem-tune: cannot describe this platform\n");
 		goto out;
 	}
+	/* without sysfs (a container) the threads take the first CPUs of the mask */
+	have_topo = topo_load("", NULL, &topo) == 0;
 	catch_signals(true);
 	status = 0;
 	for (unsigned i = 0; i < (o->ntargets ? o->ntargets : 1) && !status && !probe_stop; i++) {
@@ -364,6 +530,9 @@ int probe_cmd(const struct probe_opts *o)
 	}
 	status = 0;
 out:
+	if (have_topo)
+		topo_free(&topo);
+	have_topo = false;
 	export_weights_free(&w);
 	policy_free(base);
 	policy_free(p);

@@ -20,7 +20,10 @@ struct probe_opts {
 	enum sweep_mode mode;
 	uint64_t area_bytes;		/* 0 = default */
 	uint64_t scratch_bytes;		/* scratch namespace size, 0 = from the LLC */
-	unsigned threads;		/* 0 = every CPU available */
+	unsigned threads;		/* 0 = every CPU of the target's node */
+	bool dram_node_set;		/* bind the dram target to dram_node, else the caller's */
+	int dram_node;
+	bool remote;			/* time the best strategies from the farthest node too */
 	const char *strategies;		/* comma list, NULL = all */
 	bool destroy_data;
 	bool quiet;

@@ -164,6 +164,9 @@ void region_identity_fill(struct ndctl_region *region, struct region_identity *i
 	id->numa_node = ndctl_region_has_numa(region) ? ndctl_region_get_numa_node(region) : -1;
 	if (id->numa_node < 0)
 		id->numa_node = -1;
+	id->target_node = ndctl_region_get_target_node(region);
+	if (id->target_node < 0)
+		id->target_node = -1;
 	/* the mappings count, like the fingerprint: 0 means not known */
 	id->interleave_ways = ndctl_region_get_mappings(region);
 	ndctl_mapping_foreach(region, mapping) {

@@ -26,6 +26,7 @@ struct region_identity {
 	char region[POLICY_NAME_MAX];		/* "region0" */
 	char persistence_domain[POLICY_NAME_MAX];
 	int numa_node;				/* -1 unknown */
+	int target_node;			/* as system RAM; -1 unknown */
 	unsigned interleave_ways;
 	size_t ndimms;
 	struct policy_dimm dimms[REGION_MAX_DIMMS];

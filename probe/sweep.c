@@ -35,9 +35,11 @@
 #include "crossover.h"
 #include "stats.h"
 #include "strategy.h"
+#include "strategy_class.h"
 #include "strategy_kernels.h"
 #include "sweep.h"
 #include "table.h"
+#include "topology.h"
 #include "workers.h"
 
 #define LINE 64u
@@ -95,6 +97,7 @@ void sweep_config_defaults(struct sweep_config *cfg, enum sweep_mode mode)
 	cfg->min_size_bytes = 64;
 	cfg->max_size_bytes = 16u << 20;
 	cfg->nthreads = workers_cpus_available();
+	cfg->mem_node = -1;
 	cfg->seed = 0x9e3779b97f4a7c15ull;
 	cfg->evict = true;
 }
@@ -260,6 +263,7 @@ struct sweep {
 		double stolen;	/* share of the wall time others took */
 	} suffered[MAX_SUFFERED];
 	unsigned nsuffered;
+	bool src_bound;		/* the sources are mbind()-ed to cfg->mem_node */
 };
 
 /* Relative cost of a cell: small copies are batched to one sample_ns. */
@@ -795,6 +799,96 @@ static double ceiling_of(struct sweep *sw, unsigned nthreads, double seconds)
 	return s.median;
 }
 
+/* ---- threads to saturation ---- */
+
+#define SATURATION_SIZE (256u << 10)
+
+/* 1, 2, 4, ... below max, then max itself. */
+static size_t thread_steps(unsigned max, unsigned *steps)
+{
+	size_t n = 0;
+
+	for (unsigned k = 1; k < max && n < POLICY_SATURATION_STEPS - 1; k *= 2)
+		steps[n++] = k;
+	steps[n++] = max;
+	return n;
+}
+
+/* The family's default member: the best tie rank of its class among the contenders. */
+static int family_member(const struct contender *ct, unsigned nct, enum strategy_class cls)
+{
+	int best = -1;
+
+	for (unsigned i = 0; i < nct; i++)
+		if (strategy_class_of(ct[i].name) == cls &&
+		    (best < 0 || strategy_tie_rank(ct[i].name) < strategy_tie_rank(ct[best].name)))
+			best = (int)i;
+	return best;
+}
+
+/*
+ * Bandwidth at 1, 2, 4, ... threads of one family's member at one size
+ * (member < 0: the non-temporal fill), until a step adds less than
+ * POLICY_STEP_GAIN: beyond it more threads only share the same channels.
+ */
+static void saturation_series(struct sweep *sw, struct contender *ct, int member,
+			      struct policy_saturation *s, double seconds)
+{
+	uint64_t size = sw->cfg->max_size_bytes < SATURATION_SIZE ? sw->cfg->max_size_bytes
+								    : SATURATION_SIZE;
+	unsigned steps[POLICY_SATURATION_STEPS];
+	size_t nsteps = thread_steps(sw->cfg->nthreads, steps);
+
+	memset(s, 0, sizeof(*s));
+	if (member >= 0)
+		snprintf(s->strategy, sizeof(s->strategy), "%s", ct[member].name);
+	s->size_bytes = member >= 0 ? size : 1u << 20;	/* ceiling_of()'s chunk */
+	for (size_t i = 0; i < nsteps && !(sw->cfg->stop && *sw->cfg->stop); i++) {
+		double v;
+
+		if (member < 0) {
+			v = ceiling_of(sw, steps[i], seconds);
+		} else {
+			set_threads(sw, steps[i]);
+			measure_contenders(sw, &ct[member], 1, size, false, steps[i],
+					   now_ns() + (uint64_t)(seconds * 1e9));
+			v = ct[member].n ? ct[member].res.median : NAN;
+		}
+		if (isnan(v))
+			break;
+		s->threads[i] = steps[i];
+		s->mib_s[i] = v;
+		s->nsteps = i + 1;
+		if (i && v < s->mib_s[i - 1] * (1 + POLICY_STEP_GAIN))
+			break;
+		s->saturates_at = steps[i];
+	}
+	s->present = s->nsteps > 0;
+}
+
+/* The thread count of the second grid: where the families saturate (the most of them). */
+static unsigned saturate(struct sweep *sw, struct contender *ct, unsigned nct,
+			 struct policy_target *out)
+{
+	static const enum strategy_class cls[] = {
+		[POLICY_FAMILY_STREAMING] = STRATEGY_CLASS_NONTEMPORAL,
+		[POLICY_FAMILY_CACHED_FLUSH] = STRATEGY_CLASS_FLUSH,
+	};
+	unsigned most = 1;
+
+	sw->phase = "threads";
+	for (int f = 0; f < POLICY_NR_FAMILIES; f++) {
+		int m = f == POLICY_FAMILY_FILL ? -1 : family_member(ct, nct, cls[f]);
+
+		if (f != POLICY_FAMILY_FILL && m < 0)
+			continue;
+		saturation_series(sw, ct, m, &out->saturation[f], sw->cfg->budget_s * 0.01);
+		if (out->saturation[f].present && out->saturation[f].saturates_at > most)
+			most = out->saturation[f].saturates_at;
+	}
+	return most;
+}
+
 static int sweep_setup(struct sweep *sw, const struct target *t, const struct sweep_config *cfg)
 {
 	unsigned n = cfg->nthreads ? cfg->nthreads : 1;
@@ -806,13 +900,17 @@ static int sweep_setup(struct sweep *sw, const struct target *t, const struct sw
 	sw->cfg = cfg;
 	if (t->len / n < 2 * cfg->max_size_bytes)
 		return -ENOSPC;
-	rc = workers_start(n, &sw->w);
+	rc = workers_start_on(cfg->cpus, n, &sw->w);
 	if (rc)
 		return rc;
 	sw->ts = calloc(n, sizeof(*sw->ts));
 	sw->src = aligned_alloc(4096, ((srclen * n) + 4095) & ~(size_t)4095);
 	if (!sw->ts || !sw->src)
 		return -ENOMEM;
+	/* before the fill below touches them: the sources live on the threads' node */
+	if (cfg->mem_node >= 0)
+		sw->src_bound = !topo_bind_area(sw->src, ((srclen * n) + 4095) & ~(size_t)4095,
+						cfg->mem_node);
 	for (unsigned i = 0; i < n; i++) {
 		sw->ts[i].src = sw->src + i * srclen;
 		sw->ts[i].rng = cfg->seed + 0x9e3779b97f4a7c15ull * (i + 1);
@@ -887,7 +985,16 @@ int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sw
 	rc = sweep_setup(&sw, t, cfg);
 	if (rc)
 		goto out;
-	ndims = cfg->nthreads > 1 ? 2 : 1;
+	if (cfg->mem_node >= 0)
+		out->memory_bound = sw.src_bound;
+	/* the grid at one thread and where bandwidth stops growing */
+	if (cfg->nthreads > 1)
+		nthr_dims[1] = saturate(&sw, ct, nct, out);
+	if (cfg->stop && *cfg->stop) {
+		rc = -EINTR;
+		goto out;
+	}
+	ndims = nthr_dims[1] > 1 ? 2 : 1;
 	for (unsigned d = 0; d < ndims; d++)
 		for (unsigned r = 0; r < 2; r++) {
 			struct policy_op *op = policy_target_add_op(out, "write",

@@ -31,7 +31,9 @@ struct sweep_config {
 	bool half_steps;	/* sqrt(2) grid (2^k and 3 * 2^(k-1)); else below */
 	unsigned grid_factor;	/* without half_steps: each size this times the last */
 	unsigned refine_rounds;	/* bisection rounds per crossover */
-	unsigned nthreads;	/* the "every core" dimension; 1 = one only */
+	unsigned nthreads;	/* most threads: the saturation series stops here */
+	const int *cpus;	/* nthreads CPUs in thread order; NULL: the first of the mask */
+	int mem_node;		/* bind the source buffers to this node; -1 no binding */
 	uint64_t seed;		/* random destinations */
 	/*
 	 * Drop each batch's destination lines from the caches after it is

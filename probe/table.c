@@ -125,6 +125,60 @@ static void print_op(FILE *f, const struct policy_op *op, bool color)
 			op->ranges[0].tie ? " (by the tie rule)" : "");
 }
 
+/* Where the threads ran, from the policy's placement fields (absent in older policies). */
+static void print_placement(FILE *f, const struct policy_target *t)
+{
+	if (!t->placement[0])
+		return;
+	fprintf(f, "  probed from node %d (%s), %zu CPU%s:", t->probed_from_node, t->placement,
+		t->ncpus_used, t->ncpus_used == 1 ? "" : "s");
+	for (size_t i = 0; i < t->ncpus_used; i++)
+		fprintf(f, "%s%d", i ? "," : " ", t->cpus_used[i]);
+	if (t->target_node >= 0)
+		fprintf(f, "; target node %d", t->target_node);
+	if (t->memory_bound >= 0)
+		fprintf(f, "; buffers %sbound to the node", t->memory_bound ? "" : "not ");
+	fputc('\n', f);
+}
+
+/* Bandwidth against threads per family, and where it stops growing. */
+static void print_saturation(FILE *f, const struct policy_target *t)
+{
+	for (int fam = 0; fam < POLICY_NR_FAMILIES; fam++) {
+		const struct policy_saturation *s = &t->saturation[fam];
+		char sz[16];
+
+		if (!s->present)
+			continue;
+		table_format_size(s->size_bytes, sz, sizeof(sz));
+		fprintf(f, "  threads, %s (%s%s%s):", policy_family_name(fam), s->strategy,
+			s->strategy[0] ? " " : "", sz);
+		for (size_t i = 0; i < s->nsteps; i++)
+			fprintf(f, " %ut %.0f%s", s->threads[i], s->mib_s[i],
+				i + 1 < s->nsteps ? "," : "");
+		fprintf(f, " MiB/s; saturates at %u thread%s\n", s->saturates_at,
+			s->saturates_at == 1 ? "" : "s");
+	}
+}
+
+static void print_remote(FILE *f, const struct policy_target *t)
+{
+	const struct policy_remote *r = &t->remote_penalty;
+
+	if (!r->present)
+		return;
+	fprintf(f, "  remote penalty from node %d (distance %d): local/remote %.2f", r->from_node,
+		r->distance, r->ratio);
+	for (size_t i = 0; i < r->ncells; i++) {
+		char sz[16];
+
+		table_format_size(r->cells[i].size_bytes, sz, sizeof(sz));
+		fprintf(f, "%s %s %s %.0f/%.0f", i ? "," : ";", r->cells[i].strategy, sz,
+			r->cells[i].local_mib_s, r->cells[i].remote_mib_s);
+	}
+	fputs(" MiB/s\n", f);
+}
+
 void table_print_target(FILE *f, const struct policy_target *t, bool color)
 {
 	fprintf(f, "%starget %s%s: kind %s, %s%s%s, persistence domain %s, area %" PRIu64 " MiB",
@@ -134,6 +188,9 @@ void table_print_target(FILE *f, const struct policy_target *t, bool color)
 	if (!isnan(t->ceiling_mib_s))
 		fprintf(f, ", ceiling %.0f MiB/s", t->ceiling_mib_s);
 	fputc('\n', f);
+	print_placement(f, t);
+	print_saturation(f, t);
+	print_remote(f, t);
 	for (size_t o = 0; o < t->nops; o++)
 		print_op(f, &t->ops[o], color);
 }

@@ -14,6 +14,7 @@
 #include <daxctl/libdaxctl.h>
 
 #include "target.h"
+#include "topology.h"
 
 #ifndef MAP_SYNC
 #define MAP_SYNC 0x80000
@@ -137,6 +138,15 @@ static int open_dram(const struct target_opts *o, struct target *t, char *err, s
 	}
 	/* huge pages keep TLB misses out of the timings; best effort */
 	madvise(base, want, MADV_HUGEPAGE);
+	/*
+	 * Before the first touch: else the pages land wherever the main
+	 * thread runs now.  A kernel without NUMA or a cpuset says no; the
+	 * policy then records memory_bound false.
+	 */
+	if (o->bind && o->node >= 0 && !topo_bind_area(base, want, o->node)) {
+		t->node = o->node;
+		t->memory_bound = true;
+	}
 	prefault(base, want);
 	t->base = base;
 	t->len = want;
@@ -237,7 +247,7 @@ static int open_file(const char *path, const struct target_opts *o, struct targe
 }
 
 /* Size and alignment of a devdax device from libdaxctl. */
-static int devdax_geometry(const char *devname, uint64_t *size, uint64_t *align)
+static int devdax_geometry(const char *devname, uint64_t *size, uint64_t *align, int *node)
 {
 	struct daxctl_region *region;
 	struct daxctl_ctx *ctx;
@@ -252,6 +262,7 @@ static int devdax_geometry(const char *devname, uint64_t *size, uint64_t *align)
 				continue;
 			*size = daxctl_dev_get_size(dev);
 			*align = daxctl_dev_get_align(dev);
+			*node = daxctl_dev_get_target_node(dev);
 			if (!*align)
 				*align = daxctl_region_get_align(region);
 			rc = 0;
@@ -278,7 +289,7 @@ static int open_devdax(const char *path, const struct target_opts *o, struct tar
 		snprintf(err, errlen, "%s: not a devdax character device", path);
 		return -ENODEV;
 	}
-	rc = devdax_geometry(devname, &size, &align);
+	rc = devdax_geometry(devname, &size, &align, &t->target_node);
 	if (rc) {
 		snprintf(err, errlen, "%s: libdaxctl does not know device %s", path, devname);
 		return rc;
@@ -326,6 +337,8 @@ int target_open(const char *spec, const struct target_opts *o, struct target *t,
 
 	memset(t, 0, sizeof(*t));
 	t->fd = -1;
+	t->node = -1;
+	t->target_node = -1;
 	if (strcmp(spec, "dram") == 0)
 		rc = open_dram(o, t, err, errlen);
 	else if (strncmp(spec, "file:", 5) == 0)

@@ -16,6 +16,8 @@ struct target_opts {
 	uint64_t area_bytes;	/* 0: target_default_area(nthreads) */
 	unsigned nthreads;	/* for the default area */
 	bool destroy_data;	/* allow overwriting an existing file/device */
+	bool bind;		/* dram: bind the area to node before touching it */
+	int node;
 };
 
 struct target {
@@ -26,6 +28,9 @@ struct target {
 	char persistence_domain[64];
 	void *base;		/* the area, 2 MiB aligned where possible */
 	size_t len;		/* bytes usable at base */
+	int node;		/* NUMA node of the area, -1 unknown */
+	int target_node;	/* devdax: libdaxctl's target_node, else -1 */
+	bool memory_bound;	/* dram: the area is mbind()-ed to node */
 	/* private */
 	void *map;
 	size_t map_len;

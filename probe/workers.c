@@ -100,6 +100,11 @@ static void *worker_main(void *p)
 
 int workers_start(unsigned n, struct workers **out)
 {
+	return workers_start_on(NULL, n, out);
+}
+
+int workers_start_on(const int *cpus, unsigned n, struct workers **out)
+{
 	struct workers *w = calloc(1, sizeof(*w));
 	unsigned k = 0;
 
@@ -107,9 +112,14 @@ int workers_start(unsigned n, struct workers **out)
 		return -ENOMEM;
 	if (sched_getaffinity(0, sizeof(w->saved), &w->saved))
 		CPU_ZERO(&w->saved);
-	for (int c = 0; c < CPU_SETSIZE && k < n; c++)
-		if (CPU_ISSET(c, &w->saved))
-			w->cpus[k++] = c;
+	if (cpus) {
+		for (; k < n && k < CPU_SETSIZE; k++)
+			w->cpus[k] = cpus[k];
+	} else {
+		for (int c = 0; c < CPU_SETSIZE && k < n; c++)
+			if (CPU_ISSET(c, &w->saved))
+				w->cpus[k++] = c;
+	}
 	n = k ? k : 1;
 	w->n = n;
 	w->lead_ns = 50000;

@@ -18,6 +18,8 @@ typedef void (*workers_fn)(unsigned tid, void *arg);
 unsigned workers_cpus_available(void);
 /* Start n threads (n - 1 new, plus the caller, which is pinned too). */
 int workers_start(unsigned n, struct workers **out);
+/* The same on the given CPUs, thread i on cpus[i] (a node's CPUs, in thread order). */
+int workers_start_on(const int *cpus, unsigned n, struct workers **out);
 /*
  * Run fn(tid, arg) on threads 0..nactive-1 at once: handed the job by a
  * barrier, every thread spins until one shared start time, so that fn

@@ -25,6 +25,8 @@
 #   --append ARGS         more kernel command-line arguments
 #   --keep                keep the work directory (initramfs, logs, images)
 #   --quiet               do not print the guest's test output on success
+#   --numa                two NUMA nodes, each with half the CPUs (one socket) and half the
+#                         RAM, distance 20; the NVDIMMs on node 1
 # Guest script environment: PT_E2E_LABELS, PT_E2E_PERSISTENCE, PT_E2E_NVDIMM_SIZE,
 # PT_E2E_NVDIMMS, PT_E2E_KVER; helpers in /pt-e2e/lib.sh (tests/e2e/guest/lib.sh).
 #
@@ -35,11 +37,11 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 
-usage() { sed -n '2,34s/^# \{0,1\}//p' "$0"; exit 2; }
+usage() { sed -n '2,36s/^# \{0,1\}//p' "$0"; exit 2; }
 
 script='' labels=1 label_size=128K persistence=none nvdimm_size=1G nvdimms=1
 mem=2G smp=2 timeout_s=${PT_E2E_TIMEOUT:-300} log_copy='' outdir='' append='' keep=0 quiet=0
-imgs=() mk_args=()
+imgs=() mk_args=() numa=0
 while (($#)); do
 	case $1 in
 	--script) script=$2; shift 2 ;;
@@ -59,6 +61,7 @@ while (($#)); do
 	--append) append=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
 	--quiet) quiet=1; shift ;;
+	--numa) numa=1; shift ;;
 	--) shift; break ;;
 	-h | --help) usage ;;
 	*) pt_log "unknown option $1"; usage ;;
@@ -118,11 +121,31 @@ maxmem_b=$((8 << 30))
 need_b=$(($(to_bytes "$mem") + nvdimms * size_b))
 ((need_b <= maxmem_b)) || maxmem_b=$need_b
 slots=$((nvdimms > 2 ? nvdimms : 2))
+# --numa: each node's RAM comes from its own memory backend (-m must equal their sum),
+# one socket per node, and node=1 on each NVDIMM gives its NFIT range proximity domain
+# 1: the guest shows it as the region's numa_node and target_node.
+smp_arg=$smp mem_arg=$mem nv_node='' numa_args=()
+if ((numa)); then
+	((smp >= 2 && smp % 2 == 0)) || pt_die "--numa wants an even --smp >= 2"
+	half_m=$(($(to_bytes "$mem") / 2 >> 20))
+	smp_arg="$smp,sockets=2,cores=$((smp / 2)),threads=1"
+	mem_arg="$((2 * half_m))M"
+	# shellcheck disable=SC2054
+	numa_args=(
+		-object "memory-backend-ram,id=ram0,size=${half_m}M"
+		-object "memory-backend-ram,id=ram1,size=${half_m}M"
+		-numa node,nodeid=0,memdev=ram0 -numa node,nodeid=1,memdev=ram1
+		-numa cpu,node-id=0,socket-id=0 -numa cpu,node-id=1,socket-id=1
+		-numa dist,src=0,dst=1,val=20
+	)
+	nv_node=,node=1
+fi
 # shellcheck disable=SC2054  # commas belong to qemu options
 qemu_args=(
-	-accel tcg,thread=multi -cpu max -smp "$smp"
+	-accel tcg,thread=multi -cpu max -smp "$smp_arg"
 	-machine "$machine"
-	-m "$mem,slots=$slots,maxmem=$((maxmem_b >> 20))M"
+	-m "$mem_arg,slots=$slots,maxmem=$((maxmem_b >> 20))M"
+	${numa_args[@]+"${numa_args[@]}"}
 	-nodefaults -display none -monitor none -no-reboot
 	-serial "file:$work/console.log" -serial "file:$work/channel.log"
 	-kernel "$PT_E2E_VMLINUZ" -initrd "$work/initrd.cpio.gz"
@@ -141,7 +164,7 @@ for ((i = 0; i < nvdimms; i++)); do
 	elif (($(stat -c %s "$img") != size_b)); then
 		pt_die "--img $img is not $nvdimm_size large"
 	fi
-	nvdev=nvdimm,id=nv$i,memdev=mem$i
+	nvdev=nvdimm,id=nv$i,memdev=mem$i$nv_node
 	((labels)) && nvdev+=,label-size=$label_size
 	qemu_args+=(
 		-object "memory-backend-file,id=mem$i,share=on,mem-path=$img,size=$size_b$align"

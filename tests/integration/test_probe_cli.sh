@@ -16,6 +16,9 @@ expect_refusal "bad threads" "--threads 0" -- --probe --threads 0
 expect_refusal "unknown strategy" "movnt_avx9" -- --probe --strategies movnt,movnt_avx9
 expect_refusal "two modes" "--quick" -- --probe --quick --thorough
 expect_refusal "devdax that is not" "/dev/dax9.9" -- --probe --target /dev/dax9.9
+expect_refusal "bad dram node" "--dram-node" -- --probe --target dram --dram-node x
+expect_refusal "dram node not online" "--dram-node 4000" -- --probe --target dram \
+	--dram-node 4000 --output "$tmp/p.json"
 
 # a file holding data is not overwritten without --destroy-data
 printf 'precious data\n' >"$tmp/data"
@@ -57,6 +60,10 @@ for o in ops:
     assert set(o["curves"]) == {"movnt_sse2", "clwb", "noflush"}, o["curves"].keys()
     assert o["curves"]["noflush"].get("reference_only") is True
     assert all(r["strategy"] != "noflush" for r in o["ranges"])
+# where it ran: a file's node is not known, so the caller's CPUs (or all, without NUMA)
+assert t["placement"] in ("caller", "no_numa"), t["placement"]
+assert len(t["cpus_used"]) == 1, t["cpus_used"]
+assert "saturation" not in t, "one thread: no series"
 EOF
 
 # several targets in one policy: each probed once, the exports from the right one
@@ -86,8 +93,8 @@ p = json.load(open(sys.argv[1]))
 assert [t["kind"] for t in p["targets"]].count("dram") == 1, p["targets"]
 EOF
 
-# the full quick probe of dram: every supported strategy, both patterns, both
-# thread counts, ceilings, ranges that cover every size, consistent crossovers
+# the full quick probe of dram: every supported strategy, both patterns, the
+# thread counts of the saturation series, ceilings, ranges that cover every size, consistent crossovers
 "$tune" --strategies-list >"$tmp/strats"
 "$tune" --probe --quick --quiet --output "$tmp/d.json" >"$tmp/table" 2>"$tmp/err"
 rc=$?
@@ -102,7 +109,18 @@ t = p["targets"][0]
 assert t["kind"] == "dram" and t["ceiling_mib_s"] > 0
 threads = {o["threads"] for o in t["ops"]}
 ncpu = len(os.sched_getaffinity(0))
-assert threads == ({1, ncpu} if ncpu > 1 else {1}), threads
+# threads 1, 2, 4, ... up to the node's CPUs; the grid at 1 and where the families saturate
+cpus = t["cpus_used"]
+assert 1 <= len(cpus) <= ncpu and len(set(cpus)) == len(cpus), cpus
+sat = t.get("saturation", {})
+assert (set(sat) >= {"fill", "streaming", "cached_flush"}) if len(cpus) > 1 else not sat, sat
+for s in sat.values():
+    n = s["threads"]
+    assert n[0] == 1 and n == sorted(set(n)) and n[-1] <= len(cpus), s
+    assert s["saturates_at"] in n and len(s["mib_s"]) == len(n), s
+most = max([s["saturates_at"] for s in sat.values()] + [1])
+assert threads == ({1, most} if most > 1 else {1}), (threads, sat)
+assert t["placement"] in ("local", "no_numa") and isinstance(t["memory_bound"], bool), t
 assert {o["pattern"] for o in t["ops"]} == {"sequential", "random"}
 for o in t["ops"]:
     assert set(o["curves"]) == supported, (set(o["curves"]) ^ supported)

@@ -226,6 +226,103 @@ static void test_errors(void)
 	policy_free(p);
 }
 
+/* Where the probe ran: written, read back, bounded; a policy without it still loads. */
+static void test_placement(void)
+{
+	static const int cpus[] = { 4, 5, 6, 7 };
+	struct policy *p = sample_policy(), *q;
+	struct policy_target *t = &p->targets[0];
+	struct policy_saturation *st = &t->saturation[POLICY_FAMILY_STREAMING];
+	char err[512] = "", *s, *old, *old2;
+
+	t->target_node = 1;
+	t->probed_from_node = 1;
+	snprintf(t->placement, sizeof(t->placement), "local");
+	t->cpus_used = malloc(sizeof(cpus));
+	memcpy(t->cpus_used, cpus, sizeof(cpus));
+	t->ncpus_used = 4;
+	t->memory_bound = 1;
+	st->present = true;
+	snprintf(st->strategy, sizeof(st->strategy), "movnt_avx512");
+	st->size_bytes = 262144;
+	st->nsteps = 3;
+	st->threads[0] = 1, st->threads[1] = 2, st->threads[2] = 4;
+	st->mib_s[0] = 9000, st->mib_s[1] = 16500, st->mib_s[2] = 17100;
+	st->saturates_at = 2;
+	t->remote_penalty.present = true;
+	t->remote_penalty.from_node = 0;
+	t->remote_penalty.distance = 20;
+	t->remote_penalty.ncells = 1;
+	snprintf(t->remote_penalty.cells[0].strategy, POLICY_NAME_MAX, "clwb");
+	snprintf(t->remote_penalty.cells[0].pattern, POLICY_NAME_MAX, "sequential");
+	t->remote_penalty.cells[0].size_bytes = 4096;
+	t->remote_penalty.cells[0].local_mib_s = 9100;
+	t->remote_penalty.cells[0].remote_mib_s = 5200;
+	t->remote_penalty.ratio = 1.75;
+	s = policy_to_string(p);
+	q = policy_parse(s, strlen(s), err, sizeof(err));
+	CHECK_MSG(q != NULL, "%s", err);
+	if (q) {
+		const struct policy_target *u = &q->targets[0];
+		char *s2 = policy_to_string(q);
+
+		CHECK_STR(s, s2);
+		free(s2);
+		CHECK_INT(u->target_node, 1);
+		CHECK_INT(u->probed_from_node, 1);
+		CHECK_STR(u->placement, "local");
+		CHECK(u->ncpus_used == 4 && u->cpus_used[3] == 7);
+		CHECK_INT(u->memory_bound, 1);
+		CHECK(u->saturation[POLICY_FAMILY_STREAMING].present);
+		CHECK(!u->saturation[POLICY_FAMILY_FILL].present);
+		CHECK_INT(u->saturation[POLICY_FAMILY_STREAMING].saturates_at, 2);
+		CHECK_NEAR(u->saturation[POLICY_FAMILY_STREAMING].mib_s[2], 17100, 1e-9);
+		CHECK(u->remote_penalty.present && u->remote_penalty.ncells == 1);
+		CHECK_NEAR(u->remote_penalty.ratio, 1.75, 1e-9);
+	}
+	policy_free(q);
+	free(s);
+
+	s = plain(p);
+	expect_error(s, "\"placement\":\"local\"", "\"placement\":\"there\"",
+		     "targets[0].placement", "local, nearest");
+	expect_error(s, "\"cpus_used\":[4,", "\"cpus_used\":[-4,", "targets[0].cpus_used[0]",
+		     "CPU");
+	expect_error(s, "\"memory_bound\":true", "\"memory_bound\":1", "targets[0].memory_bound",
+		     "boolean");
+	expect_error(s, "\"target_node\":1", "\"target_node\":5000", "targets[0].target_node",
+		     NULL);
+	expect_error(s, "\"threads\":[1,2,4]", "\"threads\":[1,4,2]",
+		     "targets[0].saturation.streaming.threads[2]", "ascend");
+	expect_error(s, "\"saturates_at\":2", "\"saturates_at\":3",
+		     "targets[0].saturation.streaming.saturates_at", "thread counts");
+	expect_error(s, "\"streaming\":{", "\"nt\":{", "targets[0].saturation.nt", "family");
+	expect_error(s, "\"ratio\":1.75", "\"ratio\":-1", "targets[0].remote_penalty.ratio", NULL);
+	free(s);
+
+	/* a policy from before these fields: they read as unknown */
+	policy_free(p);
+	p = sample_policy();
+	s = plain(p);
+	old = subst(s, "\"target_node\":-1,", "");
+	old2 = old ? subst(old, "\"probed_from_node\":-1,", "") : NULL;
+	CHECK(old2 && !strstr(old2, "placement") && !strstr(old2, "cpus_used"));
+	q = old2 ? policy_parse(old2, strlen(old2), err, sizeof(err)) : NULL;
+	CHECK_MSG(q != NULL, "%s", err);
+	if (q) {
+		CHECK_INT(q->targets[0].target_node, -1);
+		CHECK_INT(q->targets[0].probed_from_node, -1);
+		CHECK_INT(q->targets[0].memory_bound, -1);
+		CHECK_INT(q->targets[0].ncpus_used, 0);
+		CHECK(!q->targets[0].remote_penalty.present);
+	}
+	policy_free(q);
+	policy_free(p);
+	free(old2);
+	free(old);
+	free(s);
+}
+
 static void test_forward_compatible(void)
 {
 	struct policy *p = sample_policy(), *q;
@@ -444,6 +541,7 @@ int main(void)
 	test_parse_size();
 	test_round_trip();
 	test_errors();
+	test_placement();
 	test_forward_compatible();
 	test_limits();
 	test_save_load();
