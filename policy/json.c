@@ -608,6 +608,59 @@ static void read_curve(struct rd *rd, struct json_object *jc, struct policy_curv
 	}
 }
 
+/*
+ * A strategy named by a decision: an identifier with a curve in this op;
+ * a range must not choose a reference_only one (not a persistent copy).
+ */
+static void read_strategy(struct rd *rd, struct json_object *obj, const char *key,
+			  const struct policy_op *op, char *dst, bool chosen)
+{
+	const struct policy_curve *c;
+	size_t mark;
+
+	if (read_name(rd, obj, key, dst, POLICY_NAME_MAX))
+		return;
+	mark = push_key(rd, key);
+	c = policy_op_find_curve(op, dst);
+	if (!valid_ident(dst, false))
+		fail(rd, "not a strategy name (a-z, 0-9, _)");
+	else if (!c)
+		fail(rd, "'%s' has no curve in this op", dst);
+	else if (chosen && c->reference_only)
+		fail(rd, "'%s' is reference_only: measured, not a persistent copy", dst);
+	pop(rd, mark);
+}
+
+/* An optional JSON boolean: "no", 0 or null are not one. */
+static bool read_bool(struct rd *rd, struct json_object *obj, const char *key)
+{
+	struct json_object *v;
+	size_t mark;
+
+	if (rd->failed || !json_object_object_get_ex(obj, key, &v))
+		return false;
+	if (v && json_object_is_type(v, json_type_boolean))
+		return json_object_get_boolean(v);
+	mark = push_key(rd, key);
+	fail(rd, "expected boolean (true or false), got %s", type_name(v));
+	pop(rd, mark);
+	return false;
+}
+
+static void crossover_matches(struct rd *rd, const struct policy_op *op, size_t i)
+{
+	const struct policy_crossover *x = &op->crossovers[i];
+	const struct policy_range *lo = &op->ranges[i], *hi = lo + 1;
+
+	if (i + 1 >= op->nranges)
+		fail(rd, "no range boundary for this crossover (%zu ranges)", op->nranges);
+	else if (x->size_bytes != lo->to_bytes)
+		fail(rd, "size_bytes %" PRIu64 " is not the boundary %" PRIu64 " of ranges[%zu] "
+		     "and ranges[%zu]", x->size_bytes, lo->to_bytes, i, i + 1);
+	else if (strcmp(x->below, lo->strategy) || strcmp(x->above, hi->strategy))
+		fail(rd, "'%s' -> '%s' does not match the ranges' '%s' -> '%s'", x->below,
+		     x->above, lo->strategy, hi->strategy);
+}
 
 static void read_ranges(struct rd *rd, struct json_object *jo, struct policy_op *op)
 {
@@ -617,6 +670,13 @@ static void read_ranges(struct rd *rd, struct json_object *jo, struct policy_op 
 	if (!arr)
 		return;
 	n = json_object_array_length(arr);
+	if (!n) {
+		/* an op without a decision would leave its consumers to guess */
+		mark = push_key(rd, "ranges");
+		fail(rd, "no range: every size needs a strategy");
+		pop(rd, mark);
+		return;
+	}
 	op->ranges = calloc(n ? n : 1, sizeof(*op->ranges));
 	if (!op->ranges) {
 		fail(rd, "out of memory");
@@ -643,9 +703,8 @@ static void read_ranges(struct rd *rd, struct json_object *jo, struct policy_op 
 							      "a size in bytes or null", 1, 0)
 					 : POLICY_SIZE_OPEN;
 		}
-		read_name(rd, jr, "strategy", r->strategy, sizeof(r->strategy));
-		if (!rd->failed && member(jr, "tie"))
-			r->tie = json_object_get_boolean(member(jr, "tie"));
+		read_strategy(rd, jr, "strategy", op, r->strategy, true);
+		r->tie = read_bool(rd, jr, "tie");
 		if (!rd->failed && r->to_bytes <= r->from_bytes)
 			fail(rd, "to_bytes %" PRIu64 " is not above from_bytes %" PRIu64,
 			     r->to_bytes, r->from_bytes);
@@ -656,6 +715,8 @@ static void read_ranges(struct rd *rd, struct json_object *jo, struct policy_op 
 			fail(rd, "the first range must start at 0");
 		if (!rd->failed && i + 1 == n && r->to_bytes != POLICY_SIZE_OPEN)
 			fail(rd, "the last range must end at null (no bound)");
+		if (!rd->failed && i && !strcmp(op->ranges[i - 1].strategy, r->strategy))
+			fail(rd, "'%s' continues the previous range: one range per run", r->strategy);
 		pop(rd, m2);
 	}
 	pop(rd, mark);
@@ -687,11 +748,17 @@ static void read_crossovers(struct rd *rd, struct json_object *jo, struct policy
 		}
 		x->size_bytes = (uint64_t)read_int(rd, jx, "size_bytes", 1, POLICY_MAX_SIZE_BYTES,
 						   "a positive size in bytes", 1, 0);
-		read_name(rd, jx, "below", x->below, sizeof(x->below));
-		read_name(rd, jx, "above", x->above, sizeof(x->above));
+		read_strategy(rd, jx, "below", op, x->below, false);
+		read_strategy(rd, jx, "above", op, x->above, false);
 		x->confidence = read_double(rd, jx, "confidence", 0, 1, 1, 1);
+		/* a crossover is the boundary between ranges i and i + 1, and says so */
+		if (!rd->failed)
+			crossover_matches(rd, op, i);
 		pop(rd, m2);
 	}
+	if (!rd->failed && n + 1 != op->nranges)
+		fail(rd, "%zu crossovers for %zu ranges: expected one between each two", n,
+		     op->nranges);
 	pop(rd, mark);
 }
 
@@ -851,7 +918,25 @@ static void read_target(struct rd *rd, struct json_object *jt, struct policy *p)
 	}
 }
 
-static void read_kv(struct rd *rd, struct json_object *je, const char *key,
+static const char *final_name(enum export_consumer c, const char *key);
+
+static bool kv_duplicate(enum export_consumer c, const struct policy_export *e, const char *key)
+{
+	for (size_t i = 0; i < e->nkv; i++)
+		if (!strcmp(final_name(c, e->kv[i].key), final_name(c, key)))
+			return true;
+	return false;
+}
+
+/* The name a consumer finally sees: glibc's tunables may be written without "glibc.". */
+static const char *final_name(enum export_consumer c, const char *key)
+{
+	const struct export_key *k = export_key_find_kv(c, key);
+
+	return k ? k->key : key;
+}
+
+static void read_kv(struct rd *rd, struct json_object *je, const char *key, enum export_consumer c,
 		    struct policy_export *e)
 {
 	struct json_object *obj = need(rd, je, key, json_type_object, 0);
@@ -875,6 +960,9 @@ static void read_kv(struct rd *rd, struct json_object *je, const char *key,
 		else if (strpbrk(json_object_get_string(v), "\"'\\$`;:="))
 			/* values reach environment files: no quoting games */
 			fail(rd, "value contains a character not allowed in a knob value");
+		else if (kv_duplicate(c, e, k))
+			/* the consumer would see one name twice: which value wins is luck */
+			fail(rd, "names %s, as an earlier entry does", final_name(c, k));
 		else {
 			snprintf(e->kv[e->nkv].key, POLICY_NAME_MAX, "%s", k);
 			snprintf(e->kv[e->nkv].value, POLICY_NAME_MAX, "%s",
@@ -913,7 +1001,7 @@ static void read_exports(struct rd *rd, struct json_object *root, struct policy 
 		e->present = true;
 		read_str(rd, je, "target", e->target, POLICY_NAME_MAX, 1);
 		if (ci->kv_object) {
-			read_kv(rd, je, ci->kv_object, e);
+			read_kv(rd, je, ci->kv_object, c, e);
 		} else {
 			v = need(rd, je, ci->threshold, json_type_int, 1);
 			if (!rd->failed)

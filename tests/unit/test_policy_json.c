@@ -225,6 +225,43 @@ static void test_errors(void)
 	policy_free(p);
 }
 
+/* Decisions are checked against the op they decide for, not only parsed. */
+static void test_decisions(void)
+{
+	struct policy *p = sample_policy();
+	char *s = plain(p);
+
+	expect_error(s, "\"strategy\":\"clwb\"", "\"strategy\":\"clwb;x\"",
+		     "targets[0].ops[0].ranges[0].strategy", "strategy name");
+	expect_error(s, "\"strategy\":\"clwb\"", "\"strategy\":\"clflush\"",
+		     "targets[0].ops[0].ranges[0].strategy", "no curve");
+	expect_error(s, "\"clwb\":{", "\"clwb\":{\"reference_only\":true,",
+		     "targets[0].ops[0].ranges[0].strategy", "reference_only");
+	expect_error(s, "\"ranges\":[", "\"ranges\":[],\"x\":[", "targets[0].ops[0].ranges",
+		     "no range");
+	expect_error(s, "\"tie\":false", "\"tie\":\"no\"", "targets[0].ops[0].ranges[0].tie",
+		     "boolean");
+	expect_error(s, "\"tie\":false", "\"tie\":0", "targets[0].ops[0].ranges[0].tie",
+		     "boolean");
+	expect_error(s, "\"size_bytes\":1024", "\"size_bytes\":2048",
+		     "targets[0].ops[0].crossovers[0]", "boundary");
+	expect_error(s, "\"below\":\"clwb\"", "\"below\":\"movnt_avx512\"",
+		     "targets[0].ops[0].crossovers[0]", "does not match");
+	expect_error(s, "\"below\":\"clwb\"", "\"below\":\"clflush\"",
+		     "targets[0].ops[0].crossovers[0].below", "no curve");
+	expect_error(s, "\"crossovers\":[", "\"crossovers\":[],\"x\":[",
+		     "targets[0].ops[0].crossovers", "0 crossovers for 2 ranges");
+	expect_error(s, "\"strategy\":\"movnt_avx512\"", "\"strategy\":\"clwb\"",
+		     "targets[0].ops[0].ranges[1]", "continues the previous range");
+	/* one tunable under two spellings: glibc would see it twice */
+	expect_error(s, "\"exports\":{", "\"exports\":{\"glibc\":{\"target\":\"region0\","
+		     "\"tunables\":{\"glibc.cpu.x86_non_temporal_threshold\":\"0x1000\","
+		     "\"cpu.x86_non_temporal_threshold\":\"0x2000\"}},",
+		     "exports.glibc.tunables.cpu.x86_non_temporal_threshold", "earlier entry");
+	free(s);
+	policy_free(p);
+}
+
 static void test_forward_compatible(void)
 {
 	struct policy *p = sample_policy(), *q;
@@ -358,6 +395,7 @@ int main(void)
 	test_parse_size();
 	test_round_trip();
 	test_errors();
+	test_decisions();
 	test_forward_compatible();
 	test_limits();
 	test_save_load();
