@@ -1194,6 +1194,7 @@ struct json_object *policy_tokenize(const char *text, size_t len, char *err, siz
 	struct json_object *root;
 	enum json_tokener_error e;
 	size_t off;
+	int rc;
 
 	if (len > POLICY_MAX_FILE_BYTES) {
 		snprintf(err, errlen, "%zu bytes, larger than the %d bytes a policy may have", len,
@@ -1204,6 +1205,12 @@ struct json_object *policy_tokenize(const char *text, size_t len, char *err, siz
 	if (memchr(text, '\0', len)) {
 		snprintf(err, errlen, "contains a NUL byte: not a JSON text");
 		errno = EINVAL;
+		return NULL;
+	}
+	/* bounds and encoding first: json-c allocates every value it reads */
+	rc = policy_scan(text, len, err, errlen);
+	if (rc) {
+		errno = -rc;
 		return NULL;
 	}
 	tok = json_tokener_new_ex(POLICY_MAX_DEPTH);
