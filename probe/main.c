@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "output_path.h"
 #include "policy.h"
 #include "probe_cmd.h"
 #include "sweep.h"
@@ -43,6 +44,8 @@ static int run_probe(struct cmd_args *a)
 		return 2;
 	}
 	a->po.json_stdout = a->json;
+	if (a->po.output && output_path_refused("--output", a->po.output))
+		return 2;
 	return probe_cmd(&a->po);
 }
 
@@ -82,11 +85,15 @@ static int run_merge(struct cmd_args *a)
 		fprintf(stderr, "pmem-tune: --merge %s: no input files\n", a->arg);
 		return 2;
 	}
+	if (output_path_refused("--merge", a->arg))
+		return 2;
 	return merge_cmd(a->arg, a->argv, a->argc, a->po.weights, a->flags);
 }
 
 static int run_metrics(struct cmd_args *a)
 {
+	if (strcmp(a->arg, "-") && output_path_refused("--metrics", a->arg))
+		return 2;
 	return metrics_cmd(a->arg, policy_file(a), a->flags);
 }
 
@@ -97,6 +104,8 @@ static int run_plot(struct cmd_args *a)
 			a->argv[1]);
 		return 2;
 	}
+	if (output_path_refused("--plot", a->arg))
+		return 2;
 	return plot_cmd(a->arg, policy_file(a), a->flags);
 }
 
