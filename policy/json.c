@@ -200,6 +200,8 @@ struct json_object *policy_to_json(const struct policy *p)
 	add(gen, "created", json_object_new_string(p->generator.created));
 	add(gen, "mode", json_object_new_string(p->generator.mode));
 	add(gen, "duration_s", jnum(p->generator.duration_s, "%.2f"));
+	if (p->generator.host_id[0])
+		add(gen, "host_id", json_object_new_string(p->generator.host_id));
 	add(root, "generator", gen);
 	if (p->merged.hosts) {
 		struct json_object *m = json_object_new_object();
@@ -1113,6 +1115,13 @@ static void read_generator(struct rd *rd, struct json_object *root, struct polic
 	read_str(rd, jg, "created", p->generator.created, sizeof(p->generator.created), 0);
 	read_str(rd, jg, "mode", p->generator.mode, sizeof(p->generator.mode), 0);
 	p->generator.duration_s = read_double(rd, jg, "duration_s", 0, 1e7, 1, 0);
+	read_str(rd, jg, "host_id", p->generator.host_id, sizeof(p->generator.host_id), 0);
+	if (!rd->failed && p->generator.host_id[0] && !valid_fingerprint(p->generator.host_id)) {
+		size_t m2 = push_key(rd, "host_id");
+
+		fail(rd, "expected \"sha256:\" and 64 lower-case hex digits");
+		pop(rd, m2);
+	}
 	pop(rd, mark);
 }
 
