@@ -29,6 +29,22 @@ grep -q "not a regular file" "$tmp/err" && ok || bad "the refusal does not say w
 leftover=$(find "$tmp" -mindepth 1 -name '*.??????' | head -1)
 [ -z "$leftover" ] && ok || bad "temporary file left: $leftover"
 
+# file: targets: one the probe created is gone afterwards; someone's keeps its size
+probe_file() {
+	"$tune" --probe --quick --quiet --target "file:$1" --area-size 64M --strategies clwb \
+		--output "$tmp/p.json" "${@:2}" >/dev/null 2>"$tmp/err"
+}
+probe_file "$tmp/new.area" && [ ! -e "$tmp/new.area" ] && ok ||
+	bad "file: the probe's own file is left: $(cat "$tmp/err")"
+: >"$tmp/empty.area"
+probe_file "$tmp/empty.area" && [ ! -s "$tmp/empty.area" ] && ok ||
+	bad "file: an empty file was grown: $(stat -c %s "$tmp/empty.area") bytes $(cat "$tmp/err")"
+head -c 1048576 /dev/urandom >"$tmp/data.area"
+probe_file "$tmp/data.area" --destroy-data && [ "$(stat -c %s "$tmp/data.area")" = 1048576 ] &&
+	ok || bad "file: --destroy-data grew the file: $(stat -c %s "$tmp/data.area") bytes"
+grep -q '"host_id": "sha256:' "$tmp/p.json" || [ ! -s /etc/machine-id ] && ok ||
+	bad "the policy does not name its host"
+
 # a regular file is replaced as before; '-' is stdout
 "$tune" --metrics - --insecure "$tmp/in.json" >/dev/null 2>"$tmp/err"
 grep -q "refused" "$tmp/err" && bad "--metrics - refused" || ok
