@@ -335,6 +335,8 @@ static struct policy *merge_group(struct policy *const *g, size_t n,
 	for (size_t i = 0; i < n; i++)
 		hosts[i] = g[i]->merged.hosts ? g[i]->merged.hosts : 1;
 	out->merged.hosts = 0;
+	/* an aggregate is no one host */
+	out->generator.host_id[0] = '\0';
 	snprintf(out->merged.created_first, sizeof(out->merged.created_first), "%s",
 		 created_of(g[0], false));
 	snprintf(out->merged.created_last, sizeof(out->merged.created_last), "%s",

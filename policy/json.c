@@ -673,10 +673,20 @@ static void read_ranges(struct rd *rd, struct json_object *jo, struct policy_op 
 		return;
 	n = json_object_array_length(arr);
 	if (!n) {
-		/* an op without a decision would leave its consumers to guess */
-		mark = push_key(rd, "ranges");
-		fail(rd, "no range: every size needs a strategy");
-		pop(rd, mark);
+		/*
+		 * No decision is right only where nothing could win (no measured
+		 * cell of a curve a range may choose), as crossover_decide() has it;
+		 * else the consumers would be left to guess.
+		 */
+		for (size_t c = 0; c < op->ncurves && !rd->failed; c++)
+			for (size_t i = 0; i < op->nsizes && !op->curves[c].reference_only; i++)
+				if (op->curves[c].samples[i] && !isnan(op->curves[c].median_mib_s[i])) {
+					mark = push_key(rd, "ranges");
+					fail(rd, "no range, though '%s' was measured: every size "
+					     "needs a strategy", op->curves[c].strategy);
+					pop(rd, mark);
+					break;
+				}
 		return;
 	}
 	op->ranges = calloc(n ? n : 1, sizeof(*op->ranges));
@@ -758,7 +768,7 @@ static void read_crossovers(struct rd *rd, struct json_object *jo, struct policy
 			crossover_matches(rd, op, i);
 		pop(rd, m2);
 	}
-	if (!rd->failed && n + 1 != op->nranges)
+	if (!rd->failed && n != (op->nranges ? op->nranges - 1 : 0))
 		fail(rd, "%zu crossovers for %zu ranges: expected one between each two", n,
 		     op->nranges);
 	pop(rd, mark);
