@@ -29,7 +29,10 @@ grep -q "not a regular file" "$tmp/err" && ok || bad "the refusal does not say w
 leftover=$(find "$tmp" -mindepth 1 -name '*.??????' | head -1)
 [ -z "$leftover" ] && ok || bad "temporary file left: $leftover"
 
-# file: targets: one the probe created is gone afterwards; someone's keeps its size
+# file: targets: one the probe created is gone afterwards; someone's keeps its size.
+# A scratch lock of our own: probe_cli's probes may run beside these.
+export PMEM_TUNE_STATE_DIR="$tmp/state"
+mkdir -p "$PMEM_TUNE_STATE_DIR"
 probe_file() {
 	"$tune" --probe --quick --quiet --target "file:$1" --area-size 64M --strategies clwb \
 		--output "$tmp/p.json" "${@:2}" >/dev/null 2>"$tmp/err"
