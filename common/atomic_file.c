@@ -4,18 +4,108 @@
  * the old content or the new, never a torn one, even if we are killed
  * or the machine loses power half-way.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "atomic_file.h"
+
+static const char suffix_set[] =
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+int output_path_check(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	/* a link is not followed: renaming over it would not write where it points */
+	return S_ISREG(st.st_mode) ? 0 : -EEXIST;
+}
+
+const char *output_path_kind(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return "nothing";
+	switch (st.st_mode & S_IFMT) {
+	case S_IFREG:
+		return "a regular file";
+	case S_IFLNK:
+		return "a symbolic link";
+	case S_IFDIR:
+		return "a directory";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	case S_IFIFO:
+		return "a FIFO";
+	case S_IFSOCK:
+		return "a socket";
+	}
+	return "not a regular file";
+}
+
+/* "BASE.XXXXXX" with six characters of the suffix set: a name we make */
+static bool temp_name_of(const char *name, const char *base)
+{
+	size_t n = strlen(base);
+
+	if (strncmp(name, base, n) || name[n] != '.' || strlen(name + n + 1) != 6)
+		return false;
+	return strspn(name + n + 1, suffix_set) == 6;
+}
+
+int atomic_sweep_temps(const char *path, unsigned older_s)
+{
+	char dirbuf[PATH_MAX], basebuf[PATH_MAX];
+	const char *dir, *base;
+	struct dirent *de;
+	time_t now = time(NULL);
+	int dfd, n = 0;
+	DIR *d;
+
+	if (snprintf(dirbuf, sizeof(dirbuf), "%s", path) >= (int)sizeof(dirbuf) ||
+	    snprintf(basebuf, sizeof(basebuf), "%s", path) >= (int)sizeof(basebuf))
+		return -ENAMETOOLONG;
+	dir = dirname(dirbuf);
+	base = basename(basebuf);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (!temp_name_of(de->d_name, base) ||
+		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		/* ours: a regular file of our user, left long enough to be no writer's */
+		if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+		    st.st_mtime > now - (time_t)older_s)
+			continue;
+		if (!unlinkat(dfd, de->d_name, 0))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
 
 static int write_all(int fd, const char *data, size_t len)
 {
@@ -35,20 +125,22 @@ static int write_all(int fd, const char *data, size_t len)
 /* "NAME.XXXXXX": six random characters for the Xs */
 static int random_suffix(char *x)
 {
-	static const char set[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 	unsigned char r[6];
 
 	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
 		return errno ? -errno : -EIO;
 	for (size_t i = 0; i < sizeof(r); i++)
-		x[i] = set[r[i] % (sizeof(set) - 1)];
+		x[i] = suffix_set[r[i] % (sizeof(suffix_set) - 1)];
 	return 0;
 }
 
 /*
  * Name the unnamed (O_TMPFILE) file fd as tmp ("PATH.XXXXXX"), once it
  * is whole: through the descriptor itself (needs CAP_DAC_READ_SEARCH),
- * else through /proc/self/fd.
+ * else through /proc/self/fd.  It cannot become PATH directly: linkat()
+ * never replaces an existing name and renameat2() takes names, not a
+ * descriptor; so a temporary name lives from here to the rename, and a
+ * writer killed in between leaves it for atomic_sweep_temps().
  */
 static int link_unnamed(int fd, char *tmp)
 {
@@ -129,11 +221,18 @@ int atomic_write_file(const char *path, const char *data, size_t len, unsigned m
 	    snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
 	dir = dirname(dirbuf);
+	rc = output_path_check(path);
+	if (rc)
+		return rc;
+	/* what a writer killed between link and rename left behind */
+	atomic_sweep_temps(path, ATOMIC_STALE_S);
 	rc = write_temp(dir, tmp, data, len, mode);
 	if (rc)
 		return rc;
-	if (rename(tmp, path)) {
-		rc = -errno;
+	/* again: it may have changed while the data went to disk */
+	rc = output_path_check(path);
+	if (rc || rename(tmp, path)) {
+		rc = rc ? rc : -errno;
 		unlink(tmp);
 		return rc;
 	}

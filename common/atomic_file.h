@@ -5,12 +5,32 @@
 
 #include <stddef.h>
 
+/* A temporary "PATH.XXXXXX" older than this is no live writer's. */
+#define ATOMIC_STALE_S	600
+
 /*
  * len bytes of data as path's new content, with mode: written to a
  * temporary file beside path (unnamed until whole where the filesystem
  * allows), fsync, rename over path, fsync of the directory.  A writer
- * killed half-way leaves path as it was.  Returns 0 or negative errno.
+ * killed half-way leaves path as it was.  An existing path that is not a
+ * regular file (a device, a FIFO, a directory, a symbolic link: not
+ * followed) is refused with -EEXIST, before and again just before the
+ * rename.  Stale temporaries of path are swept first
+ * (atomic_sweep_temps(path, ATOMIC_STALE_S)).  Returns 0 or negative errno.
  */
 int atomic_write_file(const char *path, const char *data, size_t len, unsigned mode);
+
+/* 0 when path does not exist or is a regular file (lstat), else -EEXIST or -errno. */
+int output_path_check(const char *path);
+/* What is at path, for messages: "a character device", "a symbolic link", ... */
+const char *output_path_kind(const char *path);
+
+/*
+ * Remove the temporaries "PATH.XXXXXX" (six characters of [A-Za-z0-9])
+ * that a writer killed between naming and renaming left beside path:
+ * regular files of the effective user, unmodified for older_s seconds.
+ * Returns how many were removed, or negative errno.
+ */
+int atomic_sweep_temps(const char *path, unsigned older_s);
 
 #endif

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "crossover.h"
+#include "common/read_file.h"
 #include "export.h"
 #include "export_keys.h"
 #include "strategy_class.h"
@@ -863,17 +864,32 @@ void export_print(FILE *f, const struct policy *p)
 		fprintf(f, "  none: the measured strategies do not cover any consumer's rule\n");
 }
 
+/* 4096 'SIZE WEIGHT' lines with room for comments */
+#define EXPORT_WEIGHTS_MAX_BYTES	(1 << 20)
+
 int export_weights_load(const char *path, struct export_weights *w, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "re");
-	char line[256];
+	char line[256], *text = NULL;
 	unsigned lineno = 0;
-	int rc = 0;
+	size_t len = 0;
+	FILE *f;
+	int rc;
 
 	memset(w, 0, sizeof(*w));
-	if (!f) {
-		rc = -errno;
+	/* bounded and regular: /dev/zero or a FIFO must not keep us reading */
+	rc = read_file(path, 0, EXPORT_WEIGHTS_MAX_BYTES, &text, &len);
+	if (rc == -EINVAL)
+		snprintf(err, errlen, "%s: not a regular file", path);
+	else if (rc == -EFBIG)
+		snprintf(err, errlen, "%s: larger than %d bytes", path, EXPORT_WEIGHTS_MAX_BYTES);
+	else if (rc)
 		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+	else if (memchr(text, '\0', len))
+		snprintf(err, errlen, "%s: contains a NUL byte: not a text file", path);
+	f = rc || memchr(text, '\0', len) ? NULL : fmemopen(text, len ? len : 1, "r");
+	if (!f) {
+		rc = rc ? rc : -EINVAL;
+		free(text);
 		return rc;
 	}
 	while (fgets(line, sizeof(line), f)) {
@@ -919,6 +935,7 @@ int export_weights_load(const char *path, struct export_weights *w, char *err, s
 		w->weight[w->n++] = weight;
 	}
 	fclose(f);
+	free(text);
 	if (!rc && !w->n) {
 		snprintf(err, errlen, "%s: no 'SIZE WEIGHT' lines", path);
 		rc = -EINVAL;

@@ -12,12 +12,88 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/read_file.h"
 #include "crossover.h"
 #include "export_keys.h"
 #include "fleet.h"
 #include "policy_internal.h"
 #include "policy_limits.h"
-#include "stats.h"
+#include "sha256.h"
+
+/* ---- host identity ---- */
+
+int policy_host_id(const char *machine_id_path, const char *fingerprint, char *out, size_t len)
+{
+	static const char salt[] = "pmem-tune host id\n";
+	uint8_t d[SHA256_DIGEST_LEN];
+	struct sha256_ctx ctx;
+	char *id = NULL;
+	size_t n = 0;
+	int rc;
+
+	if (len < 7 + 2 * SHA256_DIGEST_LEN + 1)
+		return -ENOSPC;
+	rc = read_file(machine_id_path, 0, 4096, &id, &n);
+	if (rc)
+		return rc;
+	while (n && (id[n - 1] == '\n' || id[n - 1] == ' '))
+		n--;
+	if (!n) {
+		free(id);
+		return -ENODATA;
+	}
+	/* salted with the fingerprint: one host's ids in two fleets of platforms do not match */
+	sha256_init(&ctx);
+	sha256_update(&ctx, salt, sizeof(salt) - 1);
+	sha256_update(&ctx, id, n);
+	sha256_update(&ctx, "\n", 1);
+	sha256_update(&ctx, fingerprint, strlen(fingerprint));
+	sha256_final(&ctx, d);
+	free(id);
+	n = (size_t)snprintf(out, len, "sha256:");
+	for (size_t i = 0; i < SHA256_DIGEST_LEN; i++)
+		n += (size_t)snprintf(out + n, len - n, "%02x", d[i]);
+	return 0;
+}
+
+/*
+ * The same host twice among the entries of one platform: by host_id
+ * where both have one; else (files from before host_id, merged entries)
+ * by their whole text, as a repeated input is.
+ */
+static int same_host(struct policy *const *g, size_t n, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++) {
+			const struct policy *a = g[i], *b = g[j];
+			bool same;
+
+			if (a->generator.host_id[0] && b->generator.host_id[0] &&
+			    !a->merged.hosts && !b->merged.hosts) {
+				same = !strcmp(a->generator.host_id, b->generator.host_id);
+			} else {
+				char *x = policy_to_string(a), *y = policy_to_string(b);
+
+				if (!x || !y) {
+					free(x);
+					free(y);
+					snprintf(err, errlen, "out of memory");
+					return -ENOMEM;
+				}
+				same = !strcmp(x, y);
+				free(x);
+				free(y);
+			}
+			if (same) {
+				snprintf(err, errlen, "%s: the same %s twice (%s); each host counts once",
+					 a->platform.fingerprint, a->merged.hosts ? "merged entry" : "host",
+					 a->generator.host_id[0] ? a->generator.host_id
+								 : a->generator.created);
+				return -EEXIST;
+			}
+		}
+	return 0;
+}
 
 /* ---- merge ---- */
 
@@ -28,12 +104,51 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Median of v[0..n) (sorts v); NAN for n == 0. */
-static double median_of(double *v, size_t n)
-{
-	struct sample_summary s;
+struct weighted {
+	double v;
+	unsigned w;
+};
 
-	return n && !stats_summarize(v, n, &s) ? s.median : NAN;
+static int cmp_weighted(const void *a, const void *b)
+{
+	double x = ((const struct weighted *)a)->v, y = ((const struct weighted *)b)->v;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Median of v[0..n) where v[i] stands for w[i] hosts (a merged entry
+ * for all of its hosts, not as one): the middle of the hosts, the mean
+ * of the two middle ones when their count is even.  Unmeasured (NAN)
+ * values are left out; NAN when none is left.
+ */
+static double host_median(const double *v, const unsigned *w, size_t n)
+{
+	struct weighted *x = malloc((n ? n : 1) * sizeof(*x));
+	uint64_t total = 0, cum = 0;
+	double lo = NAN, hi = NAN;
+	size_t k = 0;
+
+	if (!x)
+		return NAN;
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(v[i]) && w[i]) {
+			x[k].v = v[i];
+			x[k++].w = w[i];
+			total += w[i];
+		}
+	qsort(x, k, sizeof(*x), cmp_weighted);
+	for (size_t i = 0; i < k; i++) {
+		cum += x[i].w;
+		if (isnan(lo) && 2 * cum >= total)
+			lo = x[i].v;
+		if (2 * cum > total) {
+			hi = x[i].v;
+			break;
+		}
+	}
+	free(x);
+	return k ? (lo + hi) / 2 : NAN;
 }
 
 /*
@@ -42,12 +157,14 @@ static double median_of(double *v, size_t n)
  * (of medians, spreads and interval bounds alike), and the hosts' range
  * of medians is kept beside it.
  */
-static int merge_op(struct policy_op *dst, struct policy_op *const *src, size_t nsrc)
+static int merge_op(struct policy_op *dst, struct policy_op *const *src, const unsigned *hosts,
+		    size_t nsrc)
 {
 	struct policy_target tmp = { 0 };
 	uint64_t *sizes = NULL;
 	size_t nsizes = 0, cap = 0;
 	double *med = NULL, *p10 = NULL, *p90 = NULL, *lo = NULL, *hi = NULL;
+	unsigned *wk = NULL;
 	struct policy_op *m;
 	int rc = -ENOMEM;
 
@@ -55,7 +172,8 @@ static int merge_op(struct policy_op *dst, struct policy_op *const *src, size_t 
 		cap += src[s]->nsizes;
 	sizes = malloc((cap ? cap : 1) * sizeof(*sizes));
 	med = malloc((nsrc ? nsrc : 1) * sizeof(double) * 5);
-	if (!sizes || !med)
+	wk = malloc((nsrc ? nsrc : 1) * sizeof(*wk));
+	if (!sizes || !med || !wk)
 		goto out;
 	p10 = med + nsrc;
 	p90 = p10 + nsrc;
@@ -113,18 +231,19 @@ static int merge_op(struct policy_op *dst, struct policy_op *const *src, size_t 
 				mn = fmin(mn, med[k]);
 				mx = fmax(mx, med[k]);
 				samples += sc->samples[idx];
+				wk[k] = hosts[s];
 				k++;
 			}
 			if (!k) {
 				mc->hosts_min_mib_s[i] = mc->hosts_max_mib_s[i] = NAN;
 				continue;
 			}
-			mc->median_mib_s[i] = median_of(med, k);
-			mc->p10_mib_s[i] = median_of(p10, k);
-			mc->p90_mib_s[i] = median_of(p90, k);
+			mc->median_mib_s[i] = host_median(med, wk, k);
+			mc->p10_mib_s[i] = host_median(p10, wk, k);
+			mc->p90_mib_s[i] = host_median(p90, wk, k);
 			/* the typical host's interval, widened to hold the median */
-			mc->ci_lo_mib_s[i] = fmin(median_of(lo, k), mc->median_mib_s[i]);
-			mc->ci_hi_mib_s[i] = fmax(median_of(hi, k), mc->median_mib_s[i]);
+			mc->ci_lo_mib_s[i] = fmin(host_median(lo, wk, k), mc->median_mib_s[i]);
+			mc->ci_hi_mib_s[i] = fmax(host_median(hi, wk, k), mc->median_mib_s[i]);
 			/* what a file may hold: merging must not make an unreadable one */
 			mc->samples[i] = samples > POLICY_MAX_SAMPLES ? POLICY_MAX_SAMPLES
 								      : (unsigned)samples;
@@ -134,7 +253,7 @@ static int merge_op(struct policy_op *dst, struct policy_op *const *src, size_t 
 	}
 	for (size_t s = 0; s < nsrc; s++)
 		med[s] = src[s]->ceiling_mib_s;
-	m->ceiling_mib_s = median_of(med, nsrc);
+	m->ceiling_mib_s = host_median(med, hosts, nsrc);
 	rc = crossover_decide(m);
 	if (rc)
 		goto out;
@@ -147,6 +266,7 @@ out:
 	free(tmp.ops);
 	free(sizes);
 	free(med);
+	free(wk);
 	return rc;
 }
 
@@ -200,15 +320,23 @@ static struct policy *merge_group(struct policy *const *g, size_t n,
 	size_t newest = 0;
 	struct policy *out;
 	struct policy_op **ops;
+	unsigned *hosts, *opw;
 
 	for (size_t i = 1; i < n; i++)
 		if (strcmp(created_of(g[i], true), created_of(g[newest], true)) > 0)
 			newest = i;
 	out = policy_dup(g[newest]);
 	ops = calloc(n, sizeof(*ops));
-	if (!out || !ops)
+	hosts = calloc(n, sizeof(*hosts));
+	opw = calloc(n, sizeof(*opw));
+	if (!out || !ops || !hosts || !opw)
 		goto fail;
+	/* a merged entry counts for every host in it: merging it again must not skew */
+	for (size_t i = 0; i < n; i++)
+		hosts[i] = g[i]->merged.hosts ? g[i]->merged.hosts : 1;
 	out->merged.hosts = 0;
+	/* an aggregate is no one host */
+	out->generator.host_id[0] = '\0';
 	snprintf(out->merged.created_first, sizeof(out->merged.created_first), "%s",
 		 created_of(g[0], false));
 	snprintf(out->merged.created_last, sizeof(out->merged.created_last), "%s",
@@ -231,6 +359,7 @@ static struct policy *merge_group(struct policy *const *g, size_t n,
 	for (size_t t = 0; t < out->ntargets; t++) {
 		struct policy_target *ot = &out->targets[t];
 		double ceil[n];
+		unsigned ceilw[n];
 		size_t nceil = 0;
 
 		for (size_t o = 0; o < ot->nops; o++) {
@@ -242,26 +371,34 @@ static struct policy *merge_group(struct policy *const *g, size_t n,
 				struct policy_op *io = it ? policy_find_op(it, oo->op, oo->pattern,
 									   oo->threads) : NULL;
 
-				if (io)
+				if (io) {
+					opw[k] = hosts[i];
 					ops[k++] = io;
+				}
 			}
-			if (merge_op(oo, ops, k))
+			if (merge_op(oo, ops, opw, k))
 				goto fail;
 		}
 		for (size_t i = 0; i < n; i++) {
 			struct policy_target *it = policy_find_target(g[i], ot->name);
 
-			if (it && !isnan(it->ceiling_mib_s))
+			if (it && !isnan(it->ceiling_mib_s)) {
+				ceilw[nceil] = hosts[i];
 				ceil[nceil++] = it->ceiling_mib_s;
+			}
 		}
-		ot->ceiling_mib_s = median_of(ceil, nceil);
+		ot->ceiling_mib_s = host_median(ceil, ceilw, nceil);
 	}
 	if (export_compute(out, w))
 		goto fail;
 	free(ops);
+	free(hosts);
+	free(opw);
 	return out;
 fail:
 	free(ops);
+	free(hosts);
+	free(opw);
 	policy_free(out);
 	return NULL;
 }
@@ -302,6 +439,9 @@ int policy_merge(struct policy_bundle *const *in, size_t nin, const struct expor
 				group[n++] = all[j];
 				taken[j] = true;
 			}
+		rc = same_host(group, n, err, errlen);
+		if (rc)
+			goto fail;
 		m = n == 1 ? policy_dup(group[0]) : merge_group(group, n, w);
 		if (!m) {
 			snprintf(err, errlen, "cannot merge the entries of %s",

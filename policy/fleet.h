@@ -13,12 +13,22 @@
  * fingerprint are aggregated robustly: for each target any of them
  * probed and each op of it, the union of sizes and strategies, each cell the median
  * over the hosts that measured it, the hosts' min and max kept beside;
- * decisions and exports are then recomputed.  Other fingerprints become
+ * decisions and exports are then recomputed.  A merged entry weighs as
+ * many hosts as it holds; one host twice (same host_id, or the same
+ * entry text) is refused (-EEXIST).  Other fingerprints become
  * separate entries, in order of first appearance.  Inputs are not
  * changed; *out is the caller's.
  */
 int policy_merge(struct policy_bundle *const *in, size_t nin, const struct export_weights *w,
 		 struct policy_bundle **out, char *err, size_t errlen);
+
+/*
+ * The host's identity in a policy: "sha256:<hex>" of its machine-id
+ * (machine_id_path, normally /etc/machine-id) salted with the platform
+ * fingerprint; neither the machine-id nor the hostname can be read back.
+ * Returns 0 or negative errno.
+ */
+int policy_host_id(const char *machine_id_path, const char *fingerprint, char *out, size_t len);
 
 /*
  * What changed from a to b in decisions (ranges and crossovers) and

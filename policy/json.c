@@ -21,6 +21,7 @@
 #include <json-c/json.h>
 
 #include "common/macros.h"
+#include "crossover.h"
 #include "export_keys.h"
 #include "policy.h"
 #include "policy_internal.h"
@@ -330,6 +331,8 @@ struct json_object *policy_to_json(const struct policy *p)
 	add(gen, "created", json_object_new_string(p->generator.created));
 	add(gen, "mode", json_object_new_string(p->generator.mode));
 	add(gen, "duration_s", jnum(p->generator.duration_s, "%.2f"));
+	if (p->generator.host_id[0])
+		add(gen, "host_id", json_object_new_string(p->generator.host_id));
 	add(root, "generator", gen);
 	if (p->merged.hosts) {
 		struct json_object *m = json_object_new_object();
@@ -772,6 +775,64 @@ static void read_curve(struct rd *rd, struct json_object *jc, struct policy_curv
 	}
 }
 
+/*
+ * A strategy named by a decision: an identifier with a curve in this op;
+ * a range must not choose a reference_only one (not a persistent copy).
+ */
+static void read_strategy(struct rd *rd, struct json_object *obj, const char *key,
+			  const struct policy_op *op, char *dst, bool chosen)
+{
+	const struct policy_curve *c;
+	size_t mark;
+
+	if (read_name(rd, obj, key, dst, POLICY_NAME_MAX))
+		return;
+	mark = push_key(rd, key);
+	c = policy_op_find_curve(op, dst);
+	if (!valid_ident(dst, false))
+		fail(rd, "not a strategy name (a-z, 0-9, _)");
+	else if (!c)
+		fail(rd, "'%s' has no curve in this op", dst);
+	else if (chosen && c->reference_only)
+		fail(rd, "'%s' is reference_only: measured, not a persistent copy", dst);
+	pop(rd, mark);
+}
+
+/*
+ * An optional JSON boolean into *dst: false when absent; "no", 0 or null
+ * are not one.
+ */
+static bool read_bool(struct rd *rd, struct json_object *obj, const char *key, int *dst)
+{
+	struct json_object *v;
+	size_t mark;
+
+	if (rd->failed || !json_object_object_get_ex(obj, key, &v))
+		return false;
+	if (!json_object_is_type(v, json_type_boolean)) {
+		mark = push_key(rd, key);
+		fail(rd, "expected boolean, got %s", type_name(v));
+		pop(rd, mark);
+		return false;
+	}
+	*dst = json_object_get_boolean(v);
+	return true;
+}
+
+static void crossover_matches(struct rd *rd, const struct policy_op *op, size_t i)
+{
+	const struct policy_crossover *x = &op->crossovers[i];
+	const struct policy_range *lo = &op->ranges[i], *hi = lo + 1;
+
+	if (i + 1 >= op->nranges)
+		fail(rd, "no range boundary for this crossover (%zu ranges)", op->nranges);
+	else if (x->size_bytes != lo->to_bytes)
+		fail(rd, "size_bytes %" PRIu64 " is not the boundary %" PRIu64 " of ranges[%zu] "
+		     "and ranges[%zu]", x->size_bytes, lo->to_bytes, i, i + 1);
+	else if (strcmp(x->below, lo->strategy) || strcmp(x->above, hi->strategy))
+		fail(rd, "'%s' -> '%s' does not match the ranges' '%s' -> '%s'", x->below,
+		     x->above, lo->strategy, hi->strategy);
+}
 
 /* An optional member that is one of words[] (NULL-terminated); "" when absent. */
 static void read_word(struct rd *rd, struct json_object *obj, const char *key, char *dst,
@@ -805,6 +866,33 @@ static void read_ranges(struct rd *rd, struct json_object *jo, struct policy_op 
 	if (!arr)
 		return;
 	n = json_object_array_length(arr);
+	if (!n) {
+		/*
+		 * No decision is right only where the decision rule makes none
+		 * (no size where a family could be chosen); else the consumers
+		 * would be left to guess.
+		 */
+		struct crossover_cell *cells = calloc(op->nsizes ? op->nsizes : 1, sizeof(*cells));
+		size_t i;
+
+		if (!cells) {
+			fail(rd, "out of memory");
+			return;
+		}
+		if (!crossover_cells(op, cells)) {
+			for (i = 0; i < op->nsizes && cells[i].winner < 0; i++)
+				;
+			if (i < op->nsizes) {
+				mark = push_key(rd, "ranges");
+				fail(rd, "no range, though '%s' is decided at %" PRIu64 " bytes: "
+				     "every size needs a strategy", op->curves[cells[i].winner].strategy,
+				     op->sizes_bytes[i]);
+				pop(rd, mark);
+			}
+		}
+		free(cells);
+		return;
+	}
 	op->ranges = calloc(n ? n : 1, sizeof(*op->ranges));
 	if (!op->ranges) {
 		fail(rd, "out of memory");
@@ -817,6 +905,7 @@ static void read_ranges(struct rd *rd, struct json_object *jo, struct policy_op 
 		struct policy_range *r = &op->ranges[i];
 		size_t m2 = push_index(rd, i);
 		struct json_object *to;
+		int tie;
 
 		if (!json_object_is_type(jr, json_type_object)) {
 			fail(rd, "expected object, got %s", type_name(jr));
@@ -831,9 +920,8 @@ static void read_ranges(struct rd *rd, struct json_object *jo, struct policy_op 
 							      "a size in bytes or null", 1, 0)
 					 : POLICY_SIZE_OPEN;
 		}
-		read_name(rd, jr, "strategy", r->strategy, sizeof(r->strategy));
-		if (!rd->failed && member(jr, "tie"))
-			r->tie = json_object_get_boolean(member(jr, "tie"));
+		read_strategy(rd, jr, "strategy", op, r->strategy, true);
+		r->tie = read_bool(rd, jr, "tie", &tie) && tie;
 		read_word(rd, jr, "family", r->family, sizeof(r->family), families);
 		read_word(rd, jr, "baseline", r->baseline, sizeof(r->baseline), baselines);
 		if (!rd->failed && r->to_bytes <= r->from_bytes)
@@ -846,6 +934,8 @@ static void read_ranges(struct rd *rd, struct json_object *jo, struct policy_op 
 			fail(rd, "the first range must start at 0");
 		if (!rd->failed && i + 1 == n && r->to_bytes != POLICY_SIZE_OPEN)
 			fail(rd, "the last range must end at null (no bound)");
+		if (!rd->failed && i && !strcmp(op->ranges[i - 1].strategy, r->strategy))
+			fail(rd, "'%s' continues the previous range: one range per run", r->strategy);
 		pop(rd, m2);
 	}
 	pop(rd, mark);
@@ -877,12 +967,18 @@ static void read_crossovers(struct rd *rd, struct json_object *jo, struct policy
 		}
 		x->size_bytes = (uint64_t)read_int(rd, jx, "size_bytes", 1, POLICY_MAX_SIZE_BYTES,
 						   "a positive size in bytes", 1, 0);
-		read_name(rd, jx, "below", x->below, sizeof(x->below));
-		read_name(rd, jx, "above", x->above, sizeof(x->above));
+		read_strategy(rd, jx, "below", op, x->below, false);
+		read_strategy(rd, jx, "above", op, x->above, false);
 		x->confidence = read_double(rd, jx, "confidence", 0, 1, 1, 1);
 		read_word(rd, jx, "kind", x->kind, sizeof(x->kind), kinds);
+		/* a crossover is the boundary between ranges i and i + 1, and says so */
+		if (!rd->failed)
+			crossover_matches(rd, op, i);
 		pop(rd, m2);
 	}
+	if (!rd->failed && n != (op->nranges ? op->nranges - 1 : 0))
+		fail(rd, "%zu crossovers for %zu ranges: expected one between each two", n,
+		     op->nranges);
 	pop(rd, mark);
 }
 
@@ -985,23 +1081,6 @@ static void read_op(struct rd *rd, struct json_object *jo, struct policy_target 
 
 #define POLICY_MAX_NODE 4095
 #define POLICY_MAX_CPU 65535
-
-static bool read_bool(struct rd *rd, struct json_object *obj, const char *key, int *dst)
-{
-	struct json_object *v;
-	size_t mark;
-
-	if (rd->failed || !json_object_object_get_ex(obj, key, &v))
-		return false;
-	if (!json_object_is_type(v, json_type_boolean)) {
-		mark = push_key(rd, key);
-		fail(rd, "expected boolean, got %s", type_name(v));
-		pop(rd, mark);
-		return false;
-	}
-	*dst = json_object_get_boolean(v);
-	return true;
-}
 
 static void read_cpus_used(struct rd *rd, struct json_object *jt, struct policy_target *t)
 {
@@ -1264,7 +1343,25 @@ static void read_target(struct rd *rd, struct json_object *jt, struct policy *p)
 	}
 }
 
-static void read_kv(struct rd *rd, struct json_object *je, const char *key,
+static const char *final_name(enum export_consumer c, const char *key);
+
+static bool kv_duplicate(enum export_consumer c, const struct policy_export *e, const char *key)
+{
+	for (size_t i = 0; i < e->nkv; i++)
+		if (!strcmp(final_name(c, e->kv[i].key), final_name(c, key)))
+			return true;
+	return false;
+}
+
+/* The name a consumer finally sees: glibc's tunables may be written without "glibc.". */
+static const char *final_name(enum export_consumer c, const char *key)
+{
+	const struct export_key *k = export_key_find_kv(c, key);
+
+	return k ? k->key : key;
+}
+
+static void read_kv(struct rd *rd, struct json_object *je, const char *key, enum export_consumer c,
 		    struct policy_export *e)
 {
 	struct json_object *obj = need(rd, je, key, json_type_object, 0);
@@ -1288,6 +1385,9 @@ static void read_kv(struct rd *rd, struct json_object *je, const char *key,
 		else if (strpbrk(json_object_get_string(v), "\"'\\$`;:="))
 			/* values reach environment files: no quoting games */
 			fail(rd, "value contains a character not allowed in a knob value");
+		else if (kv_duplicate(c, e, k))
+			/* the consumer would see one name twice: which value wins is luck */
+			fail(rd, "names %s, as an earlier entry does", final_name(c, k));
 		else {
 			snprintf(e->kv[e->nkv].key, POLICY_NAME_MAX, "%s", k);
 			snprintf(e->kv[e->nkv].value, POLICY_NAME_MAX, "%s",
@@ -1326,7 +1426,7 @@ static void read_exports(struct rd *rd, struct json_object *root, struct policy 
 		e->present = true;
 		read_str(rd, je, "target", e->target, POLICY_NAME_MAX, 1);
 		if (ci->kv_object) {
-			read_kv(rd, je, ci->kv_object, e);
+			read_kv(rd, je, ci->kv_object, c, e);
 		} else {
 			v = need(rd, je, ci->threshold, json_type_int, 1);
 			if (!rd->failed)
@@ -1438,6 +1538,13 @@ static void read_generator(struct rd *rd, struct json_object *root, struct polic
 	read_str(rd, jg, "created", p->generator.created, sizeof(p->generator.created), 0);
 	read_str(rd, jg, "mode", p->generator.mode, sizeof(p->generator.mode), 0);
 	p->generator.duration_s = read_double(rd, jg, "duration_s", 0, 1e7, 1, 0);
+	read_str(rd, jg, "host_id", p->generator.host_id, sizeof(p->generator.host_id), 0);
+	if (!rd->failed && p->generator.host_id[0] && !valid_fingerprint(p->generator.host_id)) {
+		size_t m2 = push_key(rd, "host_id");
+
+		fail(rd, "expected \"sha256:\" and 64 lower-case hex digits");
+		pop(rd, m2);
+	}
 	pop(rd, mark);
 }
 
@@ -1519,6 +1626,7 @@ struct json_object *policy_tokenize(const char *text, size_t len, char *err, siz
 	struct json_object *root;
 	enum json_tokener_error e;
 	size_t off;
+	int rc;
 
 	if (len > POLICY_MAX_FILE_BYTES) {
 		snprintf(err, errlen, "%zu bytes, larger than the %d bytes a policy may have", len,
@@ -1529,6 +1637,12 @@ struct json_object *policy_tokenize(const char *text, size_t len, char *err, siz
 	if (memchr(text, '\0', len)) {
 		snprintf(err, errlen, "contains a NUL byte: not a JSON text");
 		errno = EINVAL;
+		return NULL;
+	}
+	/* bounds and encoding first: json-c allocates every value it reads */
+	rc = policy_scan(text, len, err, errlen);
+	if (rc) {
+		errno = -rc;
 		return NULL;
 	}
 	tok = json_tokener_new_ex(POLICY_MAX_DEPTH);

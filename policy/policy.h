@@ -185,6 +185,12 @@ struct policy_generator {
 	char created[32];		/* RFC 3339 UTC */
 	char mode[16];			/* "quick" | "standard" | "thorough" */
 	double duration_s;
+	/*
+	 * Which host probed ("sha256:<hex>", "" unknown): a hash of its
+	 * machine-id salted with the fingerprint, never the hostname or the
+	 * machine-id itself; --merge refuses one host twice by it.
+	 */
+	char host_id[80];
 };
 
 struct policy_kv {

@@ -9,6 +9,13 @@
 
 struct json_object;
 
+/*
+ * json_scan.c: before json-c sees text, its containers held to the
+ * bounds of the known ones and the tree to a memory budget; strict UTF-8,
+ * no lone surrogate, no BOM.  0, or negative errno and one line in err.
+ * What is not JSON at all is left for json-c to name.
+ */
+int policy_scan(const char *text, size_t len, char *err, size_t errlen);
 /* Strict JSON with the size and depth limits; NULL + one line in err. */
 struct json_object *policy_tokenize(const char *text, size_t len, char *err, size_t errlen);
 /* As policy_from_json, reporting paths below path ("bundle[2]"). */

@@ -10,6 +10,10 @@
 
 #define POLICY_MAX_FILE_BYTES	(8 << 20)	/* a bundle of many hosts fits */
 #define POLICY_MAX_DEPTH	16
+/* entries of any array or object, known or not: the largest known ones hold 1024 */
+#define POLICY_MAX_ENTRIES	1024
+/* what json-c may allocate for one file: a legitimate 8 MiB bundle needs about half */
+#define POLICY_MAX_TREE_BYTES	(256 << 20)
 #define POLICY_MAX_TARGETS	256
 #define POLICY_MAX_BUNDLE	1024	/* distinct platforms in one fleet file */
 #define POLICY_MAX_OPS		64

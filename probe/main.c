@@ -15,6 +15,7 @@
 
 #include "commands.h"
 #include "common/macros.h"
+#include "output_path.h"
 #include "policy.h"
 #include "probe_cmd.h"
 #include "sweep.h"
@@ -52,6 +53,8 @@ static int run_probe(struct cmd_args *a)
 		return 2;
 	}
 	a->po.json_stdout = a->json;
+	if (a->po.output && output_path_refused("--output", a->po.output))
+		return 2;
 	return probe_cmd(&a->po);
 }
 
@@ -100,19 +103,26 @@ static int run_merge(struct cmd_args *a)
 		fprintf(stderr, "pmem-tune: --merge %s: no input files\n", a->arg);
 		return 2;
 	}
+	if (output_path_refused("--merge", a->arg))
+		return 2;
 	return merge_cmd(a->arg, a->argv, a->argc, a->po.weights, a->flags);
 }
 
 static int run_metrics(struct cmd_args *a)
 {
-	return one_file(a, "metrics") ?: metrics_cmd(a->arg, policy_file(a),
-						     a->daemon_dir ?: DEFAULT_DAEMON_DIR,
-						     a->flags | READ_ONLY);
+	if (one_file(a, "metrics"))
+		return 2;
+	if (strcmp(a->arg, "-") && output_path_refused("--metrics", a->arg))
+		return 2;
+	return metrics_cmd(a->arg, policy_file(a), a->daemon_dir ?: DEFAULT_DAEMON_DIR,
+			   a->flags | READ_ONLY);
 }
 
 static int run_plot(struct cmd_args *a)
 {
-	return one_file(a, "plot") ?: plot_cmd(a->arg, policy_file(a), a->flags | READ_ONLY);
+	if (one_file(a, "plot") || output_path_refused("--plot", a->arg))
+		return 2;
+	return plot_cmd(a->arg, policy_file(a), a->flags | READ_ONLY);
 }
 
 static int run_decide(struct cmd_args *a)
@@ -122,6 +132,9 @@ static int run_decide(struct cmd_args *a)
 			a->argv[0]);
 		return 2;
 	}
+	if (a->po.output != default_policy && a->po.output &&
+	    output_path_refused("--output", a->po.output))
+		return 2;
 	/* no --output: print, never overwrite the installed policy by default */
 	return decide_cmd(a->arg, a->po.output == default_policy ? NULL : a->po.output,
 			  a->po.baseline, a->po.weights, a->flags | READ_ONLY);

@@ -24,6 +24,7 @@
 #include "crossover.h"
 #include "export.h"
 #include "fingerprint.h"
+#include "fleet.h"
 #include "policy.h"
 #include "probe_cmd.h"
 #include "scratch.h"
@@ -80,6 +81,9 @@ static int fill_platform(struct policy *p, const struct cpu_info *ci)
 	policy_free(host);
 	if (rc)
 		return rc;
+	/* best effort: without a machine-id the policy names no host, as before */
+	policy_host_id("/etc/machine-id", p->platform.fingerprint, p->generator.host_id,
+		       sizeof(p->generator.host_id));
 	/* the CPU as the probe saw it: CPUID, after PMEM_TUNE_DISABLE */
 	snprintf(c->vendor, sizeof(c->vendor), "%s", ci->vendor);
 	c->family = ci->family;

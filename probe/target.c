@@ -206,6 +206,7 @@ static int open_file(const char *path, const struct target_opts *o, struct targe
 	snprintf(t->name, sizeof(t->name), "file");
 	snprintf(t->kind, sizeof(t->kind), "file");
 	snprintf(t->persistence_domain, sizeof(t->persistence_domain), "unknown");
+	t->grown_from = -1;
 	t->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (t->fd >= 0) {
 		t->created = true;
@@ -232,6 +233,9 @@ static int open_file(const char *path, const struct target_opts *o, struct targe
 		snprintf(err, errlen, "file:%s: %s", path, strerror(-rc));
 		return rc;
 	}
+	/* someone's file keeps its size: what we add is given back on close */
+	if (!t->created && (uint64_t)st.st_size < want)
+		t->grown_from = (long long)st.st_size;
 	/* allocate every block now, so no timed store waits for the filesystem */
 	rc = posix_fallocate(t->fd, 0, (off_t)want);
 	if (rc) {
@@ -339,6 +343,7 @@ int target_open(const char *spec, const struct target_opts *o, struct target *t,
 	t->fd = -1;
 	t->node = -1;
 	t->target_node = -1;
+	t->grown_from = -1;
 	if (strcmp(spec, "dram") == 0)
 		rc = open_dram(o, t, err, errlen);
 	else if (strncmp(spec, "file:", 5) == 0)
@@ -361,6 +366,10 @@ void target_close(struct target *t)
 	t->map = NULL;
 	t->base = NULL;
 	if (t->fd >= 0) {
+		if (!t->created && t->grown_from >= 0 && ftruncate(t->fd, (off_t)t->grown_from))
+			fprintf(stderr, "pmem-tune: file:%s: cannot truncate back to %lld bytes: "
+				"%s\n", t->device, t->grown_from, strerror(errno));
+		t->grown_from = -1;
 		close(t->fd);
 		t->fd = -1;
 	}

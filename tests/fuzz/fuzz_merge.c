@@ -8,6 +8,8 @@
  * The input is loaded as a bundle and merged with a second copy of
  * itself, so that every fingerprint is aggregated over two "hosts" and
  * the medians, min/max spreads, decisions and exports are recomputed.
+ * The copies are told apart by their host_id: --merge refuses one host
+ * twice.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -31,6 +33,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in[1] = policy_bundle_parse((const char *)data, size, err, sizeof(err));
 	if (!in[1])
 		abort();	/* the same bytes parsed once already */
+	for (int k = 0; k < 2; k++)
+		for (size_t e = 0; e < in[k]->n; e++)
+			snprintf(in[k]->entries[e]->generator.host_id,
+				 sizeof(in[k]->entries[e]->generator.host_id), "sha256:%064d", k + 1);
 	if (policy_merge(in, 2, NULL, &out, err, sizeof(err))) {
 		/* refusing is fine, with a reason */
 		if (!err[0])

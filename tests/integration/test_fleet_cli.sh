@@ -64,6 +64,15 @@ expect 1 "diff export" -- --diff --insecure "$tmp/a.json" "$tmp/thr.json"
 grep -q "exports.libpmem.PMEM_MOVNT_THRESHOLD" "$tmp/out" && ok || bad "diff: $(cat "$tmp/out")"
 expect 2 "diff invalid" -- --diff --insecure "$tmp/a.json" "$tmp/bad.json"
 
+# --merge: one host twice is refused: two probes here are one host, and so is a repeated file
+expect 1 "merge one host twice" -- --merge "$tmp/twice.json" --insecure "$tmp/a.json" "$tmp/b.json"
+grep -q "the same host twice" "$tmp/err" && ok || bad "merge twice: $(cat "$tmp/err")"
+expect 1 "merge a file twice" -- --merge "$tmp/twice.json" --insecure "$tmp/a.json" "$tmp/a.json"
+[ ! -e "$tmp/twice.json" ] && ok || bad "a refused merge wrote its output"
+# b.json stands for another host of this platform
+edit "$tmp/b.json" 'p["generator"]["host_id"] = "sha256:" + "b" * 64'
+mv "$tmp/b.json.new" "$tmp/b.json"
+
 # --merge: two hosts of this platform aggregate; another platform stays apart
 expect 0 "merge" -- --merge "$tmp/fleet.json" --insecure "$tmp/a.json" "$tmp/b.json" "$tmp/other.json"
 python3 - "$tmp/fleet.json" <<'EOF' && ok || bad "merged bundle content"

@@ -6,11 +6,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -220,6 +222,72 @@ static void test_atomic_write(void)
 	CHECK_INT(atomic_write_file(at("nodir/target"), "x", 1, 0644), -ENOENT);
 }
 
+/* What is not a regular file is never replaced; not even through a link. */
+static void test_atomic_refuses(void)
+{
+	char *buf = NULL;
+	char link_to[PATH_MAX];
+
+	put("victim", "precious");
+	snprintf(link_to, sizeof(link_to), "%s", at("victim"));
+	CHECK(symlink(link_to, at("out-link")) == 0);
+	CHECK(mkfifo(at("out-fifo"), 0600) == 0);
+	CHECK(mkdir(at("out-sub"), 0700) == 0);
+	CHECK_INT(atomic_write_file(at("out-link"), "x", 1, 0644), -EEXIST);
+	CHECK_INT(atomic_write_file(at("out-fifo"), "x", 1, 0644), -EEXIST);
+	CHECK_INT(atomic_write_file(at("out-sub"), "x", 1, 0644), -EEXIST);
+	CHECK_INT(atomic_write_file("/dev/null", "x", 1, 0644), -EEXIST);
+	CHECK_INT(output_path_check(at("absent")), 0);
+	CHECK_INT(output_path_check(at("victim")), 0);
+	CHECK_STR(output_path_kind(at("out-fifo")), "a FIFO");
+	CHECK_STR(output_path_kind(at("out-link")), "a symbolic link");
+	CHECK_INT(read_file(at("victim"), 0, 64, &buf, NULL), 0);
+	CHECK_STR(buf, "precious");
+	free(buf);
+	{
+		struct stat st;
+
+		CHECK(lstat(at("out-link"), &st) == 0 && S_ISLNK(st.st_mode));
+		CHECK(lstat(at("out-fifo"), &st) == 0 && S_ISFIFO(st.st_mode));
+	}
+}
+
+static void age(const char *name, time_t seconds)
+{
+	struct timespec ts[2] = { { .tv_sec = time(NULL) - seconds },
+				  { .tv_sec = time(NULL) - seconds } };
+
+	CHECK(utimensat(AT_FDCWD, at(name), ts, AT_SYMLINK_NOFOLLOW) == 0);
+}
+
+/* A writer killed between naming its temporary and the rename: swept on the next save. */
+static void test_atomic_sweep(void)
+{
+	struct stat st;
+
+	put("pol.json", "old");
+	put("pol.json.Ab12Cd", "stale");
+	age("pol.json.Ab12Cd", 2 * ATOMIC_STALE_S);
+	put("pol.json.Zz99Yy", "a live writer's");
+	put("pol.json.bak", "not ours: no six-character suffix");
+	age("pol.json.bak", 2 * ATOMIC_STALE_S);
+	put("pol.json.Ab12C!", "not ours: not the suffix set");
+	age("pol.json.Ab12C!", 2 * ATOMIC_STALE_S);
+	put("other.json.Ab12Cd", "another file's");
+	age("other.json.Ab12Cd", 2 * ATOMIC_STALE_S);
+	CHECK(mkdir(at("pol.json.Qq11Qq"), 0700) == 0);
+	age("pol.json.Qq11Qq", 2 * ATOMIC_STALE_S);
+
+	CHECK_INT(atomic_write_file(at("pol.json"), "new", 3, 0644), 0);
+	CHECK(lstat(at("pol.json.Ab12Cd"), &st) && errno == ENOENT);
+	CHECK(lstat(at("pol.json.Zz99Yy"), &st) == 0);
+	CHECK(lstat(at("pol.json.bak"), &st) == 0);
+	CHECK(lstat(at("pol.json.Ab12C!"), &st) == 0);
+	CHECK(lstat(at("other.json.Ab12Cd"), &st) == 0);
+	CHECK(lstat(at("pol.json.Qq11Qq"), &st) == 0 && S_ISDIR(st.st_mode));
+	CHECK_INT(atomic_sweep_temps(at("pol.json"), 0), 1);	/* the live one, now aged 0 */
+}
+
 int main(void)
 {
 	char cmd[64 + sizeof(dir)];
@@ -236,6 +304,8 @@ int main(void)
 	test_path();
 	test_trusted();
 	test_atomic_write();
+	test_atomic_refuses();
+	test_atomic_sweep();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", dir);

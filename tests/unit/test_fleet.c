@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Fleet bundles: load, merge (robust aggregation), diff (decisions, not noise). */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "crossover.h"
@@ -115,6 +117,103 @@ out:
 	policy_bundle_free(out);
 }
 
+/*
+ * Merging a merged bundle again weighs it by its hosts: three hosts near
+ * 1000 MiB/s merged, then with one outlier at 100; the outlier must not
+ * become the median (unweighted: the median of 1000 and 100 is 550).
+ */
+static void test_merge_weighted(void)
+{
+	struct policy_bundle *in[3], *first = NULL, *again = NULL, *two[2];
+	const struct policy_curve *c;
+	char err[256];
+
+	in[0] = one(host(FP("a"), "2026-11-01T00:00:00Z", 1.0, 2048));
+	in[1] = one(host(FP("a"), "2026-11-02T00:00:00Z", 1.0, 2048));
+	in[2] = one(host(FP("a"), "2026-11-03T00:00:00Z", 1.0, 2048));
+	CHECK_INT(policy_merge(in, 3, NULL, &first, err, sizeof(err)), 0);
+	two[0] = first;
+	two[1] = one(host(FP("a"), "2026-11-04T00:00:00Z", 0.1, 2048));
+	CHECK_INT(policy_merge(two, 2, NULL, &again, err, sizeof(err)), 0);
+	if (again) {
+		CHECK_INT(again->entries[0]->merged.hosts, 4);
+		c = policy_op_find_curve(&again->entries[0]->targets[0].ops[0], "clwb");
+		CHECK_NEAR(c->median_mib_s[0], 1000, 1e-9);
+		CHECK_NEAR(c->hosts_min_mib_s[0], 100, 1e-9);
+		CHECK_NEAR(again->entries[0]->targets[0].ceiling_mib_s, 3000, 1e-6);
+	}
+	policy_bundle_free(again);
+	policy_bundle_free(two[1]);
+	policy_bundle_free(first);
+	for (int i = 0; i < 3; i++)
+		policy_bundle_free(in[i]);
+}
+
+/* One host twice: a repeated input, a repeated bundle, one host_id in two files. */
+static void test_merge_same_host(void)
+{
+	struct policy_bundle *in[3], *out = NULL;
+	char err[256] = "";
+	struct policy *p;
+
+	in[0] = one(host(FP("a"), "2026-11-01T00:00:00Z", 1.0, 2048));
+	in[1] = one(host(FP("a"), "2026-11-02T00:00:00Z", 1.1, 2048));
+	in[2] = in[0];
+	CHECK_INT(policy_merge(in, 3, NULL, &out, err, sizeof(err)), -EEXIST);
+	CHECK_MSG(strstr(err, "the same host twice"), "%s", err);
+	CHECK(out == NULL);
+
+	/* a new probe of one host (same host_id) is still that host */
+	p = in[1]->entries[0];
+	snprintf(p->generator.host_id, sizeof(p->generator.host_id), "sha256:%064d", 1);
+	p = in[0]->entries[0];
+	snprintf(p->generator.host_id, sizeof(p->generator.host_id), "sha256:%064d", 1);
+	CHECK_INT(policy_merge(in, 2, NULL, &out, err, sizeof(err)), -EEXIST);
+	CHECK_MSG(strstr(err, "sha256:0000"), "%s", err);
+	snprintf(p->generator.host_id, sizeof(p->generator.host_id), "sha256:%064d", 2);
+	CHECK_INT(policy_merge(in, 2, NULL, &out, err, sizeof(err)), 0);
+	/* the merged bundle twice */
+	if (out) {
+		struct policy_bundle *twice[2] = { out, out }, *o2 = NULL;
+
+		CHECK_INT(policy_merge(twice, 2, NULL, &o2, err, sizeof(err)), -EEXIST);
+		CHECK_MSG(strstr(err, "merged entry twice"), "%s", err);
+		policy_bundle_free(o2);
+	}
+	policy_bundle_free(out);
+	policy_bundle_free(in[0]);
+	policy_bundle_free(in[1]);
+}
+
+/* --weights: a bounded regular file; /dev/zero spun for ever. */
+static void test_weights_bounded(void)
+{
+	struct export_weights w;
+	char err[256] = "";
+
+	CHECK_INT(export_weights_load("/dev/zero", &w, err, sizeof(err)), -EINVAL);
+	CHECK_MSG(strstr(err, "not a regular file"), "%s", err);
+}
+
+/* The host id: salted, stable, and not the machine-id. */
+static void test_host_id(void)
+{
+	char path[] = "/tmp/pt-machine-id.XXXXXX", a[80], b[80], c[80];
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0 && write(fd, "0123456789abcdef0123456789abcdef\n", 33) == 33);
+	close(fd);
+	CHECK_INT(policy_host_id(path, FP("a"), a, sizeof(a)), 0);
+	CHECK_INT(policy_host_id(path, FP("a"), b, sizeof(b)), 0);
+	CHECK_INT(policy_host_id(path, FP("b"), c, sizeof(c)), 0);
+	CHECK_STR(a, b);
+	CHECK(strcmp(a, c) != 0);
+	CHECK(strncmp(a, "sha256:", 7) == 0 && strlen(a) == 71);
+	CHECK(!strstr(a, "0123456789abcdef"));
+	CHECK_INT(policy_host_id("/dev/null", FP("a"), a, sizeof(a)), -EINVAL);
+	unlink(path);
+}
+
 /* Sample and host counts add up in a merge, but never past what a file may hold. */
 static void test_merge_samples_cap(void)
 {
@@ -126,7 +225,8 @@ static void test_merge_samples_cap(void)
 
 		policy_op_find_curve(&p->targets[0].ops[0], "clwb")->samples[0] = 1000000000;
 		p->merged.hosts = 10000000;	/* an entry that was merged already */
-		snprintf(p->merged.created_first, sizeof(p->merged.created_first), "x");
+		/* two different bundles: the same one twice would be refused */
+		snprintf(p->merged.created_first, sizeof(p->merged.created_first), "x%d", i);
 		snprintf(p->merged.created_last, sizeof(p->merged.created_last), "y");
 		in[i] = one(p);
 	}
@@ -231,6 +331,10 @@ static void test_bundle_errors(void)
 int main(void)
 {
 	test_merge();
+	test_merge_weighted();
+	test_merge_same_host();
+	test_host_id();
+	test_weights_bounded();
 	test_merge_samples_cap();
 	test_merge_target_union();
 	test_diff();

@@ -323,6 +323,113 @@ static void test_placement(void)
 	free(s);
 }
 
+/* Decisions are checked against the op they decide for, not only parsed. */
+static void test_decisions(void)
+{
+	struct policy *p = sample_policy();
+	char *s = plain(p);
+
+	expect_error(s, "\"strategy\":\"clwb\"", "\"strategy\":\"clwb;x\"",
+		     "targets[0].ops[0].ranges[0].strategy", "strategy name");
+	expect_error(s, "\"strategy\":\"clwb\"", "\"strategy\":\"clflush\"",
+		     "targets[0].ops[0].ranges[0].strategy", "no curve");
+	expect_error(s, "\"clwb\":{", "\"clwb\":{\"reference_only\":true,",
+		     "targets[0].ops[0].ranges[0].strategy", "reference_only");
+	expect_error(s, "\"ranges\":[", "\"ranges\":[],\"x\":[", "targets[0].ops[0].ranges",
+		     "no range");
+	expect_error(s, "\"tie\":false", "\"tie\":\"no\"", "targets[0].ops[0].ranges[0].tie",
+		     "boolean");
+	expect_error(s, "\"tie\":false", "\"tie\":0", "targets[0].ops[0].ranges[0].tie",
+		     "boolean");
+	expect_error(s, "\"size_bytes\":4096", "\"size_bytes\":2048",
+		     "targets[0].ops[0].crossovers[0]", "boundary");
+	expect_error(s, "\"below\":\"clwb\"", "\"below\":\"movnt_avx512\"",
+		     "targets[0].ops[0].crossovers[0]", "does not match");
+	expect_error(s, "\"below\":\"clwb\"", "\"below\":\"clflush\"",
+		     "targets[0].ops[0].crossovers[0].below", "no curve");
+	expect_error(s, "\"crossovers\":[", "\"crossovers\":[],\"x\":[",
+		     "targets[0].ops[0].crossovers", "0 crossovers for 2 ranges");
+	expect_error(s, "\"strategy\":\"movnt_avx512\"", "\"strategy\":\"clwb\"",
+		     "targets[0].ops[0].ranges[1]", "continues the previous range");
+	/* one tunable under two spellings: glibc would see it twice */
+	expect_error(s, "\"exports\":{", "\"exports\":{\"glibc\":{\"target\":\"region0\","
+		     "\"tunables\":{\"glibc.cpu.x86_non_temporal_threshold\":\"0x1000\","
+		     "\"cpu.x86_non_temporal_threshold\":\"0x2000\"}},",
+		     "exports.glibc.tunables.cpu.x86_non_temporal_threshold", "earlier entry");
+	free(s);
+	policy_free(p);
+}
+
+/* Refused while reading, before json-c allocates: encodings and unbounded unknown keys. */
+static void expect_scan_error(const char *text, size_t len, const char *what)
+{
+	char err[512] = "";
+	struct policy *p = policy_parse(text, len, err, sizeof(err));
+
+	CHECK_MSG(p == NULL, "accepted '%.60s'", text);
+	CHECK_MSG(strstr(err, what) != NULL, "error '%s' does not say '%s'", err, what);
+	policy_free(p);
+}
+
+static void test_scan(void)
+{
+	struct policy *p = sample_policy();
+	char *s = plain(p), *big, *o;
+	size_t n = 6 << 20;
+
+	expect_error(s, "{", "\xef\xbb\xbf{", "byte order mark", NULL);
+	expect_error(s, "\"vendor\":\"GenuineIntel\"", "\"vendor\":\"Genuine\xc0\xafIntel\"",
+		     "invalid utf-8", "overlong");
+	expect_error(s, "\"vendor\":\"GenuineIntel\"", "\"vendor\":\"Genuine\xe0\x80\xafIntel\"",
+		     "invalid utf-8", "overlong");
+	expect_error(s, "\"vendor\":\"GenuineIntel\"", "\"vendor\":\"Genuine\xed\xa0\x80\"",
+		     "invalid utf-8", "surrogate");
+	expect_error(s, "\"vendor\":\"GenuineIntel\"", "\"vendor\":\"Genuine\\ud800\"",
+		     "invalid utf-8", "lone surrogate");
+	expect_error(s, "\"vendor\":\"GenuineIntel\"", "\"vendor\":\"Genuine\\udc00x\"",
+		     "invalid utf-8", "lone surrogate");
+	expect_error(s, "\"vendor\":\"GenuineIntel\"", "\"vendor\":\"\\ud800\\u0041\"",
+		     "invalid utf-8", "lone surrogate");
+	expect_error(s, "\"vendor\":\"GenuineIntel\"", "\"vendor\":\"Genuine\xf4\x90\x80\x80\"",
+		     "invalid utf-8", "U+10FFFF");
+	/* a whole pair is a character; so is one escaped */
+	{
+		char *ok = subst(s, "\"vendor\":\"GenuineIntel\"",
+				 "\"vendor\":\"G\\ud83d\\ude00\xf0\x9f\x98\x80\xc3\xa9\"");
+		char err[256] = "";
+		struct policy *q = policy_parse(ok, strlen(ok), err, sizeof(err));
+
+		CHECK_MSG(q != NULL, "a valid pair refused: %s", err);
+		policy_free(q);
+		free(ok);
+	}
+	/* an unknown key's containers: the known ones' bound on entries */
+	big = malloc(n + 64);
+	o = big + sprintf(big, "{\"schema\":\"pmem-policy/1\",\"junk\":[");
+	for (int i = 0; i < 2000; i++)
+		o += sprintf(o, "%s{}", i ? "," : "");
+	o += sprintf(o, "],\"targets\":[]}");
+	expect_scan_error(big, (size_t)(o - big), "junk[1024]: more than 1024 entries");
+	o = big + sprintf(big, "{\"schema\":\"pmem-policy/1\",\"junk\":{");
+	for (int i = 0; i < 2000; i++)
+		o += sprintf(o, "%s\"k%d\":0", i ? "," : "", i);
+	o += sprintf(o, "},\"targets\":[]}");
+	expect_scan_error(big, (size_t)(o - big), "more than 1024 entries in one object");
+	/* and the whole tree to a budget: 8 MiB of {} took gigabytes before */
+	o = big + sprintf(big, "{\"schema\":\"pmem-policy/1\",\"junk\":[");
+	for (int i = 0; i < 1000; i++) {
+		o += sprintf(o, "%s[", i ? "," : "");
+		for (int j = 0; j < 1000; j++)
+			o += sprintf(o, "%s{}", j ? "," : "");
+		*o++ = ']';
+	}
+	o += sprintf(o, "],\"targets\":[]}");
+	expect_scan_error(big, (size_t)(o - big), "MiB of memory");
+	free(big);
+	free(s);
+	policy_free(p);
+}
+
 static void test_forward_compatible(void)
 {
 	struct policy *p = sample_policy(), *q;
@@ -542,6 +649,8 @@ int main(void)
 	test_round_trip();
 	test_errors();
 	test_placement();
+	test_decisions();
+	test_scan();
 	test_forward_compatible();
 	test_limits();
 	test_save_load();

@@ -1,0 +1,54 @@
+#!/bin/bash
+# Every path pmem-tune writes refuses what is not a regular file, without
+# following links, with one line and exit 2, and leaves it as it was;
+# nothing of the refused write is left beside it.
+# Usage: test_output_paths.sh PMEM_TUNE
+tune=$1
+PT_TEST_NAME=output_paths
+# shellcheck source=cli-lib.sh
+. "$(dirname "$0")/cli-lib.sh"
+
+mkfifo "$tmp/fifo"
+mkdir "$tmp/dir"
+echo precious >"$tmp/victim"
+ln -s "$tmp/victim" "$tmp/link"
+ln -s "$tmp/nowhere" "$tmp/dangling"
+echo '{}' >"$tmp/in.json"
+
+for out in /dev/null "$tmp/fifo" "$tmp/dir" "$tmp/link" "$tmp/dangling"; do
+	expect_refusal "--output $out" "$out" -- --probe --quick --target dram --output "$out"
+	expect_refusal "--merge $out" "$out" -- --merge "$out" --insecure "$tmp/in.json"
+	expect_refusal "--metrics $out" "$out" -- --metrics "$out" --insecure "$tmp/in.json"
+	expect_refusal "--plot $out" "$out" -- --plot "$out" --insecure "$tmp/in.json"
+done
+grep -q "not a regular file" "$tmp/err" && ok || bad "the refusal does not say why"
+[ "$(cat "$tmp/victim")" = precious ] && ok || bad "the link's target was written"
+[ -L "$tmp/link" ] && [ -L "$tmp/dangling" ] && [ -p "$tmp/fifo" ] && [ -d "$tmp/dir" ] &&
+	[ -c /dev/null ] && ok || bad "a refused path was replaced"
+[ ! -e "$tmp/nowhere" ] && ok || bad "a dangling link was followed"
+leftover=$(find "$tmp" -mindepth 1 -name '*.??????' | head -1)
+[ -z "$leftover" ] && ok || bad "temporary file left: $leftover"
+
+# file: targets: one the probe created is gone afterwards; someone's keeps its size.
+# A scratch lock of our own: probe_cli's probes may run beside these.
+export PMEM_TUNE_STATE_DIR="$tmp/state"
+mkdir -p "$PMEM_TUNE_STATE_DIR"
+probe_file() {
+	"$tune" --probe --quick --quiet --target "file:$1" --area-size 64M --strategies clwb \
+		--output "$tmp/p.json" "${@:2}" >/dev/null 2>"$tmp/err"
+}
+probe_file "$tmp/new.area" && [ ! -e "$tmp/new.area" ] && ok ||
+	bad "file: the probe's own file is left: $(cat "$tmp/err")"
+: >"$tmp/empty.area"
+probe_file "$tmp/empty.area" && [ ! -s "$tmp/empty.area" ] && ok ||
+	bad "file: an empty file was grown: $(stat -c %s "$tmp/empty.area") bytes $(cat "$tmp/err")"
+head -c 1048576 /dev/urandom >"$tmp/data.area"
+probe_file "$tmp/data.area" --destroy-data && [ "$(stat -c %s "$tmp/data.area")" = 1048576 ] &&
+	ok || bad "file: --destroy-data grew the file: $(stat -c %s "$tmp/data.area") bytes"
+grep -q '"host_id": "sha256:' "$tmp/p.json" || [ ! -s /etc/machine-id ] && ok ||
+	bad "the policy does not name its host"
+
+# a regular file is replaced as before; '-' is stdout
+"$tune" --metrics - --insecure "$tmp/in.json" >/dev/null 2>"$tmp/err"
+grep -q "refused" "$tmp/err" && bad "--metrics - refused" || ok
+finish
