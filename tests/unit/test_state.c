@@ -17,6 +17,7 @@
 #include "common/macros.h"
 
 #define KNOB "/sys/module/alpha/parameters/thresh"
+#define ENVFILE "file:/etc/pmem-tuned/libpmem.env"
 
 static const char one_entry[] =
 	"{\"format\":\"pmem-tuned-state/1\",\"entries\":["
@@ -47,7 +48,7 @@ static void test_round_trip(void)
 	CHECK(!tmptree_exists("rt/state.json"));
 
 	CHECK_INT(state_remember(&st, "sysfs", KNOB, true, "768", "512"), 0);
-	CHECK_INT(state_remember(&st, "libpmem", "file:/etc/pmem-tuned/libpmem.env", false, NULL, "A=1"), 0);
+	CHECK_INT(state_remember(&st, "libpmem", ENVFILE, false, NULL, "A=1"), 0);
 	CHECK(tmptree_exists("rt/state.json"));
 	/* the first original wins: a restarted daemon's own value is not one */
 	CHECK_INT(state_remember(&st, "sysfs", KNOB, true, "512", "1024"), 0);
@@ -63,7 +64,7 @@ static void test_round_trip(void)
 		CHECK_STR(e->applied, "1024");
 		CHECK(!e->touched);	/* only the current pass touches */
 	}
-	e = state_find(&again, "libpmem", "file:/etc/pmem-tuned/libpmem.env");
+	e = state_find(&again, "libpmem", ENVFILE);
 	CHECK(e != NULL);
 	if (e) {
 		CHECK(!e->existed);
