@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/path.h"
+#include "common/trusted.h"
 #include "instance_lock.h"
 #include "log.h"
 
@@ -50,6 +51,14 @@ int instance_lock(const char *dir, unsigned wait_ms)
 		log_err("%s: not a regular file; refusing to run", path);
 		close(fd);
 		return -EINVAL;
+	}
+	/* our pid goes into it: never into someone else's file, nor one linked elsewhere */
+	if (!trusted_stat(&st) || st.st_nlink != 1) {
+		log_err("%s: refused: owned by uid %u with mode %04o and %lu link(s), not root's "
+			"alone", path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777),
+			(unsigned long)st.st_nlink);
+		close(fd);
+		return -EPERM;
 	}
 	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		r = -errno;

@@ -270,6 +270,11 @@ static void test_instance_lock(void)
 	CHECK(b >= 0);
 	close(b);
 
+	/* a lock file linked to another file is not written to */
+	CHECK_INT(link(tmptree_path("lock/lock"), tmptree_path("lock/other")), 0);
+	CHECK_INT(instance_lock(d, 0), -EPERM);
+	unlink(tmptree_path("lock/other"));
+
 	/* a FIFO in the lock's place is refused, not opened for ever */
 	unlink(tmptree_path("lock/lock"));
 	CHECK_INT(mkfifo(tmptree_path("lock/lock"), 0600), 0);
