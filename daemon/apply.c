@@ -9,15 +9,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bus.h"
 #include "common/path.h"
 #include "daemon.h"
+#include "instance_lock.h"
 #include "log.h"
 #include "match.h"
 #include "policy.h"
 #include "sanitize.h"
 #include "status_file.h"
+
+/* A restart's old instance is still restoring: long enough for that, short for a unit. */
+#define LOCK_WAIT_MS	5000
 
 const struct sink *const sinks[] = { &sink_sysfs, &sink_libpmem, &sink_glibc, NULL };
 
@@ -25,6 +30,7 @@ int daemon_init(struct daemon *d)
 {
 	int r;
 
+	d->lock_fd = -1;
 	config_load(&d->opt);
 	log_set_policy(d->opt.policy);
 	if (d->opt.mode != MODE_DRY_RUN && d->opt.mode != MODE_VERIFY) {
@@ -32,6 +38,12 @@ int daemon_init(struct daemon *d)
 		if (r < 0)
 			log_err("state directory %s: %s; originals cannot be saved, "
 				"nothing will be written", d->opt.state_dir, strerror(-r));
+		/* before the state is read: the holder may be about to rewrite it */
+		if (r == 0) {
+			d->lock_fd = instance_lock(d->opt.state_dir, LOCK_WAIT_MS);
+			if (d->lock_fd == -EBUSY)
+				return -EBUSY;
+		}
 	}
 	state_load(&d->state, d->opt.state_dir);
 	if (!d->opt.no_bus) {
@@ -54,6 +66,9 @@ void daemon_fini(struct daemon *d)
 	state_free(&d->state);
 	bus_close(d->bus);
 	d->bus = NULL;
+	if (d->lock_fd >= 0)
+		close(d->lock_fd);
+	d->lock_fd = -1;
 }
 
 static void ctx_init(struct daemon *d, struct sink_ctx *ctx, const struct policy *p)
@@ -302,6 +317,11 @@ int daemon_restore(struct daemon *d, bool force)
 	if (d->state.n)
 		log_warn("%zu original(s) could not be restored; kept in %s for "
 			 "pmem-tuned --restore", d->state.n, d->state.path);
+	if (d->state.dropped)
+		log_warn("%u saved original(s) were invalid or refused and not restored",
+			 d->state.dropped);
+	if (ret == 0 && (d->state.n || d->state.dropped))
+		ret = -EIO;
 	/* the originals are back: monitoring must not go on reading "applied" */
 	status_file_write(d, false);
 	return ret;

@@ -4,10 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/path.h"
 #include "common/read_file.h"
 #include "common/text.h"
+#include "common/trusted.h"
 #include "config.h"
 #include "log.h"
 
@@ -165,6 +168,48 @@ int etc_path(const struct options *o, const char *path, char *out, size_t len)
 	return path_join(out, len, o->etc_root, path);
 }
 
+/* The file, if it is one root can trust; -ENOENT when there is none. */
+static int read_conf(const char *path, char **text)
+{
+	struct stat st;
+	int fd, r;
+
+	/* a FIFO or a device in its place must not hang or flood the daemon */
+	fd = open_regular(path, 0, &st);
+	if (fd == -ENOENT)
+		return fd;
+	if (fd < 0) {
+		log_err("%s: refused: %s; using defaults", path,
+			fd == -EINVAL ? "not a regular file" : strerror(-fd));
+		return fd;
+	}
+	if (!trusted_stat(&st)) {
+		log_err("%s: refused: owned by uid %u with mode %04o, not root's alone; "
+			"using defaults", path, (unsigned)st.st_uid,
+			(unsigned)(st.st_mode & 07777));
+		close(fd);
+		return -EPERM;
+	}
+	r = read_fd(fd, 64 * 1024, text, NULL);
+	close(fd);
+	if (r < 0)
+		log_err("%s: cannot read: %s; using defaults", path, strerror(-r));
+	return r;
+}
+
+static void set_glibc(struct options *o, const char *path, unsigned lineno, const char *val)
+{
+	if (!strcmp(val, "off"))
+		o->glibc = GLIBC_OFF;
+	else if (!strcmp(val, "file"))
+		o->glibc = GLIBC_FILE;
+	else if (!strcmp(val, "manager"))
+		o->glibc = GLIBC_MANAGER;
+	else
+		log_warn("%s:%u: glibc_tunables=%s: expected off, file or manager; "
+			 "keeping off", path, lineno, val);
+}
+
 int config_load(struct options *o)
 {
 	char path[PATH_MAX], *text, *line, *cur;
@@ -175,13 +220,12 @@ int config_load(struct options *o)
 	if (r < 0)
 		return r;
 	o->rollback = ROLLBACK_AUTO;
-	r = read_file(path, 0, 64 * 1024, &text, NULL);
+	o->glibc = GLIBC_OFF;
+	r = read_conf(path, &text);
 	if (r == -ENOENT)
 		return 0;
-	if (r < 0) {
-		log_err("%s: cannot read: %s; using defaults", path, strerror(-r));
+	if (r < 0)
 		return r;
-	}
 	cur = text;
 	while ((line = next_line(&cur))) {
 		char *eq, *key, *val;
@@ -207,6 +251,8 @@ int config_load(struct options *o)
 			else
 				log_warn("%s:%u: rollback=%s: expected auto or never; "
 					 "keeping auto", path, lineno, val);
+		} else if (!strcmp(key, "glibc_tunables")) {
+			set_glibc(o, path, lineno, val);
 		} else {
 			log_warn("%s:%u: unknown key '%s'; ignored", path, lineno, key);
 		}

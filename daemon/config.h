@@ -26,6 +26,17 @@ enum rollback {
 	ROLLBACK_NEVER,		/* leave the tuned values in place */
 };
 
+/*
+ * How far the glibc sink reaches.  GLIBC_TUNABLES changes every memcpy of
+ * every process that sees it, from a benchmark that cannot see the cost
+ * to an application's working set: nothing unless the administrator asks.
+ */
+enum glibc_scope {
+	GLIBC_OFF,		/* nothing (default) */
+	GLIBC_FILE,		/* only glibc.env, for units that include it */
+	GLIBC_MANAGER,		/* also the manager's environment and user sessions */
+};
+
 enum run_mode {
 	MODE_DAEMON,
 	MODE_ONESHOT,		/* apply once and exit, nothing restored */
@@ -44,13 +55,19 @@ struct options {
 	char etc_root[PATH_MAX];	/* "" = / ; also roots /run */
 	char state_dir[PATH_MAX];
 	enum rollback rollback;
+	enum glibc_scope glibc;
 };
 
 /* Parse argv; returns 0, 1 when the program should exit 0 (--help), or -EINVAL. */
 int options_parse(struct options *o, int argc, char **argv);
 /* <etc-root> + path into out */
 int etc_path(const struct options *o, const char *path, char *out, size_t len);
-/* Read pmem-tuned.conf into o (missing file = defaults). */
+/*
+ * Read pmem-tuned.conf into o (missing file = defaults).  It steers what
+ * root writes, so it gets the policy's rule: a regular file owned by root
+ * (or this user) that no one else can write; anything else is refused,
+ * logged, and the defaults apply.
+ */
 int config_load(struct options *o);
 
 #endif

@@ -23,6 +23,7 @@ struct daemon {
 	char policy_id[PATH_MAX + 96];
 	struct knobmap knobs;
 	struct state state;
+	int lock_fd;			/* instance_lock(); -1 when not held */
 	struct bus *bus;
 	struct sink_stats stats;	/* of the last full pass */
 	char status[2 * PATH_MAX + 1024];	/* STATUS= line */
@@ -31,6 +32,10 @@ struct daemon {
 
 extern const struct sink *const sinks[];
 
+/*
+ * Config, state, bus.  A mode that writes first locks the state
+ * directory: -EBUSY (logged) when another instance holds it.
+ */
 int daemon_init(struct daemon *d);
 void daemon_fini(struct daemon *d);
 /* (Re)read the knob map. */
@@ -47,7 +52,11 @@ int daemon_apply_sysfs(struct daemon *d);
  * requested, 0 when none is needed or one already was.
  */
 int daemon_region_added(struct daemon *d, const char *region);
-/* Every sink puts back its originals (honours rollback=). */
+/*
+ * Every sink puts back its originals (honours rollback=).  -EIO when
+ * something could not be: an original kept for later, or an entry
+ * dropped as invalid.
+ */
 int daemon_restore(struct daemon *d, bool force);
 
 /* loop.c */

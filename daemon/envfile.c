@@ -14,7 +14,6 @@
 
 #include "bus.h"
 #include "common/atomic_file.h"
-#include "common/macros.h"
 #include "common/path.h"
 #include "common/read_file.h"
 #include "common/text.h"
@@ -240,36 +239,16 @@ int manager_env_apply(struct sink_ctx *ctx, const char *sink, const char *name,
 	return r;
 }
 
-/*
- * Only what the env sinks write can come back from the state file: a
- * damaged or planted entry must not make a root process unlink or
- * rewrite an arbitrary file.
- */
-static bool restorable(const struct state_entry *e)
-{
-	static const char *const files[] = {
-		"file:" PT_LIBPMEM_ENV, "file:" PT_GLIBC_ENV,
-		"file:" PT_ENVD_LIBPMEM, "file:" PT_ENVD_GLIBC,
-	};
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(files); i++)
-		if (!strcmp(e->key, files[i]))
-			return true;
-	if (!strcmp(e->key, "manager:GLIBC_TUNABLES"))
-		return true;
-	/* exactly the variables the libpmem sink sets, nothing else named PMEM_* */
-	return startswith(e->key, "manager:") &&
-	       export_key_find_kv(EXPORT_LIBPMEM, e->key + strlen("manager:"));
-}
-
 int env_entry_restore(struct sink_ctx *ctx, struct state_entry *e)
 {
+	char why[160];
 	int r;
 
-	if (!restorable(e)) {
-		log_warn("%s: state entry '%s' is not ours to restore; dropped", e->sink,
-			 e->key);
+	/* state_load() checked it already; a caller may have built it otherwise */
+	if (state_entry_check(e, why, sizeof(why)) < 0) {
+		log_warn("%s: state entry '%s' is not ours to restore (%s); dropped", e->sink,
+			 e->key, why);
+		ctx->state->dropped++;
 		return 0;
 	}
 

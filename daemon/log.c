@@ -43,6 +43,11 @@ void log_setup(bool verbose)
 	max_prio = verbose ? LOG_DEBUG : LOG_INFO;
 }
 
+void log_set_max_prio(int prio)
+{
+	max_prio = prio;
+}
+
 void log_set_policy(const char *path)
 {
 	snprintf(policy_path, sizeof(policy_path), "%s", path ? path : "");

@@ -21,6 +21,8 @@ struct log_kv {
 /* Journal under systemd (JOURNAL_STREAM / INVOCATION_ID, journald up); verbose adds LOG_DEBUG. */
 void log_setup(bool verbose);
 void log_set_policy(const char *path);
+/* Messages above prio are dropped (a fuzzer keeps only LOG_CRIT and worse). */
+void log_set_max_prio(int prio);
 void log_kv_msg(int prio, const struct log_kv *kv, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

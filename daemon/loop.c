@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <systemd/sd-daemon.h>
@@ -33,10 +34,14 @@ struct loop {
 	sd_event_source *timer;
 	sd_event_source *policy_watch;	/* inotify on the policy's directory */
 	sd_event_source *rewatch_timer;	/* while that directory is missing */
+	sd_event_source *target_watch;	/* the policy is a symlink: its target's directory */
 	sd_device_monitor *mon;
 	char policy_dir[PATH_MAX];
 	char policy_name[256];
+	char target[PATH_MAX];		/* realpath of a symlinked policy; "" otherwise */
+	char target_name[256];
 	bool pending_reload, pending_sysfs;
+	bool pending_recheck;		/* something in a link's directory moved */
 	bool rewatch;			/* the watched directory is no longer the path's */
 	bool rewatch_warned;
 	size_t npending;
@@ -45,6 +50,7 @@ struct loop {
 
 static int watch_policy_dir(struct loop *l);
 static void rewatch_policy_dir(struct loop *l);
+static bool watch_target(struct loop *l);
 
 static void notify_status(struct loop *l, bool ready)
 {
@@ -62,6 +68,10 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 		l->rewatch = false;
 		rewatch_policy_dir(l);
 	}
+	/* a link (or one in its chain) now points elsewhere: that is a new policy */
+	if (watch_target(l) && l->pending_recheck)
+		l->pending_reload = true;
+	l->pending_recheck = false;
 	if (l->pending_reload) {
 		/* a full pass covers modules and devices too */
 		l->pending_reload = l->pending_sysfs = false;
@@ -128,6 +138,7 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 			   (unsigned long long)ts.tv_sec * 1000000ULL +
 			   (unsigned long long)ts.tv_nsec / 1000);
 		log_info("SIGHUP: reloading %s", l->d->opt.policy);
+		watch_target(l);
 		daemon_reload(l->d, "SIGHUP");
 		notify_status(l, true);
 		return 0;
@@ -158,14 +169,25 @@ static int on_policy_dir(sd_event_source *s, const struct inotify_event *ev, voi
 		schedule(l);
 		return 0;
 	}
-	if (!ev->len || strcmp(ev->name, l->policy_name))
+	if (!ev->len)
 		return 0;
+	if (strcmp(ev->name, l->policy_name)) {
+		/* a link chain may go through a sibling (a "..data" swap): look again */
+		if (l->target[0] && (ev->mask & (IN_MOVED_TO | IN_CREATE))) {
+			l->pending_recheck = true;
+			schedule(l);
+		}
+		return 0;
+	}
 	if (ev->mask & (IN_DELETE | IN_MOVED_FROM)) {
 		log_notice("policy %s removed; the applied values stay until stop",
 			   l->d->opt.policy);
 		return 0;
 	}
-	/* IN_MOVED_TO: atomic replace by rename; IN_CLOSE_WRITE: in-place write */
+	/*
+	 * IN_MOVED_TO: atomic replace by rename; IN_CLOSE_WRITE: in-place
+	 * write; IN_CREATE: a symlink made anew (ln -sf).
+	 */
 	l->pending_reload = true;
 	schedule(l);
 	return 0;
@@ -176,8 +198,61 @@ static int watch_policy_dir(struct loop *l)
 	l->policy_watch = sd_event_source_disable_unref(l->policy_watch);
 	return sd_event_add_inotify(l->ev, &l->policy_watch, l->policy_dir,
 				    IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE |
-				    IN_MOVE_SELF | IN_DELETE_SELF | IN_ONLYDIR,
+				    IN_CREATE | IN_MOVE_SELF | IN_DELETE_SELF | IN_ONLYDIR,
 				    on_policy_dir, l);
+}
+
+/* The target of a symlinked policy replaced or rewritten in its own directory. */
+static int on_target_dir(sd_event_source *s, const struct inotify_event *ev, void *userdata)
+{
+	struct loop *l = userdata;
+
+	if ((ev->mask & IN_Q_OVERFLOW) ||
+	    (ev->len && !strcmp(ev->name, l->target_name) &&
+	     (ev->mask & (IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE)))) {
+		l->pending_reload = true;
+		schedule(l);
+	} else if (ev->mask & (IN_MOVE_SELF | IN_DELETE_SELF | IN_IGNORED)) {
+		l->pending_recheck = true;
+		schedule(l);
+	}
+	return 0;
+}
+
+/*
+ * A policy that is a symlink (a fleet tool's usual layout) changes when
+ * its target is replaced, in a directory the link's own watch does not
+ * see: watch the target's directory too, and follow the link when it is
+ * pointed elsewhere.  Returns true when the target changed.
+ */
+static bool watch_target(struct loop *l)
+{
+	char real[PATH_MAX], dir[PATH_MAX], name[PATH_MAX];
+	struct stat st;
+	int r;
+
+	if (lstat(l->d->opt.policy, &st) < 0 || !S_ISLNK(st.st_mode) ||
+	    !realpath(l->d->opt.policy, real))
+		real[0] = '\0';
+	if (!strcmp(real, l->target))
+		return false;
+	snprintf(l->target, sizeof(l->target), "%s", real);
+	l->target_watch = sd_event_source_disable_unref(l->target_watch);
+	if (!real[0])
+		return true;
+	snprintf(dir, sizeof(dir), "%s", real);
+	snprintf(name, sizeof(name), "%s", real);
+	snprintf(l->target_name, sizeof(l->target_name), "%s", basename(name));
+	r = sd_event_add_inotify(l->ev, &l->target_watch, dirname(dir),
+				 IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_MOVE_SELF |
+				 IN_DELETE_SELF | IN_ONLYDIR, on_target_dir, l);
+	if (r < 0)
+		log_warn("policy %s links to %s; cannot watch that directory: %s; SIGHUP "
+			 "reloads it", l->d->opt.policy, real, strerror(-r));
+	else
+		log_debug("policy %s links to %s: watching its directory too",
+			  l->d->opt.policy, real);
+	return true;
 }
 
 static int on_rewatch_timer(sd_event_source *s, uint64_t usec, void *userdata)
@@ -301,6 +376,7 @@ int daemon_loop(struct daemon *d)
 	snprintf(l.policy_dir, sizeof(l.policy_dir), "%s", dirname(dir));
 	if (watch_policy_dir(&l) < 0)
 		rewatch_policy_dir(&l);
+	watch_target(&l);
 
 	if (d->opt.sysfs_root[0]) {
 		char mod[PATH_MAX];
@@ -339,6 +415,7 @@ int daemon_loop(struct daemon *d)
 out:
 	sd_event_source_unref(l.timer);
 	sd_event_source_disable_unref(l.policy_watch);
+	sd_event_source_disable_unref(l.target_watch);
 	sd_event_source_unref(l.rewatch_timer);
 	sd_device_monitor_unref(l.mon);
 	sd_event_unref(l.ev);

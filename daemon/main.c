@@ -20,7 +20,11 @@ int main(int argc, char **argv)
 	if (r)
 		return r > 0 ? EXIT_SUCCESS : 2;
 	log_setup(d.opt.verbose);
-	daemon_init(&d);
+	if (daemon_init(&d) < 0) {
+		/* another instance holds the state: said why already */
+		daemon_fini(&d);
+		return EXIT_FAILURE;
+	}
 
 	switch (d.opt.mode) {
 	case MODE_DAEMON:

@@ -4,9 +4,16 @@
  * GLIBC_TUNABLES once, at process start: x86_non_temporal_threshold
  * (non-temporal stores above it) and x86_rep_movsb_threshold.
  *
- * An administrator's tunables are never overridden: glibc applies the
- * entries of GLIBC_TUNABLES in order, so appending ours after theirs
- * would silently win.  Ours are added only for names nobody set.
+ * That changes every memcpy of every process that sees the variable, so
+ * the sink does nothing unless pmem-tuned.conf asks (glibc_tunables=):
+ * "file" writes only glibc.env, which a unit includes with
+ * EnvironmentFile=; "manager" also pushes it into the service manager's
+ * environment and user sessions.
+ *
+ * An administrator's tunables are never overridden nor rewritten: glibc
+ * applies the entries of GLIBC_TUNABLES in order, so appending ours
+ * after theirs would silently win.  Theirs are kept verbatim, ours are
+ * added only for names nobody set.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -28,70 +35,70 @@
 
 #define SINK		"glibc"
 #define VAR		"GLIBC_TUNABLES"
-#define MAX_TUNABLES	32
+#define MAX_OURS	8
+/* beyond this an administrator's GLIBC_TUNABLES is refused, not cut */
+#define MAX_VALUE	(64 * 1024)
 
 struct tunable {
 	char name[POLICY_NAME_MAX];
-	char value[POLICY_NAME_MAX];
+	char value[32];
 };
 
+/* Ours only: a handful, from the policy.  Theirs are never parsed into storage. */
 struct tunables {
 	int n;
-	struct tunable t[MAX_TUNABLES];
+	struct tunable t[MAX_OURS];
 };
 
-static const struct tunable *find(const struct tunables *ts, const char *name)
+/*
+ * Whether the GLIBC_TUNABLES string s ("a=1:b=2", as glibc reads it)
+ * sets name; its value (up to the next ':') in *val, *vlen.
+ */
+static bool sets(const char *s, const char *name, const char **val, size_t *vlen)
 {
-	int i;
+	size_t nlen = strlen(name);
 
-	for (i = 0; i < ts->n; i++)
-		if (!strcmp(ts->t[i].name, name))
-			return &ts->t[i];
-	return NULL;
+	while (s && *s) {
+		const char *end = strchrnul(s, ':');
+
+		if ((size_t)(end - s) > nlen && !strncmp(s, name, nlen) && s[nlen] == '=') {
+			*val = s + nlen + 1;
+			*vlen = end - *val;
+			return true;
+		}
+		s = *end ? end + 1 : end;
+	}
+	return false;
 }
 
-static void add(struct tunables *ts, const char *name, size_t nlen, const char *value,
-		size_t vlen)
+static void add(struct tunables *ts, const char *name, const char *value)
 {
 	struct tunable *t;
 
-	if (ts->n == MAX_TUNABLES || nlen >= sizeof(t->name) || vlen >= sizeof(t->value))
+	if (ts->n == MAX_OURS)
 		return;
 	t = &ts->t[ts->n++];
-	memcpy(t->name, name, nlen);
-	t->name[nlen] = '\0';
-	memcpy(t->value, value, vlen);
-	t->value[vlen] = '\0';
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	snprintf(t->value, sizeof(t->value), "%s", value);
 }
 
-/* "a=1:b=2" as glibc reads it; anything that is not name=value is skipped. */
-static void parse(struct tunables *ts, const char *s)
+/* ours as "a=1:b=2" after prefix (verbatim) and a ':' when both are non-empty */
+static char *join(const char *prefix, const struct tunables *ts)
 {
-	while (s && *s) {
-		const char *end = strchrnul(s, ':');
-		const char *eq = memchr(s, '=', end - s);
-
-		if (eq && eq > s)
-			add(ts, s, eq - s, eq + 1, end - eq - 1);
-		s = *end ? end + 1 : end;
-	}
-}
-
-static int join(const struct tunables *ts, char *out, size_t len)
-{
-	size_t o = 0;
+	size_t len = prefix ? strlen(prefix) : 0, o;
+	char *out;
 	int i;
 
-	out[0] = '\0';
-	for (i = 0; i < ts->n; i++) {
-		int n = snprintf(out + o, len - o, "%s%s=%s", i ? ":" : "",
-				 ts->t[i].name, ts->t[i].value);
-
-		if (n < 0 || (size_t)n >= len - o)
-			return -ENAMETOOLONG;
-		o += n;
-	}
-	return 0;
+	for (i = 0; i < ts->n; i++)
+		len += strlen(ts->t[i].name) + strlen(ts->t[i].value) + 2;
+	out = malloc(len + 1);
+	if (!out)
+		return NULL;
+	o = snprintf(out, len + 1, "%s", prefix ? prefix : "");
+	for (i = 0; i < ts->n; i++)
+		o += snprintf(out + o, len + 1 - o, "%s%s=%s", o ? ":" : "", ts->t[i].name,
+			      ts->t[i].value);
+	return out;
 }
 
 /* The policy's tunables that glibc will take, normalized to 0x hex. */
@@ -121,35 +128,51 @@ static void ours(struct sink_ctx *ctx, struct tunables *ts)
 			continue;
 		}
 		snprintf(value, sizeof(value), "0x%" PRIx64, v);
-		add(ts, k->key, strlen(k->key), value, strlen(value));
+		add(ts, k->key, value);
 	}
 }
 
-/* base + the entries of ours whose names base does not set, logging each conflict */
-static void merge(const struct tunables *base, const struct tunables *mine,
-		  struct tunables *out, struct tunables *added, const char *where)
+/* The entries of mine whose names base does not set, logging each conflict. */
+static void not_in(const char *base, const struct tunables *mine, struct tunables *added,
+		   const char *where)
 {
 	int i;
 
-	*out = *base;
 	added->n = 0;
 	for (i = 0; i < mine->n; i++) {
-		const struct tunable *t = &mine->t[i], *b = find(base, t->name);
+		const struct tunable *t = &mine->t[i];
+		const char *v;
+		size_t vlen;
 
-		if (b) {
-			if (strcmp(b->value, t->value))
-				log_knob(LOG_NOTICE, SINK, t->name, t->value, b->value,
-					 "%s: %s: keeping the administrator's %s=%s, policy "
+		if (sets(base, t->name, &v, &vlen)) {
+			if (vlen != strlen(t->value) || strncmp(v, t->value, vlen))
+				log_knob(LOG_NOTICE, SINK, t->name, t->value, NULL,
+					 "%s: %s: keeping the administrator's %s=%.*s, policy "
 					 "value %s not applied", SINK, where, t->name,
-					 b->value, t->value);
+					 (int)(vlen > 64 ? 64 : vlen), v, t->value);
 			continue;
 		}
-		add(out, t->name, strlen(t->name), t->value, strlen(t->value));
-		add(added, t->name, strlen(t->name), t->value, strlen(t->value));
+		add(added, t->name, t->value);
 	}
 }
 
-static void scan_file(struct tunables *ts, const char *path)
+/* s appended to *acc with a ':'; -ENOMEM */
+static int append(char **acc, const char *s, size_t len)
+{
+	size_t have = *acc ? strlen(*acc) : 0;
+	char *n = realloc(*acc, have + len + 2);
+
+	if (!n)
+		return -ENOMEM;
+	if (have)
+		n[have++] = ':';
+	memcpy(n + have, s, len);
+	n[have + len] = '\0';
+	*acc = n;
+	return 0;
+}
+
+static void scan_file(char **acc, const char *path)
 {
 	char *text, *line, *cur;
 
@@ -170,7 +193,7 @@ static void scan_file(struct tunables *ts, const char *path)
 			if (end)
 				*end = '\0';
 		}
-		parse(ts, line);
+		append(acc, line, strlen(line));
 	}
 	free(text);
 }
@@ -186,7 +209,7 @@ static int envd_filter(const struct dirent *d)
  * Names set for user sessions before our drop-in: /etc/environment
  * (pam_env) and the environment.d files that sort before ours.
  */
-static void session_base(struct sink_ctx *ctx, struct tunables *ts)
+static void session_base(struct sink_ctx *ctx, char **acc)
 {
 	char dir[PATH_MAX], path[PATH_MAX];
 	const char *ours_name = strrchr(PT_ENVD_GLIBC, '/') + 1;
@@ -194,7 +217,7 @@ static void session_base(struct sink_ctx *ctx, struct tunables *ts)
 	int n, i;
 
 	if (etc_path(ctx->opt, "/etc/environment", path, sizeof(path)) == 0)
-		scan_file(ts, path);
+		scan_file(acc, path);
 	if (etc_path(ctx->opt, PT_ENVD_DIR, dir, sizeof(dir)) < 0)
 		return;
 	n = scandir(dir, &names, envd_filter, alphasort);
@@ -204,7 +227,7 @@ static void session_base(struct sink_ctx *ctx, struct tunables *ts)
 		if (strcmp(names[i]->d_name, ours_name) < 0 &&
 		    snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name) <
 		    (int)sizeof(path))
-			scan_file(ts, path);
+			scan_file(acc, path);
 		free(names[i]);
 	}
 	free(names);
@@ -225,65 +248,109 @@ static bool env_file_safe(const char *v)
 	return true;
 }
 
-static int glibc_apply(struct sink_ctx *ctx)
+/*
+ * Services: glibc.env for the units that include it (EnvironmentFile=),
+ * and with glibc_tunables=manager the manager's own environment.  The
+ * manager's GLIBC_TUNABLES (the administrator's) is kept verbatim, ours
+ * appended for the names it does not set.
+ */
+static int apply_services(struct sink_ctx *ctx, const struct tunables *mine)
 {
-	struct tunables mine, base = { 0 }, merged, added, sess = { 0 }, sess_added, tmp;
-	char *basestr = NULL, value[2048], content[4096];
-	int i, r, ret = 0;
+	struct tunables added;
+	char *basestr = NULL, *value = NULL, *content = NULL;
+	int r, ret = 0;
 
-	if (!ctx->policy)
-		return 0;
-	ours(ctx, &mine);
-	if (mine.n == 0)
-		return 0;	/* nothing touched: the stale pass restores */
-
-	/* services: the manager's environment as it was before us */
 	r = manager_env_base(ctx, SINK, VAR, &basestr);
-	if (r == 0)
-		parse(&base, basestr);
-	merge(&base, &mine, &merged, &added, "services");
-	if (added.n > 0 && basestr && !env_file_safe(basestr)) {
+	if (r < 0 && r != -ENOENT)
+		return r;
+	not_in(basestr, mine, &added, "services");
+	if (added.n == 0)
+		goto out;
+	if (basestr && (strlen(basestr) > MAX_VALUE || !env_file_safe(basestr))) {
 		sanitize_line(basestr);
 		log_knob(LOG_WARNING, SINK, VAR, NULL, basestr,
-			 "%s: the service manager's %s (%s) has characters an environment "
-			 "file cannot carry; %s and the manager's %s left alone", SINK, VAR,
-			 basestr, PT_GLIBC_ENV, VAR);
+			 "%s: the service manager's %s (%.64s%s) is %s; %s and the manager's "
+			 "%s left alone", SINK, VAR, basestr, strlen(basestr) > 64 ? "..." : "",
+			 strlen(basestr) > MAX_VALUE ? "too long to carry whole" :
+			 "made of characters an environment file cannot carry",
+			 PT_GLIBC_ENV, VAR);
 		ctx->stats.refused++;
-	} else if (added.n > 0 && join(&merged, value, sizeof(value)) == 0) {
-		snprintf(content, sizeof(content),
-			 PT_FILE_MARKER " from policy %s; removed when it stops.\n"
-			 "# Merged with the service manager's " VAR "; setuid programs "
-			 "ignore it.\n" VAR "=%s\n", ctx->policy_id, value);
-		r = envfile_apply(ctx, SINK, PT_GLIBC_ENV, content);
-		if (r < 0)
-			ret = r;
-		if (!basestr || strcmp(basestr, value)) {
-			r = manager_env_apply(ctx, SINK, VAR, value);
-			if (r < 0 && ret == 0)
-				ret = r;
-		}
+		goto out;
 	}
-	free(basestr);
-
-	/*
-	 * User sessions: environment.d expands ${VAR} to what came before,
-	 * so the drop-in appends; names set there or by the manager stay.
-	 */
-	session_base(ctx, &sess);
-	for (i = 0; i < base.n; i++)
-		if (!find(&sess, base.t[i].name))
-			add(&sess, base.t[i].name, strlen(base.t[i].name), base.t[i].value,
-			    strlen(base.t[i].value));
-	merge(&sess, &mine, &tmp, &sess_added, "user sessions");
-	if (sess_added.n > 0 && join(&sess_added, value, sizeof(value)) == 0) {
-		snprintf(content, sizeof(content),
-			 PT_FILE_MARKER " from policy %s; removed when it stops.\n"
-			 VAR "=${" VAR "}${" VAR ":+:}%s\n", ctx->policy_id, value);
-		r = envfile_apply(ctx, SINK, PT_ENVD_GLIBC, content);
+	value = join(basestr, &added);
+	if (!value || asprintf(&content, PT_FILE_MARKER " from policy %s; removed when it "
+			       "stops.\n# The service manager's " VAR " with ours added; "
+			       "setuid programs ignore it.\n" VAR "=%s\n", ctx->policy_id,
+			       value) < 0) {
+		content = NULL;
+		ret = -ENOMEM;
+		goto out;
+	}
+	r = envfile_apply(ctx, SINK, PT_GLIBC_ENV, content);
+	if (r < 0)
+		ret = r;
+	if (ctx->opt->glibc == GLIBC_MANAGER && (!basestr || strcmp(basestr, value))) {
+		r = manager_env_apply(ctx, SINK, VAR, value);
 		if (r < 0 && ret == 0)
 			ret = r;
 	}
+out:
+	free(content);
+	free(value);
+	free(basestr);
 	return ret;
+}
+
+/*
+ * User sessions (glibc_tunables=manager): environment.d expands ${VAR}
+ * to what came before, so the drop-in appends; names set there or by
+ * the manager stay.
+ */
+static int apply_sessions(struct sink_ctx *ctx, const struct tunables *mine)
+{
+	struct tunables added;
+	char *sess = NULL, *basestr = NULL, *value = NULL, *content = NULL;
+	int r = 0;
+
+	session_base(ctx, &sess);
+	if (manager_env_base(ctx, SINK, VAR, &basestr) == 0)
+		append(&sess, basestr, strlen(basestr));
+	not_in(sess, mine, &added, "user sessions");
+	if (added.n == 0)
+		goto out;
+	value = join(NULL, &added);
+	if (!value || asprintf(&content, PT_FILE_MARKER " from policy %s; removed when it "
+			       "stops.\n" VAR "=${" VAR "}${" VAR ":+:}%s\n", ctx->policy_id,
+			       value) < 0) {
+		content = NULL;
+		r = -ENOMEM;
+		goto out;
+	}
+	r = envfile_apply(ctx, SINK, PT_ENVD_GLIBC, content);
+out:
+	free(content);
+	free(value);
+	free(basestr);
+	free(sess);
+	return r;
+}
+
+static int glibc_apply(struct sink_ctx *ctx)
+{
+	struct tunables mine;
+	int r, ret;
+
+	/* off (the default): nothing touched, the stale pass removes what was ours */
+	if (!ctx->policy || ctx->opt->glibc == GLIBC_OFF)
+		return 0;
+	ours(ctx, &mine);
+	if (mine.n == 0)
+		return 0;
+	ret = apply_services(ctx, &mine);
+	if (ctx->opt->glibc != GLIBC_MANAGER)
+		return ret;
+	r = apply_sessions(ctx, &mine);
+	return ret < 0 ? ret : r;
 }
 
 static int glibc_restore(struct sink_ctx *ctx, bool stale_only)

@@ -7,9 +7,11 @@
  * for services, an environment.d drop-in for user sessions and the
  * service manager's own environment block.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "common/sysfs_attr.h"
 #include "export_keys.h"
 #include "log.h"
 #include "policy.h"
@@ -18,13 +20,56 @@
 
 #define SINK "libpmem"
 
+/*
+ * PMEM_NO_FLUSH=1 skips the flushes that make a store persistent on an
+ * ADR platform: the policy saying "cpu_cache" is a claim, not evidence.
+ * Only a pmem target named after its region, whose region this host's
+ * sysfs reports as cpu_cache now, is evidence (as for the knob map's
+ * persistence_domain= condition).  A dram or file: target is never.
+ */
+static bool host_confirms_cpu_cache(const struct sink_ctx *ctx, const char *target,
+				    char *why, size_t len)
+{
+	const struct policy_target *t = policy_find_target(ctx->policy, target);
+	const char *d;
+	char dom[64];
+
+	if (!t || strcmp(t->kind, "pmem")) {
+		snprintf(why, len, "target '%s' is not a pmem region", target);
+		return false;
+	}
+	for (d = t->name + strlen("region"); *d && isdigit((unsigned char)*d); d++)
+		;
+	if (strncmp(t->name, "region", 6) || d == t->name + 6 || *d) {
+		snprintf(why, len, "target '%s' names no pmem region", target);
+		return false;
+	}
+	if (read_attrf(dom, sizeof(dom), "%s/sys/bus/nd/devices/%s/persistence_domain",
+		       ctx->opt->sysfs_root, t->name) < 0) {
+		snprintf(why, len, "this host shows no persistence domain for %s", t->name);
+		return false;
+	}
+	if (strcmp(dom, "cpu_cache")) {
+		snprintf(why, len, "this host reports %s's persistence domain as '%s', "
+			 "not cpu_cache", t->name, dom);
+		return false;
+	}
+	return true;
+}
+
 /* A setting PMDK knows, with a value it takes, for this export's target. */
-static bool kv_ok(const struct policy *p, const struct policy_kv *kv, char *why, size_t len)
+static bool kv_ok(const struct sink_ctx *ctx, const struct policy_kv *kv, char *why,
+		  size_t len)
 {
 	const struct export_key *k;
 	uint64_t v;
 
-	return export_kv_check(p, EXPORT_LIBPMEM, kv, &k, &v, why, len) == 0;
+	if (export_kv_check(ctx->policy, EXPORT_LIBPMEM, kv, &k, &v, why, len) < 0)
+		return false;
+	if (k->needs == EXPORT_NEEDS_CPU_CACHE_IF_SET && v &&
+	    !host_confirms_cpu_cache(ctx, ctx->policy->exports.libpmem.target, why, len))
+		return false;
+	return true;
 }
 
 /* KEY=VALUE lines of the export that pass the checks; 0 = none. */
@@ -39,10 +84,10 @@ static int build(struct sink_ctx *ctx, char *body, size_t len)
 		return 0;
 	for (i = 0; i < x->nkv && i < POLICY_EXPORT_KV_MAX; i++) {
 		const struct policy_kv *kv = &x->kv[i];
-		char why[128];
+		char why[192];
 		int w;
 
-		if (!kv_ok(ctx->policy, kv, why, sizeof(why))) {
+		if (!kv_ok(ctx, kv, why, sizeof(why))) {
 			log_knob(LOG_WARNING, SINK, kv->key, kv->value, NULL,
 				 "%s: %s=%s: %s; not exported", SINK, kv->key, kv->value, why);
 			ctx->stats.refused++;
@@ -80,9 +125,9 @@ static int libpmem_apply(struct sink_ctx *ctx)
 
 		/* the same filter as build(): set exactly what the files say */
 		for (i = 0; i < x->nkv && i < POLICY_EXPORT_KV_MAX; i++) {
-			char why[128];
+			char why[192];
 
-			if (!kv_ok(ctx->policy, &x->kv[i], why, sizeof(why)))
+			if (!kv_ok(ctx, &x->kv[i], why, sizeof(why)))
 				continue;
 			r = manager_env_apply(ctx, SINK, x->kv[i].key, x->kv[i].value);
 			if (r < 0 && ret == 0)

@@ -208,13 +208,29 @@ static bool domain_allows(struct sink_ctx *ctx, const struct knob *k, const char
 	return false;
 }
 
-static void apply_one(struct sink_ctx *ctx, const struct knob *k, const char *rel,
-		      const char *desired)
+/* A write this pass will do, once the originals of all of them are saved. */
+struct pending {
+	char rel[PATH_MAX];
+	char real[PATH_MAX];
+	char desired[256];
+	char cur[256];
+	bool had;		/* a state entry existed before this pass */
+};
+
+struct plan {
+	size_t n, cap;
+	struct pending *w;
+};
+
+/* Read, compare and queue one knob; nothing is written here. */
+static void plan_one(struct sink_ctx *ctx, struct plan *plan, const struct knob *k,
+		     const char *rel, const char *desired)
 {
 	char real[PATH_MAX], anchor_real[PATH_MAX], why[PATH_MAX + 64];
-	char cur[256], back[256];
+	char cur[256];
 	struct state_entry *e;
-	bool had;
+	struct pending *w;
+	size_t i;
 	int r;
 
 	r = resolve(ctx->opt, rel, real, anchor_real, why, sizeof(why));
@@ -253,35 +269,99 @@ static void apply_one(struct sink_ctx *ctx, const struct knob *k, const char *re
 				 "%s: %s is %s, policy says %s", SINK, rel, cur, desired);
 		return;
 	}
-	had = e != NULL;
-	r = state_remember(ctx->state, SINK, rel, true, cur, desired);
-	if (r < 0) {
-		/* without a saved original a crash could not be undone */
-		log_knob(LOG_ERR, SINK, rel, desired, cur,
-			 "%s: %s: cannot save the original in %s: %s; not written", SINK,
-			 rel, ctx->state->path, strerror(-r));
+	/* two knob lines reaching one file: the later line wins, as it always did */
+	for (i = 0; i < plan->n; i++) {
+		if (strcmp(plan->w[i].rel, rel))
+			continue;
+		snprintf(plan->w[i].desired, sizeof(plan->w[i].desired), "%s", desired);
+		state_note(ctx->state, SINK, rel, true, cur, desired);
+		return;
+	}
+	if (plan->n == plan->cap) {
+		size_t cap = plan->cap ? 2 * plan->cap : 16;
+		struct pending *nw = realloc(plan->w, cap * sizeof(*nw));
+
+		if (!nw) {
+			log_knob(LOG_ERR, SINK, rel, desired, cur, "%s: %s: %s; not written",
+				 SINK, rel, strerror(ENOMEM));
+			ctx->stats.failed++;
+			return;
+		}
+		plan->w = nw;
+		plan->cap = cap;
+	}
+	w = &plan->w[plan->n];
+	snprintf(w->rel, sizeof(w->rel), "%s", rel);
+	snprintf(w->real, sizeof(w->real), "%s", real);
+	snprintf(w->desired, sizeof(w->desired), "%s", desired);
+	snprintf(w->cur, sizeof(w->cur), "%s", cur);
+	w->had = e != NULL;
+	if (state_note(ctx->state, SINK, rel, true, cur, desired) < 0) {
+		log_knob(LOG_ERR, SINK, rel, desired, cur, "%s: %s: %s; not written", SINK,
+			 rel, strerror(ENOMEM));
 		ctx->stats.failed++;
 		return;
 	}
-	r = write_attr(real, desired);
+	plan->n++;
+}
+
+static void write_one(struct sink_ctx *ctx, const struct pending *w, bool *undone)
+{
+	char back[256];
+	int r;
+
+	r = write_attr(w->real, w->desired);
 	if (r < 0) {
-		log_knob(LOG_ERR, SINK, rel, desired, cur, "%s: %s = %s: write failed: %s",
-			 SINK, rel, desired, strerror(-r));
+		log_knob(LOG_ERR, SINK, w->rel, w->desired, w->cur,
+			 "%s: %s = %s: write failed: %s", SINK, w->rel, w->desired,
+			 strerror(-r));
 		ctx->stats.failed++;
-		state_undo_remember(ctx->state, SINK, rel, had);
+		state_drop_note(ctx->state, SINK, w->rel, w->had);
+		*undone = true;
 		return;
 	}
-	r = read_attr(real, back, sizeof(back));
-	if (r < 0 || !values_equal(back, desired)) {
-		log_knob(LOG_WARNING, SINK, rel, desired, cur,
-			 "%s: %s = %s: reads back as %s", SINK, rel, desired,
+	r = read_attr(w->real, back, sizeof(back));
+	if (r < 0 || !values_equal(back, w->desired)) {
+		log_knob(LOG_WARNING, SINK, w->rel, w->desired, w->cur,
+			 "%s: %s = %s: reads back as %s", SINK, w->rel, w->desired,
 			 r < 0 ? strerror(-r) : back);
 		ctx->stats.failed++;
 		return;
 	}
-	log_knob(LOG_INFO, SINK, rel, desired, cur, "%s: %s = %s (was %s)", SINK, rel,
-		 desired, cur);
+	log_knob(LOG_INFO, SINK, w->rel, w->desired, w->cur, "%s: %s = %s (was %s)", SINK,
+		 w->rel, w->desired, w->cur);
 	ctx->stats.set++;
+}
+
+/*
+ * The originals of every queued write are saved in one go before the
+ * first write: once a knob, a pass over thousands of module parameters
+ * would fsync thousands of times and near the watchdog.
+ */
+static void execute(struct sink_ctx *ctx, struct plan *plan)
+{
+	bool undone = false;
+	size_t i;
+	int r;
+
+	if (!plan->n)
+		return;
+	r = state_save(ctx->state);
+	if (r < 0) {
+		/* without a saved original a crash could not be undone */
+		log_err("%s: cannot save the originals of %zu knob(s) in %s: %s; none written",
+			SINK, plan->n, ctx->state->path, strerror(-r));
+		for (i = 0; i < plan->n; i++)
+			state_drop_note(ctx->state, SINK, plan->w[i].rel, plan->w[i].had);
+		ctx->stats.failed += plan->n;
+		return;
+	}
+	for (i = 0; i < plan->n; i++)
+		write_one(ctx, &plan->w[i], &undone);
+	/* a failed write changed nothing: its entry goes */
+	r = undone ? state_save(ctx->state) : 0;
+	if (r < 0)
+		log_warn("state %s: cannot save: %s", ctx->state->path, strerror(-r));
 }
 
 /*
@@ -329,6 +409,7 @@ static int sysfs_apply(struct sink_ctx *ctx)
 	const struct options *o = ctx->opt;
 	char root[PATH_MAX * 2], module_prefix[PATH_MAX];
 	size_t i, rootlen = strlen(o->sysfs_root);
+	struct plan plan = { 0 };
 
 	if (!ctx->policy || !ctx->knobs)
 		return 0;
@@ -390,10 +471,12 @@ static int sysfs_apply(struct sink_ctx *ctx)
 
 			if (ctx->only_module && !startswith(rel, module_prefix))
 				continue;
-			apply_one(ctx, k, rel, desired);
+			plan_one(ctx, &plan, k, rel, desired);
 		}
 		globfree(&g);
 	}
+	execute(ctx, &plan);
+	free(plan.w);
 	return ctx->stats.failed ? -EIO : 0;
 }
 
@@ -420,8 +503,10 @@ static int sysfs_restore(struct sink_ctx *ctx, bool stale_only)
 		if (r < 0) {
 			log_knob(LOG_WARNING, SINK, e->key, e->original, e->applied,
 				 "%s: %s: refused to restore: %s", SINK, e->key, why);
-			if (!ctx->dry_run)
+			if (!ctx->dry_run) {
 				state_forget(ctx->state, e);
+				ctx->state->dropped++;
+			}
 			continue;
 		}
 		if (ctx->dry_run) {
@@ -439,6 +524,7 @@ static int sysfs_restore(struct sink_ctx *ctx, bool stale_only)
 				 "%s: %s: saved original spans lines; refused to restore it",
 				 SINK, e->key);
 			state_forget(ctx->state, e);
+			ctx->state->dropped++;
 			continue;
 		}
 		r = write_attr(real, e->original);

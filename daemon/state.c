@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "common/trusted.h"
 #include "log.h"
 #include "policy.h"
+#include "sanitize.h"
 #include "state.h"
 
 #define STATE_FORMAT "pmem-tuned-state/1"
@@ -77,13 +79,26 @@ static const char *jstr(struct json_object *o, const char *key)
 	return json_object_get_string(v);
 }
 
-static int parse(struct state *st, const char *text)
+int state_parse(struct state *st, const char *text, size_t len)
 {
 	struct json_object *root, *arr;
+	struct json_tokener *tok;
 	size_t i, n;
 	int r = 0;
 
-	root = json_tokener_parse(text);
+	if (len > INT_MAX || strlen(text) != len)
+		return -EBADMSG;	/* a NUL inside is not JSON */
+	tok = json_tokener_new_ex(32);
+	if (!tok)
+		return -ENOMEM;
+	root = json_tokener_parse_ex(tok, text, (int)len);
+	/* one document, nothing after it but blanks */
+	if (root && text[json_tokener_get_parse_end(tok) +
+			 strspn(text + json_tokener_get_parse_end(tok), " \t\r\n")]) {
+		json_object_put(root);
+		root = NULL;
+	}
+	json_tokener_free(tok);
 	if (!root)
 		return -EBADMSG;
 	if (!jstr(root, "format") || strcmp(jstr(root, "format"), STATE_FORMAT) ||
@@ -96,14 +111,25 @@ static int parse(struct state *st, const char *text)
 	for (i = 0; i < n && r == 0; i++) {
 		struct json_object *e = json_object_array_get_idx(arr, i), *ex;
 		const char *sink = jstr(e, "sink"), *key = jstr(e, "key");
-		bool existed;
+		char why[160];
 
-		if (!sink || !key || !json_object_object_get_ex(e, "existed", &ex)) {
+		if (!sink || !key || !json_object_object_get_ex(e, "existed", &ex) ||
+		    !json_object_is_type(ex, json_type_boolean)) {
 			r = -EBADMSG;
 			break;
 		}
-		existed = json_object_get_boolean(ex);
-		r = add_entry(st, sink, key, existed, jstr(e, "original"), jstr(e, "applied"));
+		r = add_entry(st, sink, key, json_object_get_boolean(ex), jstr(e, "original"),
+			      jstr(e, "applied"));
+		if (r == 0 && state_entry_check(&st->e[st->n - 1], why, sizeof(why)) < 0) {
+			struct state_entry *bad = &st->e[st->n - 1];
+
+			sanitize_line(why);
+			log_warn("state %s: entry %zu (%s): %s; dropped, not restored",
+				 st->path[0] ? st->path : "(text)", i, bad->sink, why);
+			state_forget(st, bad);
+			st->dropped++;
+			st->dirty = true;
+		}
 	}
 	json_object_put(root);
 	return r;
@@ -138,7 +164,8 @@ static int open_trusted(struct state *st, const char *dir)
 			close(dfd);
 		return r;
 	}
-	fd = openat(dfd, "state.json", O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO in its place must not hang the start, or --restore */
+	fd = openat(dfd, "state.json", O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	r = fd < 0 ? -errno : 0;
 	if (r == 0 && (fstat(fd, &sf) < 0 || !S_ISREG(sf.st_mode) || !trusted_stat(&sf))) {
 		log_err("state %s: refused: owned by uid %u with mode %04o, not root's alone; "
@@ -163,6 +190,7 @@ static int open_trusted(struct state *st, const char *dir)
 
 int state_load(struct state *st, const char *dir)
 {
+	size_t len;
 	char *text;
 	int fd, r;
 
@@ -175,14 +203,14 @@ int state_load(struct state *st, const char *dir)
 		return 0;
 	if (fd < 0)
 		return fd;
-	r = read_fd(fd, 16 * 1024 * 1024, &text, NULL);
+	r = read_fd(fd, 16 * 1024 * 1024, &text, &len);
 	close(fd);
 	if (r < 0) {
 		log_err("state %s: cannot read: %s; originals of an earlier run are lost",
 			st->path, strerror(-r));
 		return r;
 	}
-	r = parse(st, text);
+	r = state_parse(st, text, len);
 	free(text);
 	if (r < 0) {
 		char aside[4200];
@@ -206,9 +234,12 @@ int state_save(struct state *st)
 
 	if (st->untrusted)
 		return -EPERM;
+	if (!st->dirty)
+		return 0;
 	if (st->n == 0) {
 		if (unlink(st->path) < 0 && errno != ENOENT)
 			return -errno;
+		st->dirty = false;
 		return 0;
 	}
 	root = json_object_new_object();
@@ -244,6 +275,10 @@ int state_save(struct state *st)
 					      JSON_C_TO_STRING_NOSLASHESCAPE);
 	r = atomic_write_file(st->path, text, strlen(text), 0600);
 	json_object_put(root);
+	if (r == 0) {
+		st->dirty = false;
+		st->saves++;
+	}
 	return r;
 }
 
@@ -257,8 +292,8 @@ struct state_entry *state_find(struct state *st, const char *sink, const char *k
 	return NULL;
 }
 
-int state_remember(struct state *st, const char *sink, const char *key,
-		   bool existed, const char *original, const char *applied)
+int state_note(struct state *st, const char *sink, const char *key,
+	       bool existed, const char *original, const char *applied)
 {
 	struct state_entry *e = state_find(st, sink, key);
 	int r;
@@ -277,14 +312,27 @@ int state_remember(struct state *st, const char *sink, const char *key,
 			return r;
 		st->e[st->n - 1].touched = true;
 	}
+	st->dirty = true;
+	return 0;
+}
+
+int state_remember(struct state *st, const char *sink, const char *key,
+		   bool existed, const char *original, const char *applied)
+{
+	bool had = state_find(st, sink, key) != NULL;
+	int r;
+
+	r = state_note(st, sink, key, existed, original, applied);
+	if (r < 0)
+		return r;
 	r = state_save(st);
 	/* the caller will not write; kept, this entry would "restore" an unchanged value */
-	if (r < 0 && !e)
+	if (r < 0 && !had)
 		state_forget(st, &st->e[st->n - 1]);
 	return r;
 }
 
-void state_undo_remember(struct state *st, const char *sink, const char *key, bool had)
+void state_drop_note(struct state *st, const char *sink, const char *key, bool had)
 {
 	struct state_entry *e;
 
@@ -294,6 +342,11 @@ void state_undo_remember(struct state *st, const char *sink, const char *key, bo
 	e = state_find(st, sink, key);
 	if (e)
 		state_forget(st, e);
+}
+
+void state_undo_remember(struct state *st, const char *sink, const char *key, bool had)
+{
+	state_drop_note(st, sink, key, had);
 	state_save(st);
 }
 
@@ -304,6 +357,7 @@ void state_forget(struct state *st, struct state_entry *e)
 	entry_free(e);
 	memmove(&st->e[i], &st->e[i + 1], (st->n - i - 1) * sizeof(*e));
 	st->n--;
+	st->dirty = true;
 }
 
 void state_untouch(struct state *st, const char *sink)

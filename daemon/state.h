@@ -24,6 +24,9 @@ struct state_entry {
 struct state {
 	char path[4096];
 	bool untrusted;		/* directory others can write: never saved */
+	bool dirty;		/* changed since the last save */
+	unsigned saves;		/* files written: a pass saves once, not once a knob */
+	unsigned dropped;	/* entries given up on: invalid, or refused on restore */
 	size_t n;
 	struct state_entry *e;
 };
@@ -36,7 +39,20 @@ struct state {
  * root (or this user) and writable only by it is set aside unread.
  */
 int state_load(struct state *st, const char *dir);
-/* Atomic; removes the file when nothing is left to restore. */
+/*
+ * Parse the text of a state file into st (which must be empty or
+ * loaded); every entry is checked as a fresh one would be
+ * (state_entry_check()), and one that fails is dropped with a log line
+ * and counted in st->dropped.  -EBADMSG when the text is not a state.
+ */
+int state_parse(struct state *st, const char *text, size_t len);
+/*
+ * The rules a saved entry must meet to be restored: a sink we have, a
+ * key that sink writes, values of the shape it reads.  0, or -EINVAL
+ * with the reason in why (state_check.c).
+ */
+int state_entry_check(const struct state_entry *e, char *why, size_t len);
+/* Atomic; removes the file when nothing is left to restore; nothing when unchanged. */
 int state_save(struct state *st);
 void state_free(struct state *st);
 
@@ -48,6 +64,11 @@ struct state_entry *state_find(struct state *st, const char *sink, const char *k
  */
 int state_remember(struct state *st, const char *sink, const char *key,
 		   bool existed, const char *original, const char *applied);
+/* As state_remember(), not saved: the caller saves once before the writes. */
+int state_note(struct state *st, const char *sink, const char *key,
+	       bool existed, const char *original, const char *applied);
+/* Undo a state_note() (see state_undo_remember()), not saved. */
+void state_drop_note(struct state *st, const char *sink, const char *key, bool had);
 /*
  * The write state_remember() announced failed: drop the entry it created
  * (had = false: there was none before) so that restore does not "put

@@ -7,8 +7,10 @@
 # Usage: run.sh [-t SECONDS] [-b BUILD_DIR] [-f TARGET] [-- LIBFUZZER_ARGS...]
 #   -t  fuzzing time, default 60 (PT_FUZZ_TIME)
 #   -b  build dir, default <top>/build-fuzz (PT_FUZZ_BUILD)
-#   -f  fuzz_policy (the loader, default) or fuzz_merge (--merge, --diff)
-# New inputs go to BUILD/corpus; tests/fuzz/corpus (the seeds) is only read.
+#   -f  fuzz_policy (the loader, default), fuzz_merge (--merge, --diff),
+#       fuzz_state (the daemon's state file) or fuzz_knobmap (knob map lines)
+# New inputs go to BUILD/corpus[-TARGET]; the seeds (tests/fuzz/corpus, and
+# corpus-state, corpus-knobmap for those targets) are only read.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -21,7 +23,7 @@ while getopts "t:b:f:h" o; do
 	t) time_s=$OPTARG ;;
 	b) build=$OPTARG ;;
 	f) target=$OPTARG ;;
-	*) sed -n '2,11p' "$0" >&2; exit 2 ;;
+	*) sed -n '2,13p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -30,8 +32,9 @@ if ! [[ $time_s =~ ^[0-9]+$ ]] || [ "$time_s" -eq 0 ]; then
 	exit 2
 fi
 case $target in
-fuzz_policy | fuzz_merge) ;;
-*) echo "run.sh: -f $target: not a fuzz target (fuzz_policy, fuzz_merge)" >&2; exit 2 ;;
+fuzz_policy | fuzz_merge | fuzz_state | fuzz_knobmap) ;;
+*) echo "run.sh: -f $target: not a fuzz target (fuzz_policy, fuzz_merge, fuzz_state," \
+	"fuzz_knobmap)" >&2; exit 2 ;;
 esac
 
 cc=${CC:-clang}
@@ -77,9 +80,15 @@ mkdir -p "$corpus" "$build/artifacts"
 log=$build/$target.log
 [ "$target" = fuzz_policy ] && log=$build/fuzz.log
 before=$(find "$build/artifacts" -type f | wc -l)
+seeds=$here/corpus
+dict=$here/policy.dict
+case $target in
+fuzz_state) seeds=$here/corpus-state ;;
+fuzz_knobmap) seeds=$here/corpus-knobmap; dict=$here/knobmap.dict ;;
+esac
 cmd=("$fuzzer" -max_total_time="$time_s" -print_final_stats=1 -timeout=10
-     -rss_limit_mb=2048 -dict="$here/policy.dict"
-     -artifact_prefix="$build/artifacts/" "$@" "$corpus" "$here/corpus")
+     -rss_limit_mb=2048 -dict="$dict"
+     -artifact_prefix="$build/artifacts/" "$@" "$corpus" "$seeds")
 echo "fuzzing ${time_s}s: ${cmd[*]}"
 "${cmd[@]}" >"$log" 2>&1
 rc=$?

@@ -112,20 +112,23 @@ struct policy *mkpolicy_build(const struct mkpolicy_opts *o)
 		goto fail;
 	snprintf(t->kind, sizeof(t->kind), "pmem");
 	snprintf(t->device, sizeof(t->device), "/dev/dax0.0");
-	snprintf(t->persistence_domain, sizeof(t->persistence_domain), "memory_controller");
+	snprintf(t->persistence_domain, sizeof(t->persistence_domain), "%s",
+		 o->region_domain ? o->region_domain : "memory_controller");
 	if (add_op(t) < 0)
 		goto fail;
 	t = policy_add_target(p, "dram");
 	if (!t)
 		goto fail;
 	snprintf(t->kind, sizeof(t->kind), "dram");
-	snprintf(t->persistence_domain, sizeof(t->persistence_domain), "none");
+	snprintf(t->persistence_domain, sizeof(t->persistence_domain), "%s",
+		 o->dram_domain ? o->dram_domain : "none");
 	if (add_op(t) < 0)
 		goto fail;
 
 	if (!o->no_libpmem) {
 		p->exports.libpmem.present = true;
-		snprintf(p->exports.libpmem.target, POLICY_NAME_MAX, "region0");
+		snprintf(p->exports.libpmem.target, POLICY_NAME_MAX, "%s",
+			 o->libpmem_target ? o->libpmem_target : "region0");
 		if (o->movnt)
 			kv_add(&p->exports.libpmem, "PMEM_MOVNT_THRESHOLD", o->movnt);
 		for (i = 0; i < o->nenv; i++) {

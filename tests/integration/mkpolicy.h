@@ -15,6 +15,9 @@ struct mkpolicy_opts {
 	const char *nt;			/* x86_non_temporal_threshold */
 	const char *movsb;		/* x86_rep_movsb_threshold */
 	const char *glibc_target;	/* default "dram" */
+	const char *libpmem_target;	/* default "region0" */
+	const char *region_domain;	/* region0's claim, default "memory_controller" */
+	const char *dram_domain;	/* dram's claim, default "none" */
 	uint64_t kernel;		/* flushcache_nt_max_bytes */
 	bool kernel_open;
 	const char *env[8];		/* extra libpmem KEY=VALUE */

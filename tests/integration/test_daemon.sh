@@ -340,4 +340,45 @@ if [ -n "$NOTIFY" ]; then
 	ok "fingerprint with newlines: nothing applied" is "$THRESH" 768
 fi
 
+# a symlinked policy (a fleet tool's layout): replacing the target reloads,
+# and so does pointing the link elsewhere
+mkdir -p "$T/fleet2"
+"$MKPOLICY" "$T/fleet2/a.json" --kernel 4096 --movnt 512
+ln -s ../fleet2/a.json "$T/etc/linked.json"
+start_daemon --policy "$T/etc/linked.json"
+ok "symlinked policy: applied" wait_is "$THRESH" 4096 50
+"$MKPOLICY" "$T/fleet2/.n.json" --kernel 8192 --movnt 512
+mv "$T/fleet2/.n.json" "$T/fleet2/a.json"
+ok "symlinked policy: target replaced, re-applied" wait_is "$THRESH" 8192 20
+"$MKPOLICY" "$T/fleet2/b.json" --kernel 12288 --movnt 512
+ln -sfn ../fleet2/b.json "$T/etc/linked.json"
+ok "symlinked policy: link pointed elsewhere, re-applied" wait_is "$THRESH" 12288 20
+"$MKPOLICY" "$T/fleet2/.n.json" --kernel 16384 --movnt 512
+mv "$T/fleet2/.n.json" "$T/fleet2/b.json"
+ok "symlinked policy: the new target replaced, re-applied" wait_is "$THRESH" 16384 20
+
+# one instance at a time: a second one refuses, saying why, and changes nothing
+run "$DAEMON" --force $COMMON --policy "$T/etc/linked.json" --oneshot > "$T/second" 2>&1
+ok "second instance: exits 1" test $? -eq 1
+ok "second instance: says another one holds the state" grep -q "another pmem-tuned" "$T/second"
+ok "second instance: first one's originals intact" grep -Eq '"original": *"768"' "$STATE"
+stop_daemon TERM
+ok "symlinked policy: restored on stop" is "$THRESH" 768
+
+# --restore exits 1 when something could not be restored
+mkdir -p "$T/run/pmem-tuned"
+cat > "$STATE" <<'EOF2'
+{"format":"pmem-tuned-state/1","entries":[
+ {"sink":"tuned","key":"/sys/module/alpha/parameters/thresh","existed":true,"original":"1"},
+ {"sink":"sysfs","key":"/sys/module/alpha/parameters/thresh","existed":true,"original":"768"}]}
+EOF2
+chmod 600 "$STATE"
+echo 4096 > "$THRESH"
+run "$DAEMON" $COMMON --restore > "$T/restore" 2>&1
+ok "--restore with an invalid entry: exits 1" test $? -eq 1
+ok "--restore with an invalid entry: says so" grep -q "no sink 'tuned'.*dropped" "$T/restore"
+ok "--restore with an invalid entry: the valid one restored" is "$THRESH" 768
+run "$DAEMON" $COMMON --restore
+ok "--restore with nothing left: exits 0" test $? -eq 0
+
 tap_finish test_daemon

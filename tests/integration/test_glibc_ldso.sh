@@ -24,6 +24,11 @@ tunable() { GLIBC_TUNABLES=$1 "$LDSO" --list-tunables | sed -n "s/^$2: \([^ ]*\)
 
 mkdir -p "$T/sys/module" "$T/etc/pmem-tuned/knobs.d" "$T/run"
 "$MKPOLICY" "$T/etc/pmem-policy.json" --nt 0x180000 --movsb 0x3000 || exit 1
+# the default writes no GLIBC_TUNABLES at all: it is opt-in
+env -u INVOCATION_ID -u JOURNAL_STREAM \
+	"$DAEMON" --oneshot --force --sysfs-root "$T" --etc-root "$T" || exit 1
+ok "no glibc.env without glibc_tunables=" test ! -e "$T/etc/pmem-tuned/glibc.env"
+echo "glibc_tunables = file" > "$T/etc/pmem-tuned/pmem-tuned.conf"
 # the administrator's tunables, as the service manager would hand them down
 env -u INVOCATION_ID -u JOURNAL_STREAM \
 	GLIBC_TUNABLES=glibc.malloc.check=0:glibc.cpu.x86_rep_movsb_threshold=0x1800 \

@@ -436,15 +436,47 @@ static const char *glibc_var(void)
 	return v;
 }
 
+/* pmem-tuned.conf's glibc_tunables= (the tree's own conf, root's alone) */
+static void glibc_scope(const char *scope)
+{
+	char conf[128];
+
+	snprintf(conf, sizeof(conf), "glibc_tunables = %s\n", scope);
+	put("etc/pmem-tuned/pmem-tuned.conf", conf, 0644);
+}
+
 static void test_glibc(void)
 {
 	struct mkpolicy_opts o = base_policy;
 	struct daemon d;
 
-	/* plain: both tunables, hex */
+	/* by default nothing: every service's memcpy is not ours to change */
 	make_tree();
 	unsetenv("GLIBC_TUNABLES");
 	write_policy(&o);
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "glibc default");
+	CHECK(!exists("etc/pmem-tuned/glibc.env"));
+	CHECK(!exists("etc/environment.d/60-pmem-tuned-glibc.conf"));
+	CHECK(state_find(&d.state, "glibc", "file:" PT_GLIBC_ENV) == NULL);
+	daemon_fini(&d);
+
+	/* file: only the environment file units include, no user sessions */
+	glibc_scope("file");
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "glibc file");
+	CHECK(exists("etc/pmem-tuned/glibc.env"));
+	CHECK(!exists("etc/environment.d/60-pmem-tuned-glibc.conf"));
+	/* opting out again takes back what was written */
+	glibc_scope("off");
+	policy_free(d.policy);
+	d.policy = NULL;
+	daemon_reload(&d, "glibc off again");
+	CHECK(!exists("etc/pmem-tuned/glibc.env"));
+	daemon_fini(&d);
+
+	/* plain: both tunables, hex */
+	glibc_scope("manager");
 	daemon_setup(&d, MODE_ONESHOT);
 	daemon_reload(&d, "glibc");
 	CHECK_STR(glibc_var(), "glibc.cpu.x86_non_temporal_threshold=0x100000:"
@@ -590,8 +622,11 @@ static void test_planted_state(void)
 	    "{\"sink\":\"sysfs\",\"key\":\"/sys/module/alpha/parameters/thresh\","
 	    "\"existed\":true,\"original\":\"100\"}]}", 0600);
 	daemon_setup(&d, MODE_RESTORE);
-	CHECK_INT(d.state.n, 5);
-	daemon_restore(&d, false);
+	/* checked as they load: the two files and ksm are not ours, dropped */
+	CHECK_INT(d.state.n, 2);
+	CHECK_INT(d.state.dropped, 3);
+	/* the module path escapes on restore; --restore says something was not restored */
+	CHECK_INT(daemon_restore(&d, false), -EIO);
 	CHECK_STR(slurp("etc/victim"), "keep me\n");
 	CHECK_STR(get("outside/secret"), "secret");
 	/* the one legitimate entry is restored */
@@ -690,6 +725,7 @@ static void test_glibc_base_injection(void)
 	struct daemon d;
 
 	make_tree();
+	glibc_scope("manager");
 	write_policy(&base_policy);
 	setenv("GLIBC_TUNABLES", "glibc.malloc.check=3\nLD_PRELOAD=/tmp/evil.so", 1);
 	daemon_setup(&d, MODE_ONESHOT);
@@ -776,8 +812,9 @@ static void test_planted_values(void)
 	    "{\"sink\":\"sysfs\",\"key\":\"/sys/module/alpha/parameters/thresh\","
 	    "\"existed\":true,\"original\":\"100\\n200\"}]}", 0600);
 	daemon_setup(&d, MODE_RESTORE);
-	CHECK_INT(d.state.n, 2);
-	daemon_restore(&d, false);
+	CHECK_INT(d.state.n, 0);
+	CHECK_INT(d.state.dropped, 2);
+	CHECK_INT(daemon_restore(&d, false), -EIO);
 	CHECK_STR(slurp("sys/module/alpha/parameters/thresh"), "768\n");
 	CHECK_INT(d.state.n, 0);
 	daemon_fini(&d);
@@ -871,6 +908,172 @@ static void drop_privileges(void)
 	}
 }
 
+/*
+ * PMEM_NO_FLUSH=1 drops the flushes ADR needs: exported only for a pmem
+ * region this host's sysfs shows as cpu_cache, never on the policy's word.
+ */
+static void test_no_flush_evidence(void)
+{
+	struct mkpolicy_opts o = base_policy;
+	struct daemon d;
+
+	make_tree();
+	o.env[o.nenv++] = "PMEM_NO_FLUSH=1";
+	o.region_domain = "cpu_cache";
+	write_policy(&o);
+	/* region0 is cpu_cache in the fake sysfs too: the evidence is there */
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "no flush, eADR");
+	CHECK(strstr(slurp("etc/pmem-tuned/libpmem.env"), "\nPMEM_NO_FLUSH=1\n") != NULL);
+	daemon_restore(&d, false);
+	daemon_fini(&d);
+
+	/* the policy claims cpu_cache, this host's region says ADR */
+	put("sys/devices/ndbus0/region0/persistence_domain", "memory_controller\n", 0444);
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "no flush, ADR");
+	CHECK(strstr(slurp("etc/pmem-tuned/libpmem.env"), "PMEM_NO_FLUSH") == NULL);
+	CHECK(strstr(slurp("etc/pmem-tuned/libpmem.env"), "PMEM_MOVNT_THRESHOLD=512") != NULL);
+	CHECK(d.stats.refused >= 1);
+	daemon_restore(&d, false);
+	daemon_fini(&d);
+
+	/* no persistence domain shown at all: no evidence either */
+	unlink(P("sys/devices/ndbus0/region0/persistence_domain"));
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "no flush, no domain");
+	CHECK(strstr(slurp("etc/pmem-tuned/libpmem.env"), "PMEM_NO_FLUSH") == NULL);
+	daemon_restore(&d, false);
+	daemon_fini(&d);
+
+	/* a dram target that claims cpu_cache: the fingerprint covers no such thing */
+	make_tree();
+	o.libpmem_target = "dram";
+	o.dram_domain = "cpu_cache";
+	write_policy(&o);
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "no flush, dram");
+	CHECK(strstr(slurp("etc/pmem-tuned/libpmem.env"), "PMEM_NO_FLUSH") == NULL);
+	CHECK(d.stats.refused >= 1);
+	daemon_restore(&d, false);
+	daemon_fini(&d);
+}
+
+/*
+ * The administrator's GLIBC_TUNABLES is carried verbatim, however many
+ * entries and however long, with ours appended; never cut or rebuilt.
+ */
+static void test_glibc_admin_verbatim(void)
+{
+	char admin[8192], want[9000];
+	struct daemon d;
+	size_t o = 0;
+	int i;
+
+	make_tree();
+	glibc_scope("manager");
+	write_policy(&base_policy);
+	/* 40 entries (more than any fixed table), one name and one value long */
+	for (i = 0; i < 40; i++)
+		o += snprintf(admin + o, sizeof(admin) - o, "%sglibc.test.t%02d=%d", i ? ":" : "",
+			      i, i);
+	o += snprintf(admin + o, sizeof(admin) - o, ":glibc.test.%0200d=1:glibc.rtld.x=%0300d",
+		      0, 7);
+	/* not name=value: glibc skips it, we keep it */
+	snprintf(admin + o, sizeof(admin) - o, ":oddity");
+	setenv("GLIBC_TUNABLES", admin, 1);
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "admin verbatim");
+	snprintf(want, sizeof(want), "%s:glibc.cpu.x86_non_temporal_threshold=0x100000:"
+		 "glibc.cpu.x86_rep_movsb_threshold=0x2000", admin);
+	{
+		char *t = slurp("etc/pmem-tuned/glibc.env"), *l = strstr(t, "\nGLIBC_TUNABLES=");
+
+		CHECK(l != NULL);
+		if (l) {
+			l += strlen("\nGLIBC_TUNABLES=");
+			l[strcspn(l, "\n")] = '\0';
+			CHECK_STR(l, want);
+		}
+	}
+	daemon_restore(&d, false);
+	daemon_fini(&d);
+
+	/* too long to carry whole: refused with a log line, nothing written */
+	{
+		static char huge[70 * 1024];
+
+		memset(huge, 'x', sizeof(huge) - 1);
+		memcpy(huge, "glibc.a=", 8);
+		setenv("GLIBC_TUNABLES", huge, 1);
+	}
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "admin too long");
+	CHECK(!exists("etc/pmem-tuned/glibc.env"));
+	CHECK(d.stats.refused >= 1);
+	daemon_restore(&d, false);
+	daemon_fini(&d);
+	unsetenv("GLIBC_TUNABLES");
+}
+
+/* A pass saves the originals once, before its first write, not once a knob. */
+static void test_save_once_per_pass(void)
+{
+	struct mkpolicy_opts o = base_policy;
+	char rel[64], map[4096];
+	struct daemon d;
+	size_t n = 0;
+	int i;
+
+	make_tree();
+	for (i = 0; i < 40; i++) {
+		snprintf(rel, sizeof(rel), "sys/module/many/parameters/p%02d", i);
+		put(rel, "0\n", 0644);
+	}
+	n += snprintf(map + n, sizeof(map) - n, "=5 /sys/module/many/parameters/p*\n");
+	put("etc/pmem-tuned/knobs.d/60-test.conf", map, 0644);
+	unlink(P("etc/pmem-tuned/knobs.d/50-builtin.conf"));
+	o.no_libpmem = o.no_glibc = true;
+	write_policy(&o);
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "many knobs");
+	CHECK_INT(d.stats.set, 40);
+	CHECK_INT(d.state.saves, 1);
+	CHECK_INT(d.state.n, 40);
+	CHECK_STR(get("sys/module/many/parameters/p39"), "5");
+	daemon_fini(&d);
+	daemon_setup(&d, MODE_RESTORE);
+	CHECK_INT(daemon_restore(&d, false), 0);
+	CHECK_STR(get("sys/module/many/parameters/p00"), "0");
+	daemon_fini(&d);
+}
+
+/* FIFOs where the daemon reads: nothing hangs, each is refused or skipped. */
+static void test_fifos(void)
+{
+	struct mkpolicy_opts o = base_policy;
+	struct daemon d;
+
+	make_tree();
+	write_policy(&o);
+	mkdir_p(P("etc/pmem-tuned"), 0755);
+	mkdir_p(P("etc/environment.d"), 0755);
+	CHECK_INT(mkfifo(P("etc/pmem-tuned/pmem-tuned.conf"), 0600), 0);
+	CHECK_INT(mkfifo(P("etc/environment"), 0600), 0);
+	CHECK_INT(mkfifo(P("etc/environment.d/50-admin.conf"), 0600), 0);
+	CHECK_INT(mkfifo(P("etc/pmem-tuned/libpmem.env"), 0600), 0);
+	mkdir_p(P("run/pmem-tuned"), 0700);
+	CHECK_INT(mkfifo(P("run/pmem-tuned/state.json"), 0600), 0);
+	daemon_setup(&d, MODE_ONESHOT);
+	CHECK_INT(daemon_reload(&d, "fifos"), RELOAD_APPLIED);
+	CHECK(d.stats.failed >= 1);	/* libpmem.env is not a file we replace */
+	daemon_restore(&d, false);
+	daemon_fini(&d);
+	daemon_setup(&d, MODE_RESTORE);
+	daemon_restore(&d, false);
+	daemon_fini(&d);
+}
+
 int main(int argc, char **argv)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -910,6 +1113,10 @@ int main(int argc, char **argv)
 	test_untrusted_knobmap();
 	test_envfile_symlink();
 	test_long_original();
+	test_no_flush_evidence();
+	test_glibc_admin_verbatim();
+	test_save_once_per_pass();
+	test_fifos();
 
 	if (!check_failed)
 		rm_rf(root);

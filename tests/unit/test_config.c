@@ -129,6 +129,45 @@ static void test_config_file(void)
 	}
 }
 
+/* glibc's tunables are opt-in; the file steering root's writes must be root's alone. */
+static void test_config_glibc_and_trust(void)
+{
+	static const struct { const char *text; enum glibc_scope glibc; } cases[] = {
+		{ "", GLIBC_OFF },
+		{ "glibc_tunables = file\n", GLIBC_FILE },
+		{ "glibc_tunables=manager\n", GLIBC_MANAGER },
+		{ "glibc_tunables=off\n", GLIBC_OFF },
+		{ "glibc_tunables=yes\n", GLIBC_OFF },
+	};
+	struct options o;
+	size_t i;
+
+	CHECK_INT(PARSE(&o, "--etc-root", (char *)tmptree_root), 0);
+	CHECK_INT(o.glibc, GLIBC_OFF);
+	mkdir(tmptree_path("etc"), 0755);
+	mkdir(tmptree_path("etc/pmem-tuned"), 0755);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		tmptree_put("etc/pmem-tuned/pmem-tuned.conf", cases[i].text, 0644);
+		o.glibc = GLIBC_MANAGER;
+		CHECK_INT(config_load(&o), 0);
+		CHECK_MSG(o.glibc == cases[i].glibc, "'%s': glibc %d", cases[i].text, o.glibc);
+	}
+
+	/* writable by others: refused, defaults */
+	tmptree_put("etc/pmem-tuned/pmem-tuned.conf", "glibc_tunables=manager\n"
+		    "rollback=never\n", 0666);
+	chmod(tmptree_path("etc/pmem-tuned/pmem-tuned.conf"), 0666);
+	CHECK_INT(config_load(&o), -EPERM);
+	CHECK_INT(o.glibc, GLIBC_OFF);
+	CHECK_INT(o.rollback, ROLLBACK_AUTO);
+
+	/* a FIFO does not hang the reader */
+	unlink(tmptree_path("etc/pmem-tuned/pmem-tuned.conf"));
+	CHECK_INT(mkfifo(tmptree_path("etc/pmem-tuned/pmem-tuned.conf"), 0600), 0);
+	CHECK_INT(config_load(&o), -EINVAL);
+	unlink(tmptree_path("etc/pmem-tuned/pmem-tuned.conf"));
+}
+
 int main(void)
 {
 	tmptree_make("pt-config");
@@ -137,6 +176,7 @@ int main(void)
 	test_refused();
 	test_roots();
 	test_config_file();
+	test_config_glibc_and_trust();
 	tmptree_remove(check_failed);
 	return check_report("test_config");
 }

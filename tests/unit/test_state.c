@@ -11,11 +11,13 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "instance_lock.h"
 #include "state.h"
 #include "tmptree.h"
 #include "common/macros.h"
 
 #define KNOB "/sys/module/alpha/parameters/thresh"
+#define ENVFILE "file:/etc/pmem-tuned/libpmem.env"
 
 static const char one_entry[] =
 	"{\"format\":\"pmem-tuned-state/1\",\"entries\":["
@@ -46,7 +48,7 @@ static void test_round_trip(void)
 	CHECK(!tmptree_exists("rt/state.json"));
 
 	CHECK_INT(state_remember(&st, "sysfs", KNOB, true, "768", "512"), 0);
-	CHECK_INT(state_remember(&st, "libpmem", "file:/etc/x.env", false, NULL, "A=1"), 0);
+	CHECK_INT(state_remember(&st, "libpmem", ENVFILE, false, NULL, "A=1"), 0);
 	CHECK(tmptree_exists("rt/state.json"));
 	/* the first original wins: a restarted daemon's own value is not one */
 	CHECK_INT(state_remember(&st, "sysfs", KNOB, true, "512", "1024"), 0);
@@ -62,7 +64,7 @@ static void test_round_trip(void)
 		CHECK_STR(e->applied, "1024");
 		CHECK(!e->touched);	/* only the current pass touches */
 	}
-	e = state_find(&again, "libpmem", "file:/etc/x.env");
+	e = state_find(&again, "libpmem", ENVFILE);
 	CHECK(e != NULL);
 	if (e) {
 		CHECK(!e->existed);
@@ -166,6 +168,119 @@ static void test_untrusted(void)
 	chmod(dir, 0755);
 }
 
+/* Entries that a fresh pass could not have saved are dropped, counted, never restored. */
+static void test_invalid_entries(void)
+{
+	static const struct { const char *entry; bool valid; } cases[] = {
+		{ "{\"sink\":\"sysfs\",\"key\":\"" KNOB "\",\"existed\":true,"
+		  "\"original\":\"100\"}", true },
+		{ "{\"sink\":\"tuned\",\"key\":\"" KNOB "\",\"existed\":true,"
+		  "\"original\":\"100\"}", false },
+		{ "{\"sink\":\"sysfs\",\"key\":\"/sys/kernel/mm/ksm/run\",\"existed\":true,"
+		  "\"original\":\"1\"}", false },
+		{ "{\"sink\":\"sysfs\",\"key\":\"" KNOB "\",\"existed\":true,"
+		  "\"original\":\"1\\n2\"}", false },
+		{ "{\"sink\":\"sysfs\",\"key\":\"" KNOB "\",\"existed\":false}", false },
+		{ "{\"sink\":\"libpmem\",\"key\":\"file:/etc/pmem-tuned/libpmem.env\","
+		  "\"existed\":true,\"original\":\"PMEM_MOVNT_THRESHOLD=1024\\n\"}", true },
+		{ "{\"sink\":\"libpmem\",\"key\":\"file:/etc/pmem-tuned/glibc.env\","
+		  "\"existed\":false}", false },
+		{ "{\"sink\":\"glibc\",\"key\":\"file:/etc/shadow\",\"existed\":false}",
+		  false },
+		{ "{\"sink\":\"glibc\",\"key\":\"file:/etc/pmem-tuned/glibc.env\","
+		  "\"existed\":true,\"original\":\"# Written by pmem-tuned from x\\n\"}", false },
+		{ "{\"sink\":\"glibc\",\"key\":\"manager:GLIBC_TUNABLES\",\"existed\":true,"
+		  "\"original\":\"glibc.malloc.check=3\"}", true },
+		{ "{\"sink\":\"glibc\",\"key\":\"manager:LD_PRELOAD\",\"existed\":false}",
+		  false },
+		{ "{\"sink\":\"libpmem\",\"key\":\"manager:PMEM_MOVNT_THRESHOLD\","
+		  "\"existed\":true,\"original\":\"1\\nLD_PRELOAD=x\"}", false },
+	};
+	const char *dir = state_dir("invalid", 0755);
+	char text[1024];
+	struct state st;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		snprintf(text, sizeof(text), "{\"format\":\"pmem-tuned-state/1\","
+			 "\"entries\":[%s]}", cases[i].entry);
+		tmptree_put("invalid/state.json", text, 0600);
+		CHECK_INT(state_load(&st, dir), 0);
+		CHECK_MSG(st.n == (cases[i].valid ? 1u : 0u), "%s: %zu entries", cases[i].entry,
+			  st.n);
+		CHECK_MSG(st.dropped == (cases[i].valid ? 0u : 1u), "%s: %u dropped",
+			  cases[i].entry, st.dropped);
+		state_free(&st);
+	}
+	/* a NUL inside, or a second document after the first: not a state */
+	memset(&st, 0, sizeof(st));
+	CHECK_INT(state_parse(&st, "{}\0{}", 5), -EBADMSG);
+	snprintf(text, sizeof(text), "{\"format\":\"pmem-tuned-state/1\",\"entries\":[]} []");
+	CHECK_INT(state_parse(&st, text, strlen(text)), -EBADMSG);
+	state_free(&st);
+}
+
+/* A FIFO at the state path is refused, without blocking the load. */
+static void test_fifo(void)
+{
+	const char *dir = state_dir("fifo", 0755);
+	struct state st;
+
+	CHECK_INT(mkfifo(tmptree_path("fifo/state.json"), 0600), 0);
+	CHECK(state_load(&st, dir) < 0);
+	CHECK_INT(st.n, 0);
+	state_free(&st);
+}
+
+/* Saving writes the file only when something changed. */
+static void test_save_when_dirty(void)
+{
+	const char *dir = state_dir("dirty", 0755);
+	struct state st;
+
+	CHECK_INT(state_load(&st, dir), 0);
+	CHECK_INT(state_note(&st, "sysfs", KNOB, true, "1", "2"), 0);
+	CHECK_INT(state_note(&st, "sysfs", KNOB "2", true, "1", "2"), 0);
+	CHECK(!tmptree_exists("dirty/state.json"));
+	CHECK_INT(state_save(&st), 0);
+	CHECK_INT(state_save(&st), 0);
+	CHECK_INT(st.saves, 1);
+	CHECK(tmptree_exists("dirty/state.json"));
+	state_drop_note(&st, "sysfs", KNOB "2", false);
+	CHECK_INT(st.n, 1);
+	CHECK_INT(state_save(&st), 0);
+	CHECK_INT(st.saves, 2);
+	state_free(&st);
+}
+
+/* One instance at a time: a second one gives up, with -EBUSY, once the wait is over. */
+static void test_instance_lock(void)
+{
+	const char *dir = state_dir("lock", 0755);
+	char d[PATH_MAX];
+	int a, b;
+
+	snprintf(d, sizeof(d), "%s", dir);
+	a = instance_lock(d, 0);
+	CHECK(a >= 0);
+	b = instance_lock(d, 100);
+	CHECK_INT(b, -EBUSY);
+	close(a);
+	b = instance_lock(d, 0);
+	CHECK(b >= 0);
+	close(b);
+
+	/* a lock file linked to another file is not written to */
+	CHECK_INT(link(tmptree_path("lock/lock"), tmptree_path("lock/other")), 0);
+	CHECK_INT(instance_lock(d, 0), -EPERM);
+	unlink(tmptree_path("lock/other"));
+
+	/* a FIFO in the lock's place is refused, not opened for ever */
+	unlink(tmptree_path("lock/lock"));
+	CHECK_INT(mkfifo(tmptree_path("lock/lock"), 0600), 0);
+	CHECK(instance_lock(d, 0) < 0);
+}
+
 int main(void)
 {
 	tmptree_make("pt-state");
@@ -173,6 +288,10 @@ int main(void)
 	test_undo();
 	test_corrupt();
 	test_untrusted();
+	test_invalid_entries();
+	test_fifo();
+	test_save_when_dirty();
+	test_instance_lock();
 	tmptree_remove(check_failed);
 	return check_report("test_state");
 }

@@ -11,13 +11,16 @@
 #  3. a knob map entry for pt_testmod; the rest of the README's block (systemctl
 #     enable --now pmem-tuned, --check, --verify, the journal), each exit 0: the probe
 #     writes /etc/pmem-policy.json, the daemon is active, write_cache is 0
-#  4. the journal fields, the manager's environment, the environment files, the
-#     unit's mount namespace (ProtectKernelTunables= + ReadWritePaths=)
+#  4. the journal fields, the manager's environment (no GLIBC_TUNABLES by default),
+#     the environment files, the unit's mount namespace (ProtectKernelTunables= +
+#     ReadWritePaths=)
 #  5. pt_testmod loaded after the start: its knobs within a second, the read-only
 #     one (EACCES) and a value the module refuses (EINVAL) failing without stopping
 #     the others
 #  6. a new policy renamed over the old one (a kernel threshold and a glibc tunable
-#     added): applied (inotify), GLIBC_TUNABLES in the manager's environment
+#     added) with glibc_tunables = manager: applied (inotify), GLIBC_TUNABLES in the
+#     manager's environment; then glibc_tunables = file: gone from the manager, and
+#     only a unit with the EnvironmentFile= drop-in sees it
 #  7. a policy for other hardware renamed over it: refused, the applied one kept; then
 #     region0's add event: the daemon starts the probe unit and applies its policy
 #  8. figures: start-to-applied, RSS, systemd-analyze security
@@ -49,6 +52,66 @@ jqs() { jq -e -s "$@" >/dev/null 2>&1; }
 # unit property
 prop() { systemctl show -P "$2" "$1"; }
 jsync() { journalctl --sync 2>/dev/null || sleep 1; }
+
+# --- glibc tunables: opt-in, and scoped to the units that ask -------------------------
+# glibc_scope off|file|manager: pmem-tuned.conf's glibc_tunables= (the next reload reads it)
+glibc_scope() {
+	sed -i '/^glibc_tunables[[:space:]]*=/d' /etc/pmem-tuned/pmem-tuned.conf
+	echo "glibc_tunables = $1" >>/etc/pmem-tuned/pmem-tuned.conf
+}
+# the default install: the manager's environment gets no GLIBC_TUNABLES from us
+glibc_default_checks() {
+	pt_check "default: pmem-tuned.conf says glibc_tunables = off" \
+		grep -qE '^glibc_tunables[[:space:]]*=[[:space:]]*off' /etc/pmem-tuned/pmem-tuned.conf
+	pt_expect_eq "default: show-environment without GLIBC_TUNABLES (as before the daemon)" \
+		"$(grep '^GLIBC_TUNABLES=' <<<"$env_before" || true)" \
+		"$(systemctl show-environment | grep '^GLIBC_TUNABLES=' || true)"
+	pt_check "default: no glibc.env" test ! -e /etc/pmem-tuned/glibc.env
+	pt_check "default: no environment.d glibc drop-in" \
+		test ! -e /etc/environment.d/60-pmem-tuned-glibc.conf
+}
+# what a oneshot unit sees in GLIBC_TUNABLES ("unset" when nothing)
+unit_tunables() {
+	rm -f "/run/pt-e2e-$1.out"
+	systemctl start "$1.service" >/dev/null 2>&1
+	cat "/run/pt-e2e-$1.out" 2>/dev/null || echo "<did not run>"
+}
+# glibc_tunables=file: only a unit with the EnvironmentFile= drop-in gets them
+glibc_per_unit_checks() {
+	local u
+	sec "glibc tunables for one unit"
+	glibc_scope file
+	for u in pt-glibc-in pt-glibc-out; do
+		printf '[Service]\nType=oneshot\nExecStart=/bin/sh -c %s\n' \
+			"'echo \"\${GLIBC_TUNABLES-unset}\" > /run/pt-e2e-$u.out'" \
+			>"/etc/systemd/system/$u.service"
+	done
+	mkdir -p /etc/systemd/system/pt-glibc-in.service.d
+	cp /usr/share/pmem-tuned/glibc-tunables.conf /etc/systemd/system/pt-glibc-in.service.d/ ||
+		printf '[Service]\nEnvironmentFile=-/etc/pmem-tuned/glibc.env\n' \
+			>/etc/systemd/system/pt-glibc-in.service.d/glibc-tunables.conf
+	systemctl daemon-reload
+	pt_run systemctl reload pmem-tuned.service
+	local i=0
+	while ((i < 100)) && systemctl show-environment | grep -q "^GLIBC_TUNABLES=.*$TUN=$TUNV"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	pt_check "file: the manager's environment no longer has $TUN" \
+		bash -c '! systemctl show-environment | grep -q "^GLIBC_TUNABLES=.*$1=$2"' _ "$TUN" "$TUNV"
+	pt_check "file: glibc.env has $TUN=$TUNV" grep -q "$TUN=$TUNV" /etc/pmem-tuned/glibc.env
+	pt_check "file: no environment.d glibc drop-in" \
+		test ! -e /etc/environment.d/60-pmem-tuned-glibc.conf
+	local tin tout
+	tin=$(unit_tunables pt-glibc-in)
+	tout=$(unit_tunables pt-glibc-out)
+	echo "  pt-glibc-in sees GLIBC_TUNABLES=$tin; pt-glibc-out sees $tout"
+	pt_check "file: the unit with the drop-in gets $TUN=$TUNV" \
+		grep -qE "(^|:)$TUN=$TUNV(:|$)" <<<"$tin"
+	pt_check "file: a unit without it does not" bash -c '! grep -q "$1" <<<"$2"' _ "$TUN" "$tout"
+	rm -rf /etc/systemd/system/pt-glibc-in.service* /etc/systemd/system/pt-glibc-out.service
+	systemctl daemon-reload
+}
 
 t_test0=$(ms)
 echo "guest: kernel $(uname -r), systemd $(systemctl --version | head -n1 | cut -d' ' -f2)," \
@@ -198,14 +261,9 @@ while IFS=$'\t' read -r k v; do
 	pt_check "environment.d: $k=$v" grep -qE "^$k=\"?$v\"?$" /etc/environment.d/60-pmem-tuned.conf
 done < <(jq -r '.exports.libpmem.env // {} | to_entries[] | "\(.key)\t\(.value)"' "$POLICY")
 echo "libpmem variables in the policy: $nlib"
-ntun=0
-while IFS=$'\t' read -r k v; do
-	[[ -n $k ]] || continue
-	ntun=$((ntun + 1))
-	pt_check "show-environment: GLIBC_TUNABLES has $k=$v" \
-		grep -qE "^GLIBC_TUNABLES=(.*:)?$k=$v(:|$)" <<<"$menv"
-done < <(jq -r '.exports.glibc.tunables // {} | to_entries[] | "\(.key)\t\(.value)"' "$POLICY")
+ntun=$(jq -r '.exports.glibc.tunables // {} | length' "$POLICY")
 echo "glibc tunables in the policy: $ntun"
+glibc_default_checks
 ((nlib + ntun > 0)) || echo "note: the policy exports no environment; nothing to check there"
 
 # ProtectKernelTunables=yes makes /sys read-only in the unit; ReadWritePaths= reopens
@@ -276,6 +334,8 @@ jq --argjson nt $NT --arg k $TUN --arg v $TUNV '
 	"$POLICY" >/etc/.pmem-policy.json.new
 chmod 0644 /etc/.pmem-policy.json.new
 pt_check "the new policy is valid for this host" pmem-tune --check /etc/.pmem-policy.json.new
+# the manager-wide push is opt-in; the policy's rename below rereads the config too
+glibc_scope manager
 t0=$(ms)
 mv -f /etc/.pmem-policy.json.new "$POLICY"
 # applied: the knob and the manager's environment (in whichever order the sinks run)
@@ -300,6 +360,8 @@ pt_check "environment.d glibc drop-in written" \
 pt_expect_eq "libpmem values kept" "${movnt:-256}" "$(cat $PARAMS/movnt_threshold)"
 pt_expect_eq "pmem-tuned.service still active" active "$(systemctl is-active pmem-tuned.service)"
 echo "daemon status: $(prop pmem-tuned.service StatusText)"
+
+glibc_per_unit_checks
 
 # --- 7. a region appearing while no policy fits this host --------------------------
 sec "a region appearing while no policy fits"

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/path.h"
+#include "common/trusted.h"
+#include "instance_lock.h"
+#include "log.h"
+
+#define POLL_MS	50
+
+/* The pid the holder wrote, for the message; 0 when unknown. */
+static long holder(int fd)
+{
+	char buf[24];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	long pid;
+
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return sscanf(buf, "%ld", &pid) == 1 && pid > 0 ? pid : 0;
+}
+
+int instance_lock(const char *dir, unsigned wait_ms)
+{
+	const struct timespec poll = { 0, POLL_MS * 1000000L };
+	char path[4096], pid[24];
+	unsigned waited = 0;
+	struct stat st;
+	int fd, r, n;
+
+	r = path_join(path, sizeof(path), dir, "/lock");
+	if (r < 0)
+		return r;
+	/* not through a link, and a FIFO planted there does not block the open */
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		r = -errno;
+		log_err("%s: cannot open the instance lock: %s; refusing to run", path,
+			strerror(-r));
+		return r;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		log_err("%s: not a regular file; refusing to run", path);
+		close(fd);
+		return -EINVAL;
+	}
+	/* our pid goes into it: never into someone else's file, nor one linked elsewhere */
+	if (!trusted_stat(&st) || st.st_nlink != 1) {
+		log_err("%s: refused: owned by uid %u with mode %04o and %lu link(s), not root's "
+			"alone", path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777),
+			(unsigned long)st.st_nlink);
+		close(fd);
+		return -EPERM;
+	}
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		r = -errno;
+		if (r == -EINTR)
+			continue;
+		if (r != -EWOULDBLOCK || waited >= wait_ms) {
+			long p = r == -EWOULDBLOCK ? holder(fd) : 0;
+
+			if (r == -EWOULDBLOCK && p)
+				log_err("another pmem-tuned (pid %ld) holds %s; refusing to run "
+					"beside it: two writers would lose the originals", p,
+					path);
+			else if (r == -EWOULDBLOCK)
+				log_err("another pmem-tuned holds %s; refusing to run beside it: "
+					"two writers would lose the originals", path);
+			else
+				log_err("%s: cannot lock: %s; refusing to run", path,
+					strerror(-r));
+			close(fd);
+			return r == -EWOULDBLOCK ? -EBUSY : r;
+		}
+		nanosleep(&poll, NULL);
+		waited += POLL_MS;
+	}
+	/* who holds it, for the next one's message */
+	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, n, 0) != n)
+		log_debug("%s: cannot record our pid: %s", path, strerror(errno));
+	return fd;
+}
