@@ -854,7 +854,8 @@ void export_print(FILE *f, const struct policy *p)
 		fprintf(f, "  regret %.1f%%\n", 100 * x->kernel.regret);
 	}
 	if (x->glibc.present) {
-		fprintf(f, "  glibc (%s): GLIBC_TUNABLES=", x->glibc.target);
+		fprintf(f, "  glibc (%s): %s", x->glibc.target,
+			x->glibc.nkv ? "GLIBC_TUNABLES=" : "glibc's own defaults kept");
 		for (size_t i = 0; i < x->glibc.nkv; i++)
 			fprintf(f, "%s%s=%s", i ? ":" : "", x->glibc.kv[i].key,
 				x->glibc.kv[i].value);
