@@ -108,25 +108,19 @@ fail:
 	return NULL;
 }
 
-struct policy_bundle *policy_bundle_parse(const char *text, size_t len, char *err, size_t errlen)
+static void *bundle_from_root(struct json_object *root, char *err, size_t errlen)
 {
-	struct json_object *root = policy_tokenize(text, len, err, errlen);
-	struct policy_bundle *b;
-	int e;
-
-	if (!root)
-		return NULL;
 	if (!json_object_is_type(root, json_type_object)) {
 		snprintf(err, errlen, "(top level): expected a JSON object");
-		json_object_put(root);
 		errno = EINVAL;
 		return NULL;
 	}
-	b = bundle_from_json(root, err, errlen);
-	e = errno;
-	json_object_put(root);
-	errno = e;
-	return b;
+	return bundle_from_json(root, err, errlen);
+}
+
+struct policy_bundle *policy_bundle_parse(const char *text, size_t len, char *err, size_t errlen)
+{
+	return policy_parse_json(text, len, bundle_from_root, err, errlen);
 }
 
 static void *parse_bundle(const char *text, size_t len, char *err, size_t errlen)
