@@ -137,8 +137,6 @@ struct policy_bundle *policy_bundle_load(const char *path, unsigned flags, char 
 char *policy_bundle_to_string(const struct policy_bundle *b)
 {
 	struct json_object *root, *arr;
-	const char *s;
-	char *out;
 
 	if (b->n == 1)
 		return policy_to_string(b->entries[0]);
@@ -148,13 +146,7 @@ char *policy_bundle_to_string(const struct policy_bundle *b)
 	for (size_t i = 0; i < b->n; i++)
 		json_object_array_add(arr, policy_to_json(b->entries[i]));
 	json_object_object_add(root, "bundle", arr);
-	s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-					   JSON_C_TO_STRING_NOSLASHESCAPE);
-	out = s ? malloc(strlen(s) + 2) : NULL;
-	if (out)
-		sprintf(out, "%s\n", s);
-	json_object_put(root);
-	return out;
+	return policy_json_text(root);
 }
 
 int policy_bundle_save(const struct policy_bundle *b, const char *path)

@@ -364,9 +364,8 @@ struct json_object *policy_to_json(const struct policy *p)
 	return root;
 }
 
-char *policy_to_string(const struct policy *p)
+char *policy_json_text(struct json_object *root)
 {
-	struct json_object *root = policy_to_json(p);
 	const char *s;
 	char *out;
 
@@ -380,6 +379,11 @@ char *policy_to_string(const struct policy *p)
 		sprintf(out, "%s\n", s);
 	json_object_put(root);
 	return out;
+}
+
+char *policy_to_string(const struct policy *p)
+{
+	return policy_json_text(policy_to_json(p));
 }
 
 /* ---- reading ---- */
