@@ -108,25 +108,19 @@ fail:
 	return NULL;
 }
 
-struct policy_bundle *policy_bundle_parse(const char *text, size_t len, char *err, size_t errlen)
+static void *bundle_from_root(struct json_object *root, char *err, size_t errlen)
 {
-	struct json_object *root = policy_tokenize(text, len, err, errlen);
-	struct policy_bundle *b;
-	int e;
-
-	if (!root)
-		return NULL;
 	if (!json_object_is_type(root, json_type_object)) {
 		snprintf(err, errlen, "(top level): expected a JSON object");
-		json_object_put(root);
 		errno = EINVAL;
 		return NULL;
 	}
-	b = bundle_from_json(root, err, errlen);
-	e = errno;
-	json_object_put(root);
-	errno = e;
-	return b;
+	return bundle_from_json(root, err, errlen);
+}
+
+struct policy_bundle *policy_bundle_parse(const char *text, size_t len, char *err, size_t errlen)
+{
+	return policy_parse_json(text, len, bundle_from_root, err, errlen);
 }
 
 static void *parse_bundle(const char *text, size_t len, char *err, size_t errlen)
@@ -143,8 +137,6 @@ struct policy_bundle *policy_bundle_load(const char *path, unsigned flags, char 
 char *policy_bundle_to_string(const struct policy_bundle *b)
 {
 	struct json_object *root, *arr;
-	const char *s;
-	char *out;
 
 	if (b->n == 1)
 		return policy_to_string(b->entries[0]);
@@ -154,13 +146,7 @@ char *policy_bundle_to_string(const struct policy_bundle *b)
 	for (size_t i = 0; i < b->n; i++)
 		json_object_array_add(arr, policy_to_json(b->entries[i]));
 	json_object_object_add(root, "bundle", arr);
-	s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-					   JSON_C_TO_STRING_NOSLASHESCAPE);
-	out = s ? malloc(strlen(s) + 2) : NULL;
-	if (out)
-		sprintf(out, "%s\n", s);
-	json_object_put(root);
-	return out;
+	return policy_json_text(root);
 }
 
 int policy_bundle_save(const struct policy_bundle *b, const char *path)

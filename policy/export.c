@@ -529,6 +529,41 @@ static void views_free(struct side_view *v, size_t n)
 		view_free(&v[i]);
 }
 
+/* The family view of each op; on error the views built so far are counted in *nv. */
+static int family_views(const struct policy_op *const *ops, size_t nops,
+			struct side_view *views, size_t *nv)
+{
+	int rc = 0;
+
+	for (size_t o = 0; o < nops && !rc; o++) {
+		rc = family_view(ops[o], &views[*nv]);
+		if (!rc)
+			(*nv)++;
+	}
+	return rc;
+}
+
+
+/*
+ * knob_threshold() over the views for e, which is marked decided for t when
+ * it gives a threshold.  No op with both sides is no export, not an error: 0
+ * with e left absent.
+ */
+static int export_threshold(struct policy_export *e, const struct policy_target *t,
+			    const struct side_view *views, size_t nv, int low, const uint64_t *dflt,
+			    const uint64_t *baseline, const struct export_weights *w, uint64_t *thr,
+			    double *r, enum threshold_source *src)
+{
+	int rc = knob_threshold(views, nv, low, dflt, baseline, views_margin(views, nv), w, thr, r,
+				src);
+
+	if (rc)
+		return rc == -ENOENT ? 0 : rc;
+	e->present = true;
+	snprintf(e->target, sizeof(e->target), "%s", t->name);
+	return 0;
+}
+
 /* A baseline export's key as a threshold; false when it does not set it. */
 static bool baseline_kv(const struct policy_export *e, enum export_key_id id, uint64_t *out)
 {
@@ -571,11 +606,7 @@ static int export_libpmem(struct policy *p, const struct policy_target *t,
 	int rc = 0;
 
 	memset(e, 0, sizeof(*e));
-	for (size_t o = 0; o < nops && !rc; o++) {
-		rc = family_view(ops[o], &views[nv]);
-		if (!rc)
-			nv++;
-	}
+	rc = family_views(ops, nops, views, &nv);
 	if (rc)
 		goto out;
 	if (base && base->exports.libpmem.present) {
@@ -587,16 +618,9 @@ static int export_libpmem(struct policy *p, const struct policy_target *t,
 		}
 	}
 	/* PMDK: cached + flush (side 1) below the threshold */
-	rc = knob_threshold(views, nv, 1, &pmdk_default, bp, views_margin(views, nv), w, &thr,
-			    &r, &src);
-	if (rc == -ENOENT) {
-		rc = 0;
+	rc = export_threshold(e, t, views, nv, 1, &pmdk_default, bp, w, &thr, &r, &src);
+	if (rc || !e->present)
 		goto out;
-	}
-	if (rc)
-		goto out;
-	e->present = true;
-	snprintf(e->target, sizeof(e->target), "%s", t->name);
 	e->regret = r;
 	if (thr == POLICY_SIZE_OPEN)
 		kv_set(e, EXPORT_PMEM_NO_MOVNT, "1");
@@ -646,11 +670,7 @@ static int export_kernel(struct policy *p, const struct policy_target *t,
 
 	memset(e, 0, sizeof(*e));
 	e->threshold_bytes = POLICY_SIZE_OPEN;
-	for (size_t o = 0; o < nops && !rc; o++) {
-		rc = family_view(ops[o], &views[nv]);
-		if (!rc)
-			nv++;
-	}
+	rc = family_views(ops, nops, views, &nv);
 	if (rc)
 		goto out;
 	if (base && base->exports.kernel.present) {
@@ -668,16 +688,9 @@ static int export_kernel(struct policy *p, const struct policy_target *t,
 		bp = &bthr;
 	}
 	/* the kernel's rule is PMDK's reversed: non-temporal (side 0) below */
-	rc = knob_threshold(views, nv, 0, &kernel_default, bp, views_margin(views, nv), w, &thr,
-			    &r, &src);
-	if (rc == -ENOENT) {
-		rc = 0;
+	rc = export_threshold(e, t, views, nv, 0, &kernel_default, bp, w, &thr, &r, &src);
+	if (rc || !e->present)
 		goto out;
-	}
-	if (rc)
-		goto out;
-	e->present = true;
-	snprintf(e->target, sizeof(e->target), "%s", t->name);
 	/*
 	 * "non-temporal up to and including N bytes": N is the largest
 	 * measured size below the switch, so that it names a size whose

@@ -364,9 +364,8 @@ struct json_object *policy_to_json(const struct policy *p)
 	return root;
 }
 
-char *policy_to_string(const struct policy *p)
+char *policy_json_text(struct json_object *root)
 {
-	struct json_object *root = policy_to_json(p);
 	const char *s;
 	char *out;
 
@@ -380,6 +379,11 @@ char *policy_to_string(const struct policy *p)
 		sprintf(out, "%s\n", s);
 	json_object_put(root);
 	return out;
+}
+
+char *policy_to_string(const struct policy *p)
+{
+	return policy_json_text(policy_to_json(p));
 }
 
 /* ---- reading ---- */
@@ -1672,19 +1676,31 @@ struct json_object *policy_tokenize(const char *text, size_t len, char *err, siz
 	return root;
 }
 
-struct policy *policy_parse(const char *text, size_t len, char *err, size_t errlen)
+void *policy_parse_json(const char *text, size_t len, policy_from_json_fn from_json, char *err,
+			size_t errlen)
 {
 	struct json_object *root = policy_tokenize(text, len, err, errlen);
-	struct policy *p;
+	void *obj;
 	int e;
 
 	if (!root)
 		return NULL;
-	p = policy_from_json(root, err, errlen);
+	obj = from_json(root, err, errlen);
+	/* from_json's errno is the caller's answer, not json_object_put()'s */
 	e = errno;
 	json_object_put(root);
 	errno = e;
-	return p;
+	return obj;
+}
+
+static void *policy_from_root(struct json_object *root, char *err, size_t errlen)
+{
+	return policy_from_json(root, err, errlen);
+}
+
+struct policy *policy_parse(const char *text, size_t len, char *err, size_t errlen)
+{
+	return policy_parse_json(text, len, policy_from_root, err, errlen);
 }
 
 static void *parse_one(const char *text, size_t len, char *err, size_t errlen)

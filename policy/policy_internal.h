@@ -18,6 +18,15 @@ struct json_object;
 int policy_scan(const char *text, size_t len, char *err, size_t errlen);
 /* Strict JSON with the size and depth limits; NULL + one line in err. */
 struct json_object *policy_tokenize(const char *text, size_t len, char *err, size_t errlen);
+/*
+ * Tokenize text and build an object from its root with from_json; the
+ * root is freed either way, errno as from_json left it.  NULL + one line in err.
+ */
+typedef void *(*policy_from_json_fn)(struct json_object *root, char *err, size_t errlen);
+void *policy_parse_json(const char *text, size_t len, policy_from_json_fn from_json, char *err,
+			size_t errlen);
+/* root as the files are written (pretty, one trailing newline) and freed; NULL on ENOMEM. */
+char *policy_json_text(struct json_object *root);
 /* As policy_from_json, reporting paths below path ("bundle[2]"). */
 struct policy *policy_from_json_at(struct json_object *root, const char *path, char *err,
 				   size_t errlen);

@@ -310,6 +310,16 @@ static int check_taken(const struct cmd_struct *cmd, const int *given, size_t ng
 	return 0;
 }
 
+/* A size of at least 64M for option opt; -EINVAL and one line naming opt when not. */
+static int parse_big_size(const char *opt, const char *arg, const char *example, uint64_t *bytes)
+{
+	if (!policy_parse_size(arg, bytes) && *bytes >= (64u << 20))
+		return 0;
+	fprintf(stderr, "pmem-tune: %s %s: expected a size of at least 64M (e.g. %s)\n", opt, arg,
+		example);
+	return -EINVAL;
+}
+
 static int set_cmd(const struct cmd_struct **cmd, const struct cmd_struct *c)
 {
 	if (*cmd && *cmd != c) {
@@ -402,20 +412,12 @@ int main(int argc, char **argv)
 			a.json = true;
 			break;
 		case OPT_AREA:
-			if (policy_parse_size(optarg, &po->area_bytes) ||
-			    po->area_bytes < (64u << 20)) {
-				fprintf(stderr, "pmem-tune: --area-size %s: expected a size of at least "
-					"64M (e.g. 512M, 2G)\n", optarg);
+			if (parse_big_size("--area-size", optarg, "512M, 2G", &po->area_bytes))
 				return 2;
-			}
 			break;
 		case OPT_SCRATCH:
-			if (policy_parse_size(optarg, &po->scratch_bytes) ||
-			    po->scratch_bytes < (64u << 20)) {
-				fprintf(stderr, "pmem-tune: --scratch-size %s: expected a size of at "
-					"least 64M (e.g. 1G)\n", optarg);
+			if (parse_big_size("--scratch-size", optarg, "1G", &po->scratch_bytes))
 				return 2;
-			}
 			break;
 		case OPT_THREADS: {
 			char *end;
