@@ -132,7 +132,11 @@ o["crossovers"] = [{"size_bytes": 512, "below": "clwb", "above": "movnt_avx2", "
                    {"size_bytes": 131072, "below": "clwb", "above": "movnt_avx2",
                     "confidence": 0.5}]
 o["ceiling_mib_s"] = None
-# one cell the decision discarded: a hollow marker, off the line
+# one cell the decision discarded: a hollow marker, off the line (the live
+# probe may have flagged cells of its own: only this one counts)
+for op in p["targets"][0]["ops"]:
+    for cv in op["curves"].values():
+        cv.pop("suspect_sizes_bytes", None)
 c = o["curves"]["clwb"]
 i = next(i for i, m in enumerate(c["median_mib_s"]) if m)
 c["suspect_sizes_bytes"] = [o["sizes_bytes"][i]]
