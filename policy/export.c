@@ -438,8 +438,8 @@ enum threshold_source { FROM_DEFAULT, FROM_BASELINE, FROM_MEASURED };
 /*
  * The threshold for a single knob: T*, the candidate (0, each decided
  * size, "never") that reproduces the decided sides best (least mismatch,
- * then least regret, then nearest the default); then the consumer's
- * default, then the baseline's value, each kept unless T* beats it by
+ * then least regret, then nearest the default); then the baseline's
+ * value, then the consumer's default, each kept unless T* beats it by
  * more than r_margin in regret.  Values compare rounded to 1e-9, so that
  * the order of summation never decides.  -ENOENT when nothing is decided.
  */
@@ -496,8 +496,9 @@ static int knob_threshold(const struct side_view *views, size_t nv, int low,
 	*out = tstar;
 	*regret = rs;
 	*src = FROM_MEASURED;
+	/* the baseline first: a re-probe keeps what is installed unless beaten */
 	for (int k = 0; k < 2; k++) {
-		const uint64_t *t = k ? baseline : dflt;
+		const uint64_t *t = k ? dflt : baseline;
 		double r;
 
 		if (!t)
@@ -506,7 +507,7 @@ static int knob_threshold(const struct side_view *views, size_t nv, int low,
 		if (!isnan(r) && r - rs <= r_margin) {
 			*out = *t;
 			*regret = r;
-			*src = k ? FROM_BASELINE : FROM_DEFAULT;
+			*src = k ? FROM_DEFAULT : FROM_BASELINE;
 			break;
 		}
 	}
