@@ -82,8 +82,9 @@ glibc_per_unit_checks() {
 	sec "glibc tunables for one unit"
 	glibc_scope file
 	for u in pt-glibc-in pt-glibc-out; do
+		# $$: a literal $ for the shell, not systemd's own ${VAR} expansion
 		printf '[Service]\nType=oneshot\nExecStart=/bin/sh -c %s\n' \
-			"'echo \"\${GLIBC_TUNABLES-unset}\" > /run/pt-e2e-$u.out'" \
+			"'echo \"\$\${GLIBC_TUNABLES-unset}\" > /run/pt-e2e-$u.out'" \
 			>"/etc/systemd/system/$u.service"
 	done
 	mkdir -p /etc/systemd/system/pt-glibc-in.service.d
