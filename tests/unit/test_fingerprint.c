@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "put_file.h"
 #include "fingerprint.h"
 #include "policy.h"
 #include "sha256.h"
@@ -372,23 +373,7 @@ static void test_escaping(void)
 
 static void put(const char *root, const char *rel, const char *content)
 {
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (char *s = strchr(path + strlen(root) + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST) {
-			perror(path);
-			exit(EXIT_FAILURE);
-		}
-		*s = '/';
-	}
-	f = fopen(path, "w");
-	if (!f || fputs(content, f) < 0 || fclose(f)) {
-		perror(path);
-		exit(EXIT_FAILURE);
-	}
+	put_file(root, rel, content);
 }
 
 /* An empty directory: put() makes the parents of a placeholder. */

@@ -15,29 +15,14 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "put_file.h"
 #include "topology.h"
 
 static char root[64];
 
 static void put(const char *rel, const char *content)
 {
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (char *s = strchr(path + strlen(root) + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST) {
-			perror(path);
-			exit(EXIT_FAILURE);
-		}
-		*s = '/';
-	}
-	f = fopen(path, "w");
-	if (!f || fputs(content, f) < 0 || fclose(f)) {
-		perror(path);
-		exit(EXIT_FAILURE);
-	}
+	put_file(root, rel, content);
 }
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
