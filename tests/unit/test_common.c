@@ -285,7 +285,11 @@ static void test_atomic_sweep(void)
 	CHECK(lstat(at("pol.json.Ab12C!"), &st) == 0);
 	CHECK(lstat(at("other.json.Ab12Cd"), &st) == 0);
 	CHECK(lstat(at("pol.json.Qq11Qq"), &st) == 0 && S_ISDIR(st.st_mode));
-	CHECK_INT(atomic_sweep_temps(at("pol.json"), 0), 1);	/* the live one, now aged 0 */
+	/* the threshold is the caller's: aged 60 s, the live one is kept at 120 s, swept at 30 s */
+	age("pol.json.Zz99Yy", 60);
+	CHECK_INT(atomic_sweep_temps(at("pol.json"), 120), 0);
+	CHECK_INT(atomic_sweep_temps(at("pol.json"), 30), 1);
+	CHECK(lstat(at("pol.json.Zz99Yy"), &st) && errno == ENOENT);
 }
 
 int main(void)
