@@ -607,53 +607,129 @@ static const char *baseline_at(const struct policy_op *b, uint64_t s)
 	return NULL;
 }
 
+/* Measured again later in the op: a fresh look at the cell. */
+static bool fresh(const struct policy_op *op, int c, size_t i)
+{
+	const uint8_t *f = op->curves[c].cell_flags;
+
+	return f && (f[i] & POLICY_CELL_REMEASURED);
+}
+
+/*
+ * Most of the op's cells could not be measured (threads that never ran
+ * together): what is left is too thin to decide anything, and deciding
+ * from it would flicker from probe to probe.
+ */
+static bool mostly_unmeasurable(const struct policy_op *op)
+{
+	size_t bad = 0, all = 0;
+
+	for (size_t c = 0; c < op->ncurves; c++) {
+		const uint8_t *f = op->curves[c].cell_flags;
+
+		if (op->curves[c].reference_only)
+			continue;
+		for (size_t i = 0; i < op->nsizes; i++) {
+			bool un = f && (f[i] & POLICY_CELL_UNMEASURABLE);
+
+			all += un || measured(op, c, i);
+			bad += un;
+		}
+	}
+	return all && bad * 2 > all;
+}
+
+/*
+ * The baseline's strategy k at each size of op replaces the new winner
+ * win[i] unless the new cells show it losing by the margin with the
+ * intervals apart -- and, with need_fresh, on cells measured again
+ * later (a second loss in a row: the first made the probe re-measure).
+ * A change to another member of the same family must also do what a new
+ * member range does (CROSSOVER_MEMBER_MIN_SPAN over two sizes).  base[i]
+ * gets k (-1: the baseline has no curve of this op here: a new decision).
+ */
+static void apply_baseline(const struct policy_op *op, const struct policy_op *b,
+			   const struct crossover_cell *cells, double margin, bool need_fresh,
+			   int *win, int *base)
+{
+	size_t run0 = SIZE_MAX, runn = 0, last = SIZE_MAX;
+
+	for (size_t i = 0; i < op->nsizes; i++) {
+		const char *bs = baseline_at(b, op->sizes_bytes[i]);
+		const struct policy_curve *bc = bs ? policy_op_find_curve(op, bs) : NULL;
+		int k = bc ? (int)(bc - op->curves) : -1;
+
+		base[i] = k;
+		if (win[i] < 0 || k < 0 || k == win[i])
+			continue;
+		if (!cell_ok(op, k, i) || !cell_ok(op, win[i], i) ||
+		    compare(op, win[i], k, i, margin) <= 0 ||
+		    (need_fresh && (!fresh(op, k, i) || !fresh(op, win[i], i))))
+			win[i] = k;
+	}
+	/* member changes: runs of grid sizes, as choose_members() asks of a new member */
+	for (size_t i = 0; i <= op->nsizes; i++) {
+		bool member = i < op->nsizes && win[i] >= 0 && base[i] >= 0 && win[i] != base[i] &&
+			      strategy_family_of(op->curves[win[i]].strategy) ==
+			      strategy_family_of(op->curves[base[i]].strategy);
+
+		if (i < op->nsizes && !cells[i].grid && !member)
+			continue;
+		if (member && (run0 == SIZE_MAX || win[i] == win[run0])) {
+			if (run0 == SIZE_MAX)
+				run0 = i;
+			runn += cells[i].grid;
+			last = i;
+			continue;
+		}
+		if (run0 != SIZE_MAX && (runn < 2 || (double)op->sizes_bytes[last] /
+				(double)op->sizes_bytes[run0] < CROSSOVER_MEMBER_MIN_SPAN)) {
+			int alt = win[run0];
+
+			for (size_t j = run0; j <= last; j++)
+				if (base[j] >= 0 && win[j] == alt)
+					win[j] = base[j];
+		}
+		run0 = member ? i : SIZE_MAX;
+		runn = member ? cells[i].grid : 0;
+		last = i;
+	}
+}
+
 static int decide(struct policy_op *op, const struct policy_op *base)
 {
 	struct crossover_cell *cells;
-	int *win, ret;
-	bool all_kept = true;
+	int *win, *bk = NULL, ret;
+	bool all_kept = true, thin;
 	double margin;
 
 	if (!op)
 		return -EINVAL;
 	mark_suspects(op);
 	margin = op->margin = crossover_margin(op);
+	thin = mostly_unmeasurable(op);
 	cells = calloc(op->nsizes ? op->nsizes : 1, sizeof(*cells));
 	win = calloc(op->nsizes ? op->nsizes : 1, sizeof(*win));
-	if (!cells || !win) {
+	bk = calloc(op->nsizes ? op->nsizes : 1, sizeof(*bk));
+	if (!cells || !win || !bk) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	ret = crossover_cells(op, cells);
 	if (ret)
 		goto out;
-	for (size_t i = 0; i < op->nsizes; i++) {
-		const char *bs;
-		const struct policy_curve *bc;
-		int k;
-
-		win[i] = cells[i].winner;
-		if (!base || !base->nranges || win[i] < 0)
-			continue;
-		bs = baseline_at(base, op->sizes_bytes[i]);
-		bc = bs ? policy_op_find_curve(op, bs) : NULL;
-		if (!bc) {
-			all_kept = false;
-			continue;
-		}
-		k = (int)(bc - op->curves);
-		/* keep the baseline unless the new cells show it losing by the margin */
-		if (k == win[i] || !cell_ok(op, k, i) || !cell_ok(op, win[i], i) ||
-		    compare(op, win[i], k, i, margin) <= 0)
-			win[i] = k;
-		else
-			all_kept = false;
+	for (size_t i = 0; i < op->nsizes; i++)
+		win[i] = thin ? -1 : cells[i].winner;
+	if (base && base->nranges && !thin) {
+		apply_baseline(op, base, cells, margin, true, win, bk);
+		for (size_t i = 0; i < op->nsizes; i++)
+			all_kept &= win[i] < 0 || win[i] == bk[i];
 	}
 	ret = build_ranges(op, cells, win);
 	if (ret || !base)
 		goto out;
-	if (all_kept && base->nranges) {
-		/* nothing lost by the margin: the baseline's ranges, exactly */
+	if ((all_kept || thin) && base->nranges) {
+		/* nothing lost by the margin (or nothing to decide on): the baseline's, exactly */
 		struct policy_range *r = calloc(base->nranges, sizeof(*r));
 		struct policy_crossover *x = base->ncrossovers ?
 					     calloc(base->ncrossovers, sizeof(*x)) : NULL;
@@ -693,7 +769,40 @@ static int decide(struct policy_op *op, const struct policy_op *base)
 out:
 	free(cells);
 	free(win);
+	free(bk);
 	return ret;
+}
+
+size_t crossover_baseline_losses(const struct policy_op *op, const struct policy_op *baseline,
+				 struct crossover_loss *out, size_t max)
+{
+	struct crossover_cell *cells;
+	int *win, *bk;
+	size_t n = 0;
+
+	if (!op || !baseline || !baseline->nranges || !out || !op->nsizes ||
+	    mostly_unmeasurable(op))
+		return 0;
+	cells = calloc(op->nsizes, sizeof(*cells));
+	win = calloc(op->nsizes, sizeof(*win));
+	bk = calloc(op->nsizes, sizeof(*bk));
+	if (cells && win && bk && !crossover_cells(op, cells)) {
+		for (size_t i = 0; i < op->nsizes; i++)
+			win[i] = cells[i].winner;
+		apply_baseline(op, baseline, cells, crossover_margin(op), false, win, bk);
+		for (size_t i = 0; i < op->nsizes && n < max; i++) {
+			if (win[i] < 0 || bk[i] < 0 || win[i] == bk[i])
+				continue;
+			out[n].index = i;
+			out[n].baseline = bk[i];
+			out[n].challenger = win[i];
+			n++;
+		}
+	}
+	free(cells);
+	free(win);
+	free(bk);
+	return n;
 }
 
 int crossover_decide(struct policy_op *op)

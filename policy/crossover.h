@@ -123,7 +123,8 @@ size_t crossover_rechecks(const struct policy_op *op, const struct crossover_cel
 /*
  * Replace op->ranges and op->crossovers with those derived from the
  * curves, set op->margin and flag implausible cells in curve->suspect.
- * Returns 0 or -ENOMEM.  An op without any measured cell gets no ranges.
+ * Returns 0 or -ENOMEM.  An op without any measured cell, or with most of
+ * its cells unmeasurable (POLICY_CELL_UNMEASURABLE), gets no ranges.
  * A range's tie is true when its family won none of its sizes by
  * separation.  A crossover's confidence is P(below beats above at the
  * last size of the lower range) * P(above beats below at the first size
@@ -134,12 +135,35 @@ int crossover_decide(struct policy_op *op);
 /*
  * Sticky re-probe: decide op as crossover_decide(), then keep the
  * baseline's strategy at every size where the new cells do not show it
- * losing to the new decision by more than the margin (intervals apart).
- * When every size keeps it, the baseline's ranges are copied exactly.
+ * losing to the new decision by more than the margin (intervals apart)
+ * on cells measured again (POLICY_CELL_REMEASURED, see
+ * crossover_baseline_losses()); a member change must also span
+ * CROSSOVER_MEMBER_MIN_SPAN over two sizes.  When every size keeps it, or
+ * most of the op's cells were unmeasurable, the baseline's ranges are
+ * copied exactly.
  * Each range says "kept" or "changed"; without a baseline op (NULL, or
  * one without ranges) "new".  Returns 0 or -ENOMEM.
  */
 int crossover_decide_with_baseline(struct policy_op *op, const struct policy_op *baseline);
+
+/* A size where the baseline's strategy loses to the new decision. */
+struct crossover_loss {
+	size_t index;		/* into op->sizes_bytes */
+	int baseline;		/* the baseline's strategy (curve index) */
+	int challenger;		/* the new decision's */
+};
+
+/*
+ * The sizes of op (measured, not yet decided against baseline) where the
+ * baseline's strategy loses by the margin with the intervals apart, and
+ * member changes pass the member rule: the probe measures both curves
+ * there again, fresh (POLICY_CELL_REMEASURED), and decides again.
+ * crossover_decide_with_baseline() changes a decision only where the
+ * fresh cells lose too: two losses in a row, and a replay of the file
+ * gives the same answer.  Lists up to max, in size order; returns the count.
+ */
+size_t crossover_baseline_losses(const struct policy_op *op, const struct policy_op *baseline,
+				 struct crossover_loss *out, size_t max);
 
 /*
  * Decide every op of p again from its curves, each against the op of the

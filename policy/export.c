@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "crossover.h"
+#include "common/macros.h"
 #include "common/read_file.h"
 #include "export.h"
 #include "export_keys.h"
@@ -435,6 +436,10 @@ static int cmp_u64(const void *a, const void *b)
 
 enum threshold_source { FROM_DEFAULT, FROM_BASELINE, FROM_MEASURED };
 
+static const char *const source_names[] = {
+	[FROM_DEFAULT] = "default", [FROM_BASELINE] = "baseline", [FROM_MEASURED] = "measured",
+};
+
 /*
  * The threshold for a single knob: T*, the candidate (0, each decided
  * size, "never") that reproduces the decided sides best (least mismatch,
@@ -562,6 +567,8 @@ static int export_threshold(struct policy_export *e, const struct policy_target 
 		return rc == -ENOENT ? 0 : rc;
 	e->present = true;
 	snprintf(e->target, sizeof(e->target), "%s", t->name);
+	snprintf(e->source, sizeof(e->source), "%s", source_names[*src]);
+	e->margin = views_margin(views, nv);
 	return 0;
 }
 
@@ -736,7 +743,7 @@ static uint64_t glibc_movsb_min(const struct policy_cpu *cpu)
 static int glibc_pair(const struct policy_target *t, const char *high, const char *low,
 		      const uint64_t *dflt, const uint64_t *baseline,
 		      const struct export_weights *w, uint64_t *thr, double *r,
-		      enum threshold_source *src)
+		      enum threshold_source *src, double *margin)
 {
 	const struct policy_op *ops[64];
 	size_t nops = target_ops(t, 1, ops, 64), nv = 0;
@@ -751,9 +758,9 @@ static int glibc_pair(const struct policy_target *t, const char *high, const cha
 			break;
 		nv++;
 	}
+	*margin = views_margin(views, nv);
 	if (!rc || rc == -ENOENT)
-		rc = knob_threshold(views, nv, 1, dflt, baseline, views_margin(views, nv), w, thr,
-				    r, src);
+		rc = knob_threshold(views, nv, 1, dflt, baseline, *margin, w, thr, r, src);
 	views_free(views, nv);
 	return rc;
 }
@@ -770,8 +777,8 @@ static int export_glibc(struct policy *p, const struct export_weights *w,
 					 &base->exports.glibc : NULL;
 	uint64_t nt_min = export_keys[EXPORT_GLIBC_NT_THRESHOLD].min, never = 1ull << 40;
 	uint64_t thr, bthr, llc = cpu->llc_bytes * 3 / 4;
-	enum threshold_source src;
-	double r;
+	enum threshold_source src, most = FROM_DEFAULT;
+	double r, margin;
 	int rc;
 
 	memset(e, 0, sizeof(*e));
@@ -786,13 +793,15 @@ static int export_glibc(struct policy *p, const struct export_weights *w,
 	}
 	rc = glibc_pair(t, nt, "noflush", llc ? &llc : NULL,
 			baseline_kv(be, EXPORT_GLIBC_NT_THRESHOLD, &bthr) ? &bthr : NULL, w, &thr,
-			&r, &src);
+			&r, &src, &margin);
 	if (rc && rc != -ENOENT)
 		return rc;
 	if (!rc) {
 		e->present = true;
 		snprintf(e->target, sizeof(e->target), "%s", t->name);
 		e->regret = r;
+		e->margin = margin;
+		most = src;
 	}
 	if (!rc && src != FROM_DEFAULT) {
 		if (thr == POLICY_SIZE_OPEN || thr >= never)
@@ -803,16 +812,19 @@ static int export_glibc(struct policy *p, const struct export_weights *w,
 	bthr = 0;
 	rc = glibc_pair(t, "rep_movsb_clwb", "clwb", &glibc_rep_movsb,
 			baseline_kv(be, EXPORT_GLIBC_REP_MOVSB_THRESHOLD, &bthr) ? &bthr : NULL, w,
-			&thr, &r, &src);
+			&thr, &r, &src, &margin);
 	if (rc == -ENOENT)
-		return 0;
+		goto source;
 	if (rc)
 		return rc;
 	if (!e->present) {
 		e->present = true;
 		snprintf(e->target, sizeof(e->target), "%s", t->name);
 		e->regret = r;
+		e->margin = margin;
 	}
+	/* two tunables: the export is as new as its newest value */
+	most = src > most ? src : most;
 	if (src != FROM_DEFAULT) {
 		uint64_t movsb_min = glibc_movsb_min(cpu);
 
@@ -821,12 +833,49 @@ static int export_glibc(struct policy *p, const struct export_weights *w,
 		kv_set(e, EXPORT_GLIBC_REP_MOVSB_THRESHOLD, "0x%" PRIx64,
 		       thr < movsb_min ? movsb_min : thr);
 	}
+source:
+	if (e->present)
+		snprintf(e->source, sizeof(e->source), "%s", source_names[most]);
 	return 0;
 }
 
 int export_compute(struct policy *p, const struct export_weights *w)
 {
 	return export_compute_with_baseline(p, w, NULL);
+}
+
+/* The same values a consumer acts on as the baseline's export? */
+static bool same_export(const struct policy_export *a, const struct policy_export *b)
+{
+	if (a->nkv != b->nkv || a->threshold_bytes != b->threshold_bytes)
+		return false;
+	for (size_t i = 0; i < a->nkv; i++) {
+		bool found = false;
+
+		for (size_t j = 0; j < b->nkv && !found; j++)
+			found = !strcmp(a->kv[i].key, b->kv[j].key) &&
+				!strcmp(a->kv[i].value, b->kv[j].value);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* Each export against the baseline's: "kept", "changed", or "new" (none there). */
+static void mark_baseline(struct policy_exports *x, const struct policy *baseline)
+{
+	struct policy_export *e[] = { &x->libpmem, &x->glibc, &x->kernel };
+	const struct policy_export *b[] = {
+		baseline ? &baseline->exports.libpmem : NULL,
+		baseline ? &baseline->exports.glibc : NULL,
+		baseline ? &baseline->exports.kernel : NULL,
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(e); i++)
+		if (e[i]->present)
+			snprintf(e[i]->baseline, sizeof(e[i]->baseline), "%s",
+				 !b[i] || !b[i]->present ? "new" :
+				 same_export(e[i], b[i]) ? "kept" : "changed");
 }
 
 int export_compute_with_baseline(struct policy *p, const struct export_weights *w,
@@ -844,7 +893,10 @@ int export_compute_with_baseline(struct policy *p, const struct export_weights *
 		if (rc)
 			return rc;
 	}
-	return export_glibc(p, w, baseline);
+	rc = export_glibc(p, w, baseline);
+	if (!rc)
+		mark_baseline(&p->exports, baseline);
+	return rc;
 }
 
 void export_print(FILE *f, const struct policy *p)

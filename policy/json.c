@@ -310,6 +310,12 @@ static struct json_object *exports_to_json(const struct policy *p)
 		else
 			add(e, ci->threshold, jsize(x->threshold_bytes));
 		add(e, "regret", jnum(x->regret, "%.4f"));
+		if (x->source[0])
+			add(e, "source", json_object_new_string(x->source));
+		if (x->margin > 0)
+			add(e, "margin", jnum(x->margin, "%.4f"));
+		if (x->baseline[0])
+			add(e, "baseline", json_object_new_string(x->baseline));
 		add(o, ci->name, e);
 	}
 	return o;
@@ -861,6 +867,7 @@ static void read_word(struct rd *rd, struct json_object *obj, const char *key, c
 static const char *const families[] = { "streaming", "cached_flush", NULL };
 static const char *const baselines[] = { "kept", "changed", "new", NULL };
 static const char *const kinds[] = { "family", "member", NULL };
+static const char *const export_sources[] = { "default", "baseline", "measured", NULL };
 
 static void read_ranges(struct rd *rd, struct json_object *jo, struct policy_op *op)
 {
@@ -1441,6 +1448,11 @@ static void read_exports(struct rd *rd, struct json_object *root, struct policy 
 					  : POLICY_SIZE_OPEN;
 		}
 		e->regret = read_double(rd, je, "regret", 0, 1e3, 1, 0);
+		read_word(rd, je, "source", e->source, sizeof(e->source), export_sources);
+		e->margin = read_double(rd, je, "margin", 0, 1, 0, 0);
+		if (isnan(e->margin))
+			e->margin = 0;
+		read_word(rd, je, "baseline", e->baseline, sizeof(e->baseline), baselines);
 		pop(rd, m2);
 	}
 	pop(rd, mark);

@@ -213,6 +213,14 @@ struct policy_export {
 	 */
 	uint64_t threshold_bytes;
 	double regret;			/* 0 = as good as the per-size best */
+	/*
+	 * Where the value came from: "default" (the consumer's own, kept),
+	 * "baseline" (the policy in place, kept), "measured" (this probe's
+	 * best, which beat both by the margin); "" in an older file.
+	 */
+	char source[16];
+	double margin;			/* the regret margin it had to beat, 0 = not recorded */
+	char baseline[16];		/* "kept" | "changed" | "new", "" in an older file */
 };
 
 struct policy_exports {

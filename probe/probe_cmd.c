@@ -42,6 +42,8 @@ static volatile sig_atomic_t probe_stop;
 /* The host's nodes and CPUs, read once per probe; !have_topo: the first CPUs of the mask. */
 static struct topology topo;
 static bool have_topo;
+/* The policy in place (--baseline, or the output file's entry for this host), NULL none. */
+static const struct policy *probe_base;
 
 static void on_signal(int sig)
 {
@@ -338,6 +340,7 @@ static int probe_one(struct policy *p, const char *spec, const char *name,
 	else if (!o->quiet)
 		fprintf(stderr, "pmem-tune: probing %s (%s, %zu MiB, %s mode, up to %u threads)\n",
 			t.name, spec, t.len >> 20, sweep_mode_name(o->mode), cfg.nthreads);
+	cfg.baseline = probe_base ? policy_find_target(probe_base, t.name) : NULL;
 	rc = sweep_run(&t, ci, &cfg, pt);
 	if (!rc && placed && set_placement(pt, ch, cfg.nthreads, &t))
 		rc = -ENOMEM;
@@ -474,6 +477,9 @@ int probe_cmd(const struct probe_opts *o)
 		fprintf(stderr, "pmem-tune: cannot describe this platform\n");
 		goto out;
 	}
+	/* before measuring: the sweep re-measures what would change it */
+	base = load_baseline(o, p);
+	probe_base = base;
 	/* without sysfs (a container) the threads take the first CPUs of the mask */
 	have_topo = topo_load("", NULL, &topo) == 0;
 	catch_signals(true);
@@ -501,7 +507,6 @@ int probe_cmd(const struct probe_opts *o)
 	 * show it losing by more than the margin.  The cells are those the
 	 * sweep measured (and re-measured) in this probe.
 	 */
-	base = load_baseline(o, p);
 	rc = base ? crossover_decide_policy(p, base) : 0;
 	if (!rc)
 		rc = export_compute_with_baseline(p, o->weights ? &w : NULL, base);
@@ -538,6 +543,7 @@ out:
 		topo_free(&topo);
 	have_topo = false;
 	export_weights_free(&w);
+	probe_base = NULL;
 	policy_free(base);
 	policy_free(p);
 	return status;

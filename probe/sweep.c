@@ -716,6 +716,36 @@ static int refine(struct sweep *sw, struct policy_op *op, bool random, struct co
 	return rc;
 }
 
+/*
+ * Measure again, fresh, after the rest of the op, the baseline's strategy
+ * and the challenger at every size where the baseline's decision lost
+ * (crossover_baseline_losses()); the decision may change only where the
+ * fresh cells show the loss again.  Returns whether anything was measured.
+ */
+static bool remeasure_losses(struct sweep *sw, struct policy_op *op, bool random,
+			     struct contender *all, unsigned nall)
+{
+	const struct policy_op *bo = sw->cfg->baseline ?
+				     policy_find_op(sw->cfg->baseline, op->op, op->pattern,
+						    op->threads) : NULL;
+	struct crossover_loss loss[MAX_GRID];
+	size_t n = crossover_baseline_losses(op, bo, loss, MAX_GRID);
+
+	for (size_t k = 0; k < n && !(sw->cfg->stop && *sw->cfg->stop); k++) {
+		const char *names[2] = { op->curves[loss[k].baseline].strategy,
+					 op->curves[loss[k].challenger].strategy };
+		struct contender pair[2];
+
+		if (pick(op, all, nall, names, 2, pair) != 2)
+			continue;
+		progress(sw, op, op->sizes_bytes[loss[k].index]);
+		measure_size(sw, op, op->threads, random, pair, 2, (int)loss[k].index);
+		for (unsigned j = 0; j < 2; j++)
+			pair[j].curve->cell_flags[loss[k].index] |= POLICY_CELL_REMEASURED;
+	}
+	return n > 0;
+}
+
 static int sweep_op(struct sweep *sw, struct policy_op *op, bool random, struct contender *ct,
 		    unsigned nct)
 {
@@ -737,6 +767,8 @@ static int sweep_op(struct sweep *sw, struct policy_op *op, bool random, struct 
 	rc = refine(sw, op, random, ct, nct);
 	/* the bisection points, measured last, get the same second look */
 	if (!rc && screen(sw, op, random, ct, nct))
+		rc = crossover_decide(op);
+	if (!rc && remeasure_losses(sw, op, random, ct, nct))
 		rc = crossover_decide(op);
 	if (op->threads > 1) {
 		op->min_overlap = sw->min_overlap;
@@ -866,27 +898,113 @@ static void saturation_series(struct sweep *sw, struct contender *ct, int member
 	s->present = s->nsteps > 0;
 }
 
-/* The thread count of the second grid: where the families saturate (the most of them). */
-static unsigned saturate(struct sweep *sw, struct contender *ct, unsigned nct,
-			 struct policy_target *out)
+/*
+ * Against a baseline, the op set changes only on clear evidence: a step
+ * must add POLICY_STEP_GAIN plus this to add a thread count, or less than
+ * POLICY_STEP_GAIN minus this, measured, to drop one -- in two series in a
+ * row.  A step whose threads never ran together is no evidence either way.
+ */
+#define SATURATION_MARGIN 0.05
+
+/*
+ * The last step of s up to which every step added at least gain; with
+ * measured_only false, a step that could not be timed ends the series
+ * there, with true it counts as still growing (nothing says it stopped).
+ */
+static unsigned series_at(const struct policy_saturation *s, double gain, unsigned nthreads,
+			  bool measured_only)
+{
+	unsigned at = s->nsteps ? s->threads[0] : 1;
+
+	for (size_t i = 1; i < POLICY_SATURATION_STEPS; i++) {
+		if (i >= s->nsteps) {
+			/* not timed: the series ended by a failed step or by the last one */
+			if (!measured_only || !s->nsteps || s->threads[s->nsteps - 1] >= nthreads)
+				break;
+			return nthreads;
+		}
+		if (s->mib_s[i] < s->mib_s[i - 1] * (1 + gain))
+			break;
+		at = s->threads[i];
+	}
+	return at;
+}
+
+/* Most threads over the families: with gain > POLICY_STEP_GAIN, a clear gain. */
+static unsigned families_at(const struct policy_saturation *sat, double gain, unsigned nthreads,
+			    bool measured_only)
+{
+	unsigned most = 1;
+
+	for (int f = 0; f < POLICY_NR_FAMILIES; f++)
+		if (sat[f].present) {
+			unsigned at = series_at(&sat[f], gain, nthreads, measured_only);
+
+			most = at > most ? at : most;
+		}
+	return most;
+}
+
+static void saturation_all(struct sweep *sw, struct contender *ct, unsigned nct,
+			   struct policy_saturation *sat)
 {
 	static const enum strategy_class cls[] = {
 		[POLICY_FAMILY_STREAMING] = STRATEGY_CLASS_NONTEMPORAL,
 		[POLICY_FAMILY_CACHED_FLUSH] = STRATEGY_CLASS_FLUSH,
 	};
-	unsigned most = 1;
 
-	sw->phase = "threads";
 	for (int f = 0; f < POLICY_NR_FAMILIES; f++) {
 		int m = f == POLICY_FAMILY_FILL ? -1 : family_member(ct, nct, cls[f]);
 
 		if (f != POLICY_FAMILY_FILL && m < 0)
 			continue;
-		saturation_series(sw, ct, m, &out->saturation[f], sw->cfg->budget_s * 0.01);
-		if (out->saturation[f].present && out->saturation[f].saturates_at > most)
-			most = out->saturation[f].saturates_at;
+		saturation_series(sw, ct, m, &sat[f], sw->cfg->budget_s * 0.01);
 	}
+}
+
+/* The thread count of the baseline's second grid (1: it has none). */
+static unsigned baseline_threads(const struct policy_target *b, unsigned nthreads)
+{
+	unsigned most = 1;
+
+	for (size_t i = 0; b && i < b->nops; i++)
+		if (b->ops[i].threads > most && b->ops[i].threads <= nthreads)
+			most = b->ops[i].threads;
 	return most;
+}
+
+/*
+ * The thread count of the second grid: where the families saturate (the
+ * most of them).  On a host where several threads rarely run together
+ * (a small, shared guest) that answer flickers from probe to probe, and
+ * with it the op set; so against a baseline its thread count stays unless
+ * this series and a fresh one both show clearly otherwise.
+ */
+static unsigned saturate(struct sweep *sw, struct contender *ct, unsigned nct,
+			 struct policy_target *out)
+{
+	struct policy_saturation again[POLICY_NR_FAMILIES] = { { 0 } };
+	unsigned n = sw->cfg->nthreads, most, bt;
+	bool change;
+
+	sw->phase = "threads";
+	saturation_all(sw, ct, nct, out->saturation);
+	most = families_at(out->saturation, POLICY_STEP_GAIN, n, false);
+	if (!sw->cfg->baseline)
+		return most;
+	bt = baseline_threads(sw->cfg->baseline, n);
+	if (most == bt)
+		return bt;
+	saturation_all(sw, ct, nct, again);
+	if (most > bt)
+		change = families_at(out->saturation, POLICY_STEP_GAIN + SATURATION_MARGIN, n,
+				     false) > bt &&
+			 families_at(again, POLICY_STEP_GAIN + SATURATION_MARGIN, n, false) > bt;
+	else
+		change = families_at(out->saturation, POLICY_STEP_GAIN - SATURATION_MARGIN, n,
+				     true) < bt &&
+			 families_at(again, POLICY_STEP_GAIN - SATURATION_MARGIN, n, true) < bt;
+	return change ? most : bt;
 }
 
 static int sweep_setup(struct sweep *sw, const struct target *t, const struct sweep_config *cfg)

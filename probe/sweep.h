@@ -44,6 +44,13 @@ struct sweep_config {
 	bool progress;		/* a progress line on stderr, rewritten (a terminal) */
 	bool progress_lines;	/* a line per quarter on stderr (a journal) */
 	const char *only;	/* comma list of strategies, NULL = all */
+	/*
+	 * The policy in place for this target (NULL: none): where the new
+	 * cells show one of its decisions losing, both strategies are
+	 * measured again, fresh, before the decision may change; its ops
+	 * say which thread counts to measure (see saturate()).
+	 */
+	const struct policy_target *baseline;
 	/* set from a signal handler: the sweep stops at the next sample */
 	volatile sig_atomic_t *stop;
 };

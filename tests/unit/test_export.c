@@ -196,6 +196,49 @@ static void test_compute(void)
 	CHECK(p->exports.glibc.present);
 	v = kv(&p->exports.glibc, "glibc.cpu.x86_non_temporal_threshold");
 	CHECK_MSG(v && !strcmp(v, "0x4041"), "x86_non_temporal_threshold=%s", v ? v : "(none)");
+
+	/* where each value came from, the margin it had to beat; no baseline: new */
+	CHECK_STR(p->exports.libpmem.source, "default");
+	CHECK_STR(p->exports.glibc.source, "measured");
+	CHECK_STR(p->exports.libpmem.baseline, "new");
+	CHECK_STR(p->exports.kernel.baseline, "new");
+	CHECK(p->exports.libpmem.margin >= CROSSOVER_MARGIN_FLOOR &&
+	      p->exports.libpmem.margin <= CROSSOVER_MARGIN_CAP);
+	CHECK_NEAR(p->exports.kernel.margin, p->exports.libpmem.margin, 1e-12);
+	policy_free(p);
+}
+
+/* Against a baseline: its values kept say so; a moved one says "changed". */
+static void test_provenance(void)
+{
+	const double lv[N] = { 200, 400, 800, 1600, 1000, 1000, 1000, 1000 };
+	const double hv[N] = { 100, 200, 400, 800, 2000, 2000, 2000, 2000 };
+	struct policy *p = two_curve_policy("clwb", lv, "movnt_avx2", hv);
+	struct policy *base = two_curve_policy("clwb", lv, "movnt_avx2", hv);
+	const char *v;
+
+	crossover_decide(&p->targets[0].ops[0]);
+	crossover_decide(&base->targets[0].ops[0]);
+	CHECK_INT(export_compute(base, NULL), 0);
+	/* the same curves against their own exports: every value kept */
+	CHECK_INT(export_compute_with_baseline(p, NULL, base), 0);
+	CHECK_STR(p->exports.libpmem.baseline, "kept");
+	CHECK_STR(p->exports.kernel.baseline, "kept");
+	/* a value equal to the default is the default's, whichever was tried first */
+	CHECK(!strcmp(p->exports.libpmem.source, "baseline") ||
+	      !strcmp(p->exports.libpmem.source, "default"));
+	/* a baseline of 0 (always non-temporal) costs too much here: measured, changed */
+	snprintf(base->exports.libpmem.kv[0].value, POLICY_NAME_MAX, "0");
+	CHECK_INT(export_compute_with_baseline(p, NULL, base), 0);
+	v = kv(&p->exports.libpmem, "PMEM_MOVNT_THRESHOLD");
+	CHECK_MSG(v && strcmp(v, "0"), "PMEM_MOVNT_THRESHOLD=%s", v ? v : "(none)");
+	CHECK(strcmp(p->exports.libpmem.source, "baseline"));
+	CHECK_STR(p->exports.libpmem.baseline, "changed");
+	/* a consumer the baseline did not export is new */
+	base->exports.kernel.present = false;
+	CHECK_INT(export_compute_with_baseline(p, NULL, base), 0);
+	CHECK_STR(p->exports.kernel.baseline, "new");
+	policy_free(base);
 	policy_free(p);
 }
 
@@ -258,6 +301,7 @@ int main(void)
 	test_tolerance();
 	test_weights();
 	test_compute();
+	test_provenance();
 	test_glibc_movsb_min();
 	test_kernel_rule();
 	return check_report("test_export");

@@ -81,6 +81,9 @@ static struct policy *sample_policy(void)
 	snprintf(p->exports.libpmem.kv[0].value, POLICY_NAME_MAX, "1024");
 	p->exports.libpmem.nkv = 1;
 	p->exports.libpmem.regret = 0.0125;
+	snprintf(p->exports.libpmem.source, sizeof(p->exports.libpmem.source), "measured");
+	p->exports.libpmem.margin = 0.055;
+	snprintf(p->exports.libpmem.baseline, sizeof(p->exports.libpmem.baseline), "changed");
 	p->exports.kernel.present = true;
 	snprintf(p->exports.kernel.target, POLICY_NAME_MAX, "region0");
 	p->exports.kernel.threshold_bytes = POLICY_SIZE_OPEN;
@@ -112,6 +115,13 @@ static void test_round_trip(void)
 	CHECK(q->exports.kernel.present);
 	CHECK(q->exports.kernel.threshold_bytes == POLICY_SIZE_OPEN);
 	CHECK_STR(q->exports.libpmem.kv[0].value, "1024");
+	CHECK_STR(q->exports.libpmem.source, "measured");
+	CHECK_NEAR(q->exports.libpmem.margin, 0.055, 1e-9);
+	CHECK_STR(q->exports.libpmem.baseline, "changed");
+	/* an older file's export has none of the three */
+	CHECK_STR(q->exports.kernel.source, "");
+	CHECK_INT(q->exports.kernel.margin == 0, 1);
+	CHECK_STR(q->exports.kernel.baseline, "");
 	CHECK_STR(q->platform.cpu.features[0], "avx512f");	/* sorted */
 	CHECK_INT(q->targets[0].interleave_ways, 2);
 	free(s2);
@@ -201,6 +211,11 @@ static void test_errors(void)
 		     "exports.libpmem.env.PMEM_MOVNT_THRESHOLD", "string");
 	expect_error(s, "\"flushcache_nt_max_bytes\":null", "\"flushcache_nt_max_bytes\":-1",
 		     "exports.kernel.flushcache_nt_max_bytes", NULL);
+	expect_error(s, "\"source\":\"measured\"", "\"source\":\"guessed\"",
+		     "exports.libpmem.source", "unknown value");
+	expect_error(s, "\"margin\":0.055", "\"margin\":1.5", "exports.libpmem.margin", NULL);
+	expect_error(s, "\"baseline\":\"changed\"}", "\"baseline\":\"moved\"}",
+		     "exports.libpmem.baseline", "unknown value");
 	expect_error(s, "\"name\":\"region0\"", "\"name\":\"\"", "targets[0].name", "empty");
 	expect_error(s, "\"name\":\"region0\"", "\"name\":\"reg\\nion0\"", "targets[0].name",
 		     "control character");

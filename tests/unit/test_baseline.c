@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The sticky re-probe on synthetic curves: a decision of the baseline
+ * changes only where it loses by the margin on cells measured again
+ * (two losses in a row), a member change only over a run spanning 4x,
+ * and an op whose cells are mostly unmeasurable decides nothing.
+ */
+#include <math.h>
+#include <stdint.h>
+
+#include "check.h"
+#include "crossover.h"
+#include "policy.h"
+
+/* 64 B .. 64 KiB, powers of two: 11 sizes */
+static const uint64_t grid[] = {
+	64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536,
+};
+#define NGRID (sizeof(grid) / sizeof(grid[0]))
+
+static const char *const names[] = { "movnt_avx512", "movnt_avx2", "clwb" };
+#define NNAMES (sizeof(names) / sizeof(names[0]))
+
+/*
+ * One op, every curve at 10000 MiB/s with a 0.5 % interval (all tied) but
+ * for the top three sizes, where streaming leads by 30 %.
+ */
+static struct policy_op *flat_op(struct policy *p, const char *target)
+{
+	struct policy_target *t = policy_add_target(p, target);
+	struct policy_op *op = t ? policy_target_add_op(t, "write", "sequential", 1, grid,
+							NGRID) : NULL;
+
+	for (size_t c = 0; op && c < NNAMES; c++)
+		if (!policy_op_add_curve(op, names[c]))
+			return NULL;
+	for (size_t c = 0; op && c < NNAMES; c++)
+		for (size_t i = 0; i < NGRID; i++) {
+			struct policy_curve *cv = &op->curves[c];
+
+			cv->median_mib_s[i] = 10000;
+			cv->ci_lo_mib_s[i] = 9950;
+			cv->ci_hi_mib_s[i] = 10050;
+			cv->p10_mib_s[i] = 9900;
+			cv->p90_mib_s[i] = 10100;
+			cv->samples[i] = 25;
+		}
+	if (!op) {
+		fprintf(stderr, "cannot build an op\n");
+		exit(EXIT_FAILURE);
+	}
+	/* streaming separated at the top: a cached run below is no edge island */
+	for (size_t c = 0; c < 2; c++)
+		for (size_t i = NGRID - 3; i < NGRID; i++) {
+			op->curves[c].median_mib_s[i] = 13000;
+			op->curves[c].ci_lo_mib_s[i] = 12950;
+			op->curves[c].ci_hi_mib_s[i] = 13050;
+		}
+	return op;
+}
+
+/* Curve name at size index i leads by 30 %, flagged re-measured or not. */
+static void lead(struct policy_op *op, const char *name, size_t i, bool fresh)
+{
+	struct policy_curve *cv = policy_op_find_curve(op, name);
+
+	cv->median_mib_s[i] = 13000;
+	cv->ci_lo_mib_s[i] = 12950;
+	cv->ci_hi_mib_s[i] = 13050;
+	if (!fresh)
+		return;
+	for (size_t c = 0; c < op->ncurves; c++)
+		op->curves[c].cell_flags[i] |= POLICY_CELL_REMEASURED;
+}
+
+static void check_range(const struct policy_op *op, size_t r, uint64_t from, uint64_t to,
+			const char *strategy, const char *baseline)
+{
+	CHECK_MSG(r < op->nranges, "range %zu missing (%zu ranges)", r, op->nranges);
+	if (r >= op->nranges)
+		return;
+	CHECK_INT(op->ranges[r].from_bytes, from);
+	CHECK_MSG(op->ranges[r].to_bytes == to, "range %zu to %llu, want %llu", r,
+		  (unsigned long long)op->ranges[r].to_bytes, (unsigned long long)to);
+	CHECK_STR(op->ranges[r].strategy, strategy);
+	CHECK_STR(op->ranges[r].baseline, baseline);
+}
+
+/* A family change needs the loss on fresh cells too; the probe is told where. */
+static void test_family_two_losses(void)
+{
+	struct policy *p = policy_new();
+	struct policy_op *base = flat_op(p, "base"), *op = flat_op(p, "new");
+	struct crossover_loss loss[NGRID];
+	size_t n;
+
+	CHECK_INT(crossover_decide(base), 0);
+	check_range(base, 0, 0, POLICY_SIZE_OPEN, "movnt_avx512", "");
+	for (size_t i = 0; i < 3; i++)
+		lead(op, "clwb", i, false);
+	/* alone, the new cells would change 64..256 B */
+	CHECK_INT(crossover_decide(op), 0);
+	check_range(op, 0, 0, 512, "clwb", "");
+	/* one loss: kept, and the three sizes are to be measured again */
+	CHECK_INT(crossover_decide_with_baseline(op, base), 0);
+	CHECK_INT(op->nranges, 1);
+	check_range(op, 0, 0, POLICY_SIZE_OPEN, "movnt_avx512", "kept");
+	n = crossover_baseline_losses(op, base, loss, NGRID);
+	CHECK_INT(n, 3);
+	for (size_t k = 0; k < n; k++) {
+		CHECK_INT(loss[k].index, k);
+		CHECK_STR(op->curves[loss[k].baseline].strategy, "movnt_avx512");
+		CHECK_STR(op->curves[loss[k].challenger].strategy, "clwb");
+	}
+	/* the fresh cells lose again: changed there, and only there */
+	for (size_t i = 0; i < 3; i++)
+		lead(op, "clwb", i, true);
+	CHECK_INT(crossover_decide_with_baseline(op, base), 0);
+	CHECK_INT(op->nranges, 2);
+	check_range(op, 0, 0, 512, "clwb", "changed");
+	check_range(op, 1, 512, POLICY_SIZE_OPEN, "movnt_avx512", "kept");
+	/* a replay of the same cells gives the same */
+	CHECK_INT(crossover_decide_with_baseline(op, base), 0);
+	check_range(op, 0, 0, 512, "clwb", "changed");
+	/* nothing to measure again once the baseline holds nowhere it loses */
+	CHECK_INT(crossover_baseline_losses(op, op, loss, NGRID), 0);
+	policy_free(p);
+}
+
+/* A member change against the baseline: fresh losses over two sizes spanning 4x. */
+static void test_member_run(void)
+{
+	struct policy *p = policy_new();
+	struct policy_op *base = flat_op(p, "base"), *op = flat_op(p, "new");
+	struct crossover_loss loss[NGRID];
+
+	CHECK_INT(crossover_decide(base), 0);
+	/* avx2 ahead at 1, 2 and 4 KiB: a member run of its own */
+	for (size_t i = 4; i < 7; i++)
+		lead(op, "movnt_avx2", i, false);
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 3);
+	check_range(op, 1, 1024, 8192, "movnt_avx2", "");
+	CHECK_INT(crossover_baseline_losses(op, base, loss, NGRID), 3);
+	/* confirmed fresh at 1 and 2 KiB only: 2x is no member run, kept */
+	lead(op, "movnt_avx2", 4, true);
+	lead(op, "movnt_avx2", 5, true);
+	CHECK_INT(crossover_decide_with_baseline(op, base), 0);
+	CHECK_INT(op->nranges, 1);
+	check_range(op, 0, 0, POLICY_SIZE_OPEN, "movnt_avx512", "kept");
+	/* at 4 KiB as well: changed */
+	lead(op, "movnt_avx2", 6, true);
+	CHECK_INT(crossover_decide_with_baseline(op, base), 0);
+	CHECK_INT(op->nranges, 3);
+	check_range(op, 0, 0, 1024, "movnt_avx512", "kept");
+	check_range(op, 1, 1024, 8192, "movnt_avx2", "changed");
+	check_range(op, 2, 8192, POLICY_SIZE_OPEN, "movnt_avx512", "kept");
+	policy_free(p);
+}
+
+/* A member range in the baseline stays while the new cells only tie with it. */
+static void test_member_sticky(void)
+{
+	struct policy *p = policy_new();
+	struct policy_op *base = flat_op(p, "base"), *op = flat_op(p, "new");
+	struct crossover_loss loss[NGRID];
+
+	for (size_t i = 4; i < 7; i++)
+		lead(base, "movnt_avx2", i, false);
+	CHECK_INT(crossover_decide(base), 0);
+	check_range(base, 1, 1024, 8192, "movnt_avx2", "");
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 1);
+	CHECK_INT(crossover_baseline_losses(op, base, loss, NGRID), 0);
+	CHECK_INT(crossover_decide_with_baseline(op, base), 0);
+	CHECK_INT(op->nranges, 3);
+	check_range(op, 1, 1024, 8192, "movnt_avx2", "kept");
+	policy_free(p);
+}
+
+/* Most cells unmeasurable: no decision of its own, the baseline's kept exactly. */
+static void test_unmeasurable_op(void)
+{
+	struct policy *p = policy_new();
+	struct policy_op *base = flat_op(p, "base"), *op = flat_op(p, "new");
+	struct crossover_loss loss[NGRID];
+
+	for (size_t i = 0; i < 3; i++)
+		lead(base, "clwb", i, false);
+	CHECK_INT(crossover_decide(base), 0);
+	CHECK_INT(base->nranges, 2);
+	for (size_t c = 0; c < op->ncurves; c++)
+		for (size_t i = 0; i < 6; i++) {
+			op->curves[c].median_mib_s[i] = NAN;
+			op->curves[c].samples[i] = 0;
+			op->curves[c].cell_flags[i] |= POLICY_CELL_UNMEASURABLE;
+		}
+	/* 6 of 11 sizes unmeasurable: nothing decided, nothing to measure again */
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 0);
+	CHECK_INT(crossover_baseline_losses(op, base, loss, NGRID), 0);
+	CHECK_INT(crossover_decide_with_baseline(op, base), 0);
+	CHECK_INT(op->nranges, 2);
+	check_range(op, 0, 0, 512, "clwb", "kept");
+	check_range(op, 1, 512, POLICY_SIZE_OPEN, "movnt_avx512", "kept");
+	/* 5 of 11: still decides */
+	for (size_t c = 0; c < op->ncurves; c++) {
+		op->curves[c].median_mib_s[5] = 10000;
+		op->curves[c].samples[5] = 25;
+		op->curves[c].cell_flags[5] = 0;
+	}
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 1);
+	policy_free(p);
+}
+
+int main(void)
+{
+	test_family_two_losses();
+	test_member_run();
+	test_member_sticky();
+	test_unmeasurable_op();
+	return check_report("test_baseline");
+}
