@@ -57,20 +57,57 @@ int policy_host_id(const char *machine_id_path, const char *fingerprint, char *o
 }
 
 /*
- * The same host twice among the entries of one platform: by host_id
- * where both have one; else (files from before host_id, merged entries)
- * by their whole text, as a repeated input is.
+ * The hosts an entry stands for, by id: its own host_id, or a merged
+ * entry's host_ids.  0 when they are not known (files from before host
+ * ids): such an entry is compared by its whole text, as a repeated
+ * input is.
  */
-static int same_host(struct policy *const *g, size_t n, char *err, size_t errlen)
+static size_t ids_of(const struct policy *p, const char (**ids)[POLICY_HOST_ID_LEN])
+{
+	if (p->merged.hosts) {
+		*ids = p->merged.host_ids;
+		return p->merged.nhost_ids;
+	}
+	*ids = (const char (*)[POLICY_HOST_ID_LEN])p->generator.host_id;
+	return p->generator.host_id[0] ? 1 : 0;
+}
+
+/* An id both sorted lists hold, else NULL. */
+static const char *common_id(const char (*a)[POLICY_HOST_ID_LEN], size_t na,
+			     const char (*b)[POLICY_HOST_ID_LEN], size_t nb)
+{
+	size_t i = 0, j = 0;
+
+	while (i < na && j < nb) {
+		int c = strcmp(a[i], b[j]);
+
+		if (!c)
+			return a[i];
+		if (c < 0)
+			i++;
+		else
+			j++;
+	}
+	return NULL;
+}
+
+/*
+ * The same host twice among the entries of one platform: g[i] came from
+ * the input named name[i].  By host id where both entries know theirs
+ * (a merged entry with each of its hosts), else by the entries' text.
+ */
+static int same_host(struct policy *const *g, const char *const *name, size_t n, char *err,
+		     size_t errlen)
 {
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++) {
 			const struct policy *a = g[i], *b = g[j];
-			bool same;
+			const char (*ia)[POLICY_HOST_ID_LEN], (*ib)[POLICY_HOST_ID_LEN];
+			size_t na = ids_of(a, &ia), nb = ids_of(b, &ib);
+			const char *same;
 
-			if (a->generator.host_id[0] && b->generator.host_id[0] &&
-			    !a->merged.hosts && !b->merged.hosts) {
-				same = !strcmp(a->generator.host_id, b->generator.host_id);
+			if (na && nb) {
+				same = common_id(ia, na, ib, nb);
 			} else {
 				char *x = policy_to_string(a), *y = policy_to_string(b);
 
@@ -80,15 +117,16 @@ static int same_host(struct policy *const *g, size_t n, char *err, size_t errlen
 					snprintf(err, errlen, "out of memory");
 					return -ENOMEM;
 				}
-				same = !strcmp(x, y);
+				same = strcmp(x, y) ? NULL : a->merged.hosts ? a->merged.created_first
+									  : a->generator.created;
 				free(x);
 				free(y);
 			}
 			if (same) {
-				snprintf(err, errlen, "%s: the same %s twice (%s); each host counts once",
-					 a->platform.fingerprint, a->merged.hosts ? "merged entry" : "host",
-					 a->generator.host_id[0] ? a->generator.host_id
-								 : a->generator.created);
+				snprintf(err, errlen, "%s: the same %s twice (%s), in %s and in %s; "
+					 "each host counts once", a->platform.fingerprint,
+					 na && nb ? "host" : a->merged.hosts ? "merged entry" : "host",
+					 same, name[i], name[j]);
 				return -EEXIST;
 			}
 		}
@@ -314,6 +352,47 @@ static int add_missing_targets(struct policy *out, struct policy *const *g, size
 	return 0;
 }
 
+static int cmp_host_id(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/*
+ * The merged entry's host ids: those of every entry, sorted (same_host()
+ * made sure none is there twice).  None when an entry does not know its
+ * hosts or there are more than a file may list.
+ */
+static int merge_host_ids(struct policy *out, struct policy *const *g, size_t n)
+{
+	const char (*ids)[POLICY_HOST_ID_LEN];
+	size_t total = 0, k = 0;
+
+	free(out->merged.host_ids);
+	out->merged.host_ids = NULL;
+	out->merged.nhost_ids = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t m = ids_of(g[i], &ids);
+
+		if (!m)
+			return 0;
+		total += m;
+	}
+	if (total > POLICY_MAX_HOST_IDS || total != out->merged.hosts)
+		return 0;
+	out->merged.host_ids = calloc(total, sizeof(*out->merged.host_ids));
+	if (!out->merged.host_ids)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		size_t m = ids_of(g[i], &ids);
+
+		memcpy(out->merged.host_ids[k], ids, m * sizeof(*ids));
+		k += m;
+	}
+	qsort(out->merged.host_ids, total, sizeof(*out->merged.host_ids), cmp_host_id);
+	out->merged.nhost_ids = total;
+	return 0;
+}
+
 static struct policy *merge_group(struct policy *const *g, size_t n,
 				  const struct export_weights *w)
 {
@@ -353,7 +432,7 @@ static struct policy *merge_group(struct policy *const *g, size_t n,
 			snprintf(out->merged.created_last, sizeof(out->merged.created_last), "%s",
 				 created_of(g[i], true));
 	}
-	if (add_missing_targets(out, g, n))
+	if (add_missing_targets(out, g, n) || merge_host_ids(out, g, n))
 		goto fail;
 	/* every target and op of the entry; each from every host that has it */
 	for (size_t t = 0; t < out->ntargets; t++) {
@@ -406,11 +485,20 @@ fail:
 int policy_merge(struct policy_bundle *const *in, size_t nin, const struct export_weights *w,
 		 struct policy_bundle **outp, char *err, size_t errlen)
 {
+	return policy_merge_named(in, NULL, nin, w, outp, err, errlen);
+}
+
+int policy_merge_named(struct policy_bundle *const *in, const char *const *names, size_t nin,
+		       const struct export_weights *w, struct policy_bundle **outp, char *err,
+		       size_t errlen)
+{
 	struct policy_bundle *out = policy_bundle_new();
 	struct policy **group = NULL;
 	size_t total = 0;
 	bool *taken = NULL;
 	struct policy **all = NULL;
+	const char **from = NULL, **gfrom = NULL;
+	char (*label)[32] = NULL;
 	int rc = -ENOMEM;
 
 	for (size_t i = 0; i < nin; i++)
@@ -418,14 +506,21 @@ int policy_merge(struct policy_bundle *const *in, size_t nin, const struct expor
 	all = calloc(total ? total : 1, sizeof(*all));
 	group = calloc(total ? total : 1, sizeof(*group));
 	taken = calloc(total ? total : 1, sizeof(*taken));
-	if (!out || !all || !group || !taken) {
+	from = calloc(total ? total : 1, sizeof(*from));
+	gfrom = calloc(total ? total : 1, sizeof(*gfrom));
+	label = calloc(nin ? nin : 1, sizeof(*label));
+	if (!out || !all || !group || !taken || !from || !gfrom || !label) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
 	total = 0;
-	for (size_t i = 0; i < nin; i++)
-		for (size_t e = 0; e < in[i]->n; e++)
+	for (size_t i = 0; i < nin; i++) {
+		snprintf(label[i], sizeof(label[i]), "input %zu", i + 1);
+		for (size_t e = 0; e < in[i]->n; e++) {
+			from[total] = names ? names[i] : label[i];
 			all[total++] = in[i]->entries[e];
+		}
+	}
 	/* first appearance decides the order of the bundle's entries */
 	for (size_t i = 0; i < total; i++) {
 		struct policy *m;
@@ -436,10 +531,11 @@ int policy_merge(struct policy_bundle *const *in, size_t nin, const struct expor
 		for (size_t j = i; j < total; j++)
 			if (!taken[j] && !strcmp(all[j]->platform.fingerprint,
 						 all[i]->platform.fingerprint)) {
+				gfrom[n] = from[j];
 				group[n++] = all[j];
 				taken[j] = true;
 			}
-		rc = same_host(group, n, err, errlen);
+		rc = same_host(group, gfrom, n, err, errlen);
 		if (rc)
 			goto fail;
 		m = n == 1 ? policy_dup(group[0]) : merge_group(group, n, w);
@@ -456,15 +552,16 @@ int policy_merge(struct policy_bundle *const *in, size_t nin, const struct expor
 			goto fail;
 		}
 	}
-	free(all);
-	free(group);
-	free(taken);
+	rc = 0;
 	*outp = out;
-	return 0;
+	out = NULL;
 fail:
 	free(all);
 	free(group);
 	free(taken);
+	free(from);
+	free(gfrom);
+	free(label);
 	policy_bundle_free(out);
 	return rc;
 }

@@ -14,13 +14,23 @@
  * probed and each op of it, the union of sizes and strategies, each cell the median
  * over the hosts that measured it, the hosts' min and max kept beside;
  * decisions and exports are then recomputed.  A merged entry weighs as
- * many hosts as it holds; one host twice (same host_id, or the same
- * entry text) is refused (-EEXIST).  Other fingerprints become
+ * many hosts as it holds; one host twice (one host_id in two entries,
+ * merged ones by their host_ids, or the same entry text) is refused
+ * (-EEXIST).  Other fingerprints become
  * separate entries, in order of first appearance.  Inputs are not
  * changed; *out is the caller's.
  */
 int policy_merge(struct policy_bundle *const *in, size_t nin, const struct export_weights *w,
 		 struct policy_bundle **out, char *err, size_t errlen);
+/*
+ * The same, naming in[i] names[i] in the error (policy_merge: "input
+ * i+1").  A merged entry keeps the sorted host_id of each of its hosts
+ * when every entry merged knows them, so that one host is refused
+ * again however deep in a bundle it is.
+ */
+int policy_merge_named(struct policy_bundle *const *in, const char *const *names, size_t nin,
+		       const struct export_weights *w, struct policy_bundle **out, char *err,
+		       size_t errlen);
 
 /*
  * The host's identity in a policy: "sha256:<hex>" of its machine-id

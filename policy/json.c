@@ -346,6 +346,14 @@ struct json_object *policy_to_json(const struct policy *p)
 		add(m, "hosts", json_object_new_int((int)p->merged.hosts));
 		add(m, "created_first", json_object_new_string(p->merged.created_first));
 		add(m, "created_last", json_object_new_string(p->merged.created_last));
+		if (p->merged.nhost_ids) {
+			struct json_object *ids = json_object_new_array();
+
+			for (size_t i = 0; i < p->merged.nhost_ids; i++)
+				json_object_array_add(ids,
+						      json_object_new_string(p->merged.host_ids[i]));
+			add(m, "host_ids", ids);
+		}
 		add(root, "merged", m);
 	}
 
@@ -1519,6 +1527,61 @@ static void read_platform(struct rd *rd, struct json_object *root, struct policy
 	pop(rd, mark);
 }
 
+static int cmp_host_id(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/*
+ * merged.host_ids: one valid id per host, none twice.  Optional (files
+ * from before it); kept sorted, so the output is deterministic.
+ */
+static void read_host_ids(struct rd *rd, struct json_object *jm, struct policy *p)
+{
+	struct json_object *arr = need_array(rd, jm, "host_ids", POLICY_MAX_HOST_IDS, 0);
+	size_t n, mark;
+
+	if (!arr)
+		return;
+	mark = push_key(rd, "host_ids");
+	n = json_object_array_length(arr);
+	if (n != p->merged.hosts) {
+		fail(rd, "has %zu ids, hosts is %u", n, p->merged.hosts);
+		goto out;
+	}
+	p->merged.host_ids = calloc(n, sizeof(*p->merged.host_ids));
+	if (!p->merged.host_ids) {
+		fail(rd, "out of memory");
+		goto out;
+	}
+	p->merged.nhost_ids = n;
+	for (size_t i = 0; i < n && !rd->failed; i++) {
+		struct json_object *v = json_object_array_get_idx(arr, i);
+		size_t m2 = push_index(rd, i);
+		char buf[64];
+
+		if (!v || !json_object_is_type(v, json_type_string) ||
+		    json_object_get_string_len(v) != 7 + 64 ||
+		    !valid_fingerprint(json_object_get_string(v)))
+			fail(rd, "expected \"sha256:\" and 64 lower-case hex digits, got %s",
+			     shown(v, buf, sizeof(buf)));
+		else
+			snprintf(p->merged.host_ids[i], sizeof(p->merged.host_ids[i]), "%s",
+				 json_object_get_string(v));
+		pop(rd, m2);
+	}
+	if (rd->failed)
+		goto out;
+	qsort(p->merged.host_ids, n, sizeof(*p->merged.host_ids), cmp_host_id);
+	for (size_t i = 1; i < n; i++)
+		if (!strcmp(p->merged.host_ids[i - 1], p->merged.host_ids[i])) {
+			fail(rd, "%s is there twice; each host counts once", p->merged.host_ids[i]);
+			break;
+		}
+out:
+	pop(rd, mark);
+}
+
 static void read_merged(struct rd *rd, struct json_object *root, struct policy *p)
 {
 	struct json_object *jm;
@@ -1535,6 +1598,7 @@ static void read_merged(struct rd *rd, struct json_object *root, struct policy *
 		 sizeof(p->merged.created_first), 0);
 	read_str(rd, jm, "created_last", p->merged.created_last,
 		 sizeof(p->merged.created_last), 0);
+	read_host_ids(rd, jm, p);
 	pop(rd, mark);
 }
 

@@ -62,6 +62,7 @@ void policy_free(struct policy *p)
 	for (size_t i = 0; i < p->platform.cpu.nfeatures; i++)
 		free(p->platform.cpu.features[i]);
 	free(p->platform.cpu.features);
+	free(p->merged.host_ids);
 	free(p);
 }
 

@@ -17,6 +17,8 @@
 #define POLICY_SCHEMA		"pmem-policy/1"
 #define POLICY_SCHEMA_MAJOR	1
 #define POLICY_NAME_MAX		64
+/* "sha256:" and 64 hex digits, with room to spare */
+#define POLICY_HOST_ID_LEN	80
 #define POLICY_PATH_MAX		256
 /* to_bytes of the last range: no upper bound (JSON null) */
 #define POLICY_SIZE_OPEN	UINT64_MAX
@@ -190,7 +192,7 @@ struct policy_generator {
 	 * machine-id salted with the fingerprint, never the hostname or the
 	 * machine-id itself; --merge refuses one host twice by it.
 	 */
-	char host_id[80];
+	char host_id[POLICY_HOST_ID_LEN];
 };
 
 struct policy_kv {
@@ -234,6 +236,13 @@ struct policy_merged {
 	unsigned hosts;			/* 0: a single host's probe */
 	char created_first[32];
 	char created_last[32];
+	/*
+	 * The generator.host_id of each host in it, sorted, one per host;
+	 * 0 when not known (an input from before host ids, or more hosts
+	 * than POLICY_MAX_HOST_IDS): --merge then falls back to the text.
+	 */
+	size_t nhost_ids;
+	char (*host_ids)[POLICY_HOST_ID_LEN];
 };
 
 struct policy {

@@ -24,6 +24,8 @@
 #define POLICY_MAX_THREADS	4096
 #define POLICY_MAX_SAMPLES	1000000000
 #define POLICY_MAX_HOSTS	10000000	/* hosts merged into one entry */
+/* merged.host_ids: one array, so no more than any array may hold */
+#define POLICY_MAX_HOST_IDS	POLICY_MAX_ENTRIES
 #define POLICY_MAX_SIZE_BYTES	(1LL << 44)	/* 16 TiB */
 #define POLICY_MAX_MIB_S	1e8		/* 100 TiB/s: beyond any memory */
 

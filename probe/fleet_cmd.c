@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* pmem-tune --diff, --merge: policies as fleets use them. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,8 +89,13 @@ int merge_cmd(const char *out, char **in, int nin, const char *weights, unsigned
 			goto out;
 	}
 	status = 1;
-	if (policy_merge(b, (size_t)nin, weights ? &w : NULL, &m, err, sizeof(err))) {
+	rc = policy_merge_named(b, (const char *const *)in, (size_t)nin, weights ? &w : NULL, &m,
+				err, sizeof(err));
+	if (rc) {
 		fprintf(stderr, "pmem-tune: --merge: %s\n", err);
+		/* one host twice is an input error, like an invalid file */
+		if (rc == -EEXIST)
+			status = 2;
 		goto out;
 	}
 	rc = policy_bundle_save(m, out);

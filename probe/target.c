@@ -191,6 +191,53 @@ fail:
 	}
 }
 
+/*
+ * A file in dir with no name, so that nothing is left whatever ends the
+ * probe (a SIGKILL included): O_TMPFILE, or where the filesystem refuses
+ * it, a file created and unlinked at once, before anything is allocated.
+ */
+static int open_unnamed(const char *path, char *err, size_t errlen)
+{
+	char dir[4096], tmpl[4096 + 32];
+	const char *slash = strrchr(path, '/');
+	int fd, e;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	/* O_EXCL: it can never be linked into the directory either */
+	fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	e = errno;
+	if (e != EOPNOTSUPP && e != EISDIR && e != EINVAL) {
+		snprintf(err, errlen, "file:%s: cannot create a file in %s: %s", path, dir,
+			 strerror(e));
+		return -e;
+	}
+	snprintf(tmpl, sizeof(tmpl), "%s/.pmem-tune-probe.XXXXXX", dir);
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		snprintf(err, errlen, "file:%s: cannot create a file in %s: %s", path, dir,
+			 strerror(e));
+		return -e;
+	}
+	unlink(tmpl);
+	return fd;
+}
+
+/*
+ * file:PATH.  Nothing the probe does to a file outlives it, however it
+ * ends: a path that does not exist, or an existing file shorter than
+ * the area, is measured on an unnamed file in the same directory (same
+ * filesystem, same mount options); an existing file at least as big is
+ * used in place with --destroy-data only, and never resized.  The target
+ * still describes PATH, the path the user gave.
+ */
 static int open_file(const char *path, const struct target_opts *o, struct target *t, char *err,
 		     size_t errlen)
 {
@@ -206,36 +253,46 @@ static int open_file(const char *path, const struct target_opts *o, struct targe
 	snprintf(t->name, sizeof(t->name), "file");
 	snprintf(t->kind, sizeof(t->kind), "file");
 	snprintf(t->persistence_domain, sizeof(t->persistence_domain), "unknown");
-	t->grown_from = -1;
-	t->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (t->fd >= 0) {
-		t->created = true;
-	} else if (errno == EEXIST) {
-		t->fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (lstat(path, &st)) {
+		rc = -errno;
+		if (rc != -ENOENT) {
+			snprintf(err, errlen, "file:%s: %s", path, strerror(-rc));
+			return rc;
+		}
+		t->fd = open_unnamed(path, err, errlen);
+	} else if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "file:%s: not a regular file", path);
+		return -EINVAL;
+	} else if ((uint64_t)st.st_size < want) {
+		/* growing it would outlive a killed probe: its data stays as it is */
+		fprintf(stderr, "pmem-tune: file:%s: %lld bytes, less than the %" PRIu64 " MiB "
+			"area: measuring on an unnamed file in its directory, the file untouched\n",
+			path, (long long)st.st_size, want >> 20);
+		t->fd = open_unnamed(path, err, errlen);
+	} else if (!o->destroy_data) {
+		snprintf(err, errlen,
+			 "file:%s: holds %lld bytes of data; pass --destroy-data to "
+			 "overwrite it, or name a file that does not exist",
+			 path, (long long)st.st_size);
+		return -EEXIST;
+	} else {
+		t->fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 		if (t->fd < 0 || fstat(t->fd, &st)) {
 			rc = -errno;
 			snprintf(err, errlen, "file:%s: %s", path, strerror(-rc));
 			return rc;
 		}
-		if (!S_ISREG(st.st_mode)) {
-			snprintf(err, errlen, "file:%s: not a regular file", path);
-			return -EINVAL;
+		/* replaced since lstat(): decide again rather than resize */
+		if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size < want) {
+			snprintf(err, errlen, "file:%s: changed while being opened", path);
+			return -EAGAIN;
 		}
-		if (st.st_size > 0 && !o->destroy_data) {
-			snprintf(err, errlen,
-				 "file:%s: holds %lld bytes of data; pass --destroy-data to "
-				 "overwrite it, or name a file that does not exist",
-				 path, (long long)st.st_size);
-			return -EEXIST;
-		}
-	} else {
-		rc = -errno;
-		snprintf(err, errlen, "file:%s: %s", path, strerror(-rc));
+	}
+	if (t->fd < 0) {
+		rc = t->fd;
+		t->fd = -1;
 		return rc;
 	}
-	/* someone's file keeps its size: what we add is given back on close */
-	if (!t->created && (uint64_t)st.st_size < want)
-		t->grown_from = (long long)st.st_size;
 	/* allocate every block now, so no timed store waits for the filesystem */
 	rc = posix_fallocate(t->fd, 0, (off_t)want);
 	if (rc) {
@@ -343,7 +400,6 @@ int target_open(const char *spec, const struct target_opts *o, struct target *t,
 	t->fd = -1;
 	t->node = -1;
 	t->target_node = -1;
-	t->grown_from = -1;
 	if (strcmp(spec, "dram") == 0)
 		rc = open_dram(o, t, err, errlen);
 	else if (strncmp(spec, "file:", 5) == 0)
@@ -366,15 +422,7 @@ void target_close(struct target *t)
 	t->map = NULL;
 	t->base = NULL;
 	if (t->fd >= 0) {
-		if (!t->created && t->grown_from >= 0 && ftruncate(t->fd, (off_t)t->grown_from))
-			fprintf(stderr, "pmem-tune: file:%s: cannot truncate back to %lld bytes: "
-				"%s\n", t->device, t->grown_from, strerror(errno));
-		t->grown_from = -1;
 		close(t->fd);
 		t->fd = -1;
-	}
-	if (t->created) {
-		unlink(t->device);
-		t->created = false;
 	}
 }

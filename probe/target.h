@@ -3,8 +3,8 @@
  * Where the probe writes: a mapped destination area that it owns for the
  * duration of the probe.  Specs: "dram", "file:PATH", "/dev/daxX.Y".
  * A file or device that already holds data is written only with
- * destroy_data; a file the probe created is removed by target_close(), an
- * existing one it had to grow is truncated back to its size.
+ * destroy_data; a file: target leaves nothing behind, however the probe
+ * ends (a new or short file is measured on an unnamed one beside it).
  */
 #ifndef PMEM_TUNE_TARGET_H
 #define PMEM_TUNE_TARGET_H
@@ -36,9 +36,6 @@ struct target {
 	void *map;
 	size_t map_len;
 	int fd;
-	bool created;		/* we created the file: unlink on close */
-	/* an existing file we grew: its size before, restored on close (-1: not grown) */
-	long long grown_from;
 };
 
 /* The larger of the CPUID and the OS's last-level cache size (32 MiB if neither). */

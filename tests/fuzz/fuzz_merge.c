@@ -8,8 +8,8 @@
  * The input is loaded as a bundle and merged with a second copy of
  * itself, so that every fingerprint is aggregated over two "hosts" and
  * the medians, min/max spreads, decisions and exports are recomputed.
- * The copies are told apart by their host_id: --merge refuses one host
- * twice.
+ * The copies are told apart by their host ids (a merged entry's too):
+ * --merge refuses one host twice.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -33,10 +33,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in[1] = policy_bundle_parse((const char *)data, size, err, sizeof(err));
 	if (!in[1])
 		abort();	/* the same bytes parsed once already */
-	for (int k = 0; k < 2; k++)
-		for (size_t e = 0; e < in[k]->n; e++)
-			snprintf(in[k]->entries[e]->generator.host_id,
-				 sizeof(in[k]->entries[e]->generator.host_id), "sha256:%064d", k + 1);
+	for (int k = 0; k < 2; k++) {
+		size_t id = 0;
+
+		for (size_t e = 0; e < in[k]->n; e++) {
+			struct policy *p = in[k]->entries[e];
+
+			snprintf(p->generator.host_id, sizeof(p->generator.host_id),
+				 "sha256:%d%063zu", k + 1, id++);
+			/* ascending, as the loader keeps them */
+			for (size_t j = 0; j < p->merged.nhost_ids; j++)
+				snprintf(p->merged.host_ids[j], sizeof(p->merged.host_ids[j]),
+					 "sha256:%d%063zu", k + 1, id++);
+		}
+	}
 	if (policy_merge(in, 2, NULL, &out, err, sizeof(err))) {
 		/* refusing is fine, with a reason */
 		if (!err[0])

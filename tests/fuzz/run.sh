@@ -8,9 +8,10 @@
 #   -t  fuzzing time, default 60 (PT_FUZZ_TIME)
 #   -b  build dir, default <top>/build-fuzz (PT_FUZZ_BUILD)
 #   -f  fuzz_policy (the loader, default), fuzz_merge (--merge, --diff),
-#       fuzz_state (the daemon's state file) or fuzz_knobmap (knob map lines)
+#       fuzz_state (the daemon's state file), fuzz_knobmap (knob map lines)
+#       or fuzz_metrics (--metrics' textfile)
 # New inputs go to BUILD/corpus[-TARGET]; the seeds (tests/fuzz/corpus, and
-# corpus-state, corpus-knobmap for those targets) are only read.
+# corpus-state, corpus-knobmap, corpus-metrics for those targets) are only read.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -23,7 +24,7 @@ while getopts "t:b:f:h" o; do
 	t) time_s=$OPTARG ;;
 	b) build=$OPTARG ;;
 	f) target=$OPTARG ;;
-	*) sed -n '2,13p' "$0" >&2; exit 2 ;;
+	*) sed -n '2,14p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -32,9 +33,9 @@ if ! [[ $time_s =~ ^[0-9]+$ ]] || [ "$time_s" -eq 0 ]; then
 	exit 2
 fi
 case $target in
-fuzz_policy | fuzz_merge | fuzz_state | fuzz_knobmap) ;;
+fuzz_policy | fuzz_merge | fuzz_state | fuzz_knobmap | fuzz_metrics) ;;
 *) echo "run.sh: -f $target: not a fuzz target (fuzz_policy, fuzz_merge, fuzz_state," \
-	"fuzz_knobmap)" >&2; exit 2 ;;
+	"fuzz_knobmap, fuzz_metrics)" >&2; exit 2 ;;
 esac
 
 cc=${CC:-clang}
@@ -80,15 +81,22 @@ mkdir -p "$corpus" "$build/artifacts"
 log=$build/$target.log
 [ "$target" = fuzz_policy ] && log=$build/fuzz.log
 before=$(find "$build/artifacts" -type f | wc -l)
-seeds=$here/corpus
+seeds=("$here/corpus")
 dict=$here/policy.dict
+extra=()
 case $target in
-fuzz_state) seeds=$here/corpus-state ;;
-fuzz_knobmap) seeds=$here/corpus-knobmap; dict=$here/knobmap.dict ;;
+fuzz_state) seeds=("$here/corpus-state") ;;
+fuzz_knobmap) seeds=("$here/corpus-knobmap"); dict=$here/knobmap.dict ;;
+fuzz_metrics)
+	seeds=("$here/corpus-metrics" "$here/corpus" "$top/tests/data")
+	# tests/data's recordings run to 320 KB: as seeds they would set max_len, and
+	# every mutated input would cost a whole recording's parse.  24 KiB keeps each
+	# seed of corpus/ whole (the largest is 21 KB); the recordings are cut there.
+	extra=(-max_len=24576) ;;
 esac
 cmd=("$fuzzer" -max_total_time="$time_s" -print_final_stats=1 -timeout=10
-     -rss_limit_mb=2048 -dict="$dict"
-     -artifact_prefix="$build/artifacts/" "$@" "$corpus" "$seeds")
+     -rss_limit_mb=2048 -dict="$dict" "${extra[@]}"
+     -artifact_prefix="$build/artifacts/" "$@" "$corpus" "${seeds[@]}")
 echo "fuzzing ${time_s}s: ${cmd[*]}"
 "${cmd[@]}" >"$log" 2>&1
 rc=$?

@@ -65,9 +65,10 @@ grep -q "exports.libpmem.PMEM_MOVNT_THRESHOLD" "$tmp/out" && ok || bad "diff: $(
 expect 2 "diff invalid" -- --diff --insecure "$tmp/a.json" "$tmp/bad.json"
 
 # --merge: one host twice is refused: two probes here are one host, and so is a repeated file
-expect 1 "merge one host twice" -- --merge "$tmp/twice.json" --insecure "$tmp/a.json" "$tmp/b.json"
-grep -q "the same host twice" "$tmp/err" && ok || bad "merge twice: $(cat "$tmp/err")"
-expect 1 "merge a file twice" -- --merge "$tmp/twice.json" --insecure "$tmp/a.json" "$tmp/a.json"
+expect 2 "merge one host twice" -- --merge "$tmp/twice.json" --insecure "$tmp/a.json" "$tmp/b.json"
+grep -q "the same host twice.*in $tmp/a.json and in $tmp/b.json" "$tmp/err" && ok ||
+	bad "merge twice: $(cat "$tmp/err")"
+expect 2 "merge a file twice" -- --merge "$tmp/twice.json" --insecure "$tmp/a.json" "$tmp/a.json"
 [ ! -e "$tmp/twice.json" ] && ok || bad "a refused merge wrote its output"
 # b.json stands for another host of this platform
 edit "$tmp/b.json" 'p["generator"]["host_id"] = "sha256:" + "b" * 64'
@@ -84,7 +85,35 @@ assert len(merged) == 1 and merged[0]["merged"]["hosts"] == 2, merged
 c = merged[0]["targets"][0]["ops"][0]["curves"]["clwb"]
 assert all(lo is None or lo <= hi for lo, hi in zip(c["hosts_min_mib_s"], c["hosts_max_mib_s"]))
 EOF
+python3 - "$tmp/fleet.json" "$tmp/a.json" "$tmp/b.json" <<'EOF' && ok || bad "merged host_ids"
+import json, sys
+b = json.load(open(sys.argv[1]))
+ids = sorted(json.load(open(f))["generator"]["host_id"] for f in sys.argv[2:])
+merged = [e for e in b["bundle"] if e.get("merged")][0]
+assert merged["merged"]["host_ids"] == ids, merged["merged"]
+assert "host_id" not in merged["generator"], merged["generator"]
+EOF
 expect 0 "check bundle" -- --check --insecure "$tmp/fleet.json"
+# the bundle again with one of its hosts, or two bundles that share one: refused, both named
+expect 2 "merge bundle with its host" -- --merge "$tmp/twice.json" --insecure "$tmp/fleet.json" \
+	"$tmp/b.json"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+	grep -q "the same host twice (sha256:b\{64\}), in $tmp/fleet.json and in $tmp/b.json" \
+	"$tmp/err" && [ ! -e "$tmp/twice.json" ] && ok || bad "bundle + own host: $(cat "$tmp/err")"
+edit "$tmp/a.json" 'p["generator"]["host_id"] = "sha256:" + "c" * 64'
+"$tune" --merge "$tmp/bc.json" --insecure "$tmp/b.json" "$tmp/a.json.new" >/dev/null 2>&1 ||
+	bad "merge b and c"
+expect 2 "merge two bundles sharing a host" -- --merge "$tmp/twice.json" --insecure \
+	"$tmp/fleet.json" "$tmp/bc.json"
+grep -q "in $tmp/fleet.json and in $tmp/bc.json" "$tmp/err" && ok ||
+	bad "two bundles share a host: $(cat "$tmp/err")"
+# a bundle merged before host ids existed: the text decides, as it did
+edit "$tmp/fleet.json" 'del p["bundle"][0]["merged"]["host_ids"]'
+expect 0 "merge an old bundle with a host" -- --merge "$tmp/old.json" --insecure \
+	"$tmp/fleet.json.new" "$tmp/b.json"
+expect 2 "merge an old bundle twice" -- --merge "$tmp/old.json" --insecure "$tmp/fleet.json.new" \
+	"$tmp/fleet.json.new"
+grep -q "the same merged entry twice" "$tmp/err" && ok || bad "old bundle twice: $(cat "$tmp/err")"
 expect 0 "show bundle" -- --show --insecure "$tmp/fleet.json"
 expect 2 "merge of nothing" -- --merge "$tmp/x.json"
 expect 2 "merge invalid" -- --merge "$tmp/y.json" --insecure "$tmp/a.json" "$tmp/bad.json"

@@ -122,6 +122,11 @@ grep -q '^pmem_tuned_knobs{result="set"} 3$' "$tmp/pmem.prom" && ok || bad "knob
 # a metric name appears in one HELP/TYPE group only
 dups=$(grep '^# TYPE' "$tmp/pmem.prom" | sort | uniq -d)
 [ -z "$dups" ] && ok || bad "TYPE given twice: $dups"
+# a status file that is not the daemon's (a null format) counts as none, no crash
+mkdir -p "$tmp/odd"
+printf '{"format":null,"applied":true}' >"$tmp/odd/status.json"
+run 0 "metrics, odd status" -- --metrics - --daemon-state "$tmp/odd" "$tmp/other.json"
+grep -q '^pmem_tuned_policy_applied 0$' "$tmp/out" && ok || bad "odd status: $(cat "$tmp/out")"
 run 0 "metrics, no daemon" -- --metrics - --daemon-state "$tmp/none" "$tmp/other.json"
 grep -q '^pmem_tune_policy_host_match{.*} 0$' "$tmp/out" && grep -q '^pmem_tuned_policy_applied 0$' \
 	"$tmp/out" && ok || bad "other platform / no daemon: $(cat "$tmp/out")"

@@ -21,9 +21,12 @@ expect_refusal "dram node not online" "--dram-node 4000" -- --probe --target dra
 	--dram-node 4000 --output "$tmp/p.json"
 
 # a file holding data is not overwritten without --destroy-data
-printf 'precious data\n' >"$tmp/data"
-expect_refusal "file with data" "--destroy-data" -- --probe --target "file:$tmp/data"
-[ "$(cat "$tmp/data")" = "precious data" ] && ok || bad "file with data was changed"
+truncate -s 64M "$tmp/data"
+printf 'precious data\n' | dd of="$tmp/data" conv=notrunc status=none
+expect_refusal "file with data" "--destroy-data" -- --probe --area-size 64M \
+	--target "file:$tmp/data"
+[ "$(head -1 "$tmp/data")" = "precious data" ] && [ "$(stat -c %s "$tmp/data")" = 67108864 ] &&
+	ok || bad "file with data was changed"
 
 # a failed probe leaves an existing policy alone
 printf '{"old": true}\n' >"$tmp/p.json"

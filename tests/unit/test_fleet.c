@@ -177,12 +177,150 @@ static void test_merge_same_host(void)
 		struct policy_bundle *twice[2] = { out, out }, *o2 = NULL;
 
 		CHECK_INT(policy_merge(twice, 2, NULL, &o2, err, sizeof(err)), -EEXIST);
-		CHECK_MSG(strstr(err, "merged entry twice"), "%s", err);
+		CHECK_MSG(strstr(err, "the same host twice") && strstr(err, "in input 1 and in input 2"),
+			  "%s", err);
 		policy_bundle_free(o2);
 	}
 	policy_bundle_free(out);
 	policy_bundle_free(in[0]);
 	policy_bundle_free(in[1]);
+}
+
+static void set_id(struct policy *p, int n)
+{
+	snprintf(p->generator.host_id, sizeof(p->generator.host_id), "sha256:%064d", n);
+}
+
+/* Merge b[0..n) named name[] and load the result back through its text. */
+static struct policy_bundle *merge_back(struct policy_bundle **b, const char **name, size_t n,
+					int want, char *err, size_t errlen)
+{
+	struct policy_bundle *out = NULL, *back = NULL;
+	char *s;
+
+	CHECK_INT(policy_merge_named(b, name, n, NULL, &out, err, errlen), want);
+	if (!out)
+		return NULL;
+	s = policy_bundle_to_string(out);
+	back = s ? policy_bundle_parse(s, strlen(s), err, errlen) : NULL;
+	CHECK_MSG(back != NULL, "a merged bundle does not load back: %s", err);
+	free(s);
+	policy_bundle_free(out);
+	return back;
+}
+
+/*
+ * A merged entry keeps its hosts' ids: one of them merged again, or two
+ * bundles that share a host, is the same host twice however the inputs
+ * nest; inputs without ids fall back to comparing the text.
+ */
+static void test_merge_host_ids(void)
+{
+	const char *name[] = { "ab.json", "c.json", "a.json", "bc.json" };
+	struct policy_bundle *in[4], *ab, *bc, *abc, *x[2];
+	char err[300] = "";
+	struct policy *p;
+
+	in[0] = one(host(FP("f"), "2026-11-01T00:00:00Z", 1.0, 2048));
+	in[1] = one(host(FP("f"), "2026-11-02T00:00:00Z", 1.1, 2048));
+	in[2] = one(host(FP("f"), "2026-11-03T00:00:00Z", 0.9, 2048));
+	set_id(in[0]->entries[0], 3);
+	set_id(in[1]->entries[0], 1);
+	set_id(in[2]->entries[0], 2);
+	ab = merge_back(in, name, 2, 0, err, sizeof(err));
+	bc = merge_back(in + 1, name, 2, 0, err, sizeof(err));
+	if (!ab || !bc)
+		goto out;
+	p = ab->entries[0];
+	CHECK_INT(p->merged.hosts, 2);
+	CHECK_INT(p->merged.nhost_ids, 2);
+	if (p->merged.nhost_ids == 2) {
+		/* sorted, whatever the order of the inputs */
+		CHECK(!strcmp(p->merged.host_ids[0] + 7 + 63, "1"));
+		CHECK(!strcmp(p->merged.host_ids[1] + 7 + 63, "3"));
+	}
+	CHECK(!p->generator.host_id[0]);
+
+	/* the bundle again with one of its own hosts */
+	x[0] = ab;
+	x[1] = in[0];
+	CHECK(merge_back(x, (const char *[]){ "ab.json", "a.json" }, 2, -EEXIST, err,
+			 sizeof(err)) == NULL);
+	CHECK_MSG(strstr(err, "the same host twice (sha256:0000") && strstr(err, "3), in ab.json and "
+		  "in a.json"), "%s", err);
+	/* two bundles that share host 1 */
+	x[1] = bc;
+	CHECK(merge_back(x, (const char *[]){ "ab.json", "bc.json" }, 2, -EEXIST, err,
+			 sizeof(err)) == NULL);
+	CHECK_MSG(strstr(err, "1), in ab.json and in bc.json"), "%s", err);
+	/* a third host is welcome, and the ids add up */
+	x[1] = in[2];
+	abc = merge_back(x, (const char *[]){ "ab.json", "c.json" }, 2, 0, err, sizeof(err));
+	CHECK(abc && abc->entries[0]->merged.hosts == 3 && abc->entries[0]->merged.nhost_ids == 3);
+	policy_bundle_free(abc);
+
+	/* an entry merged before host ids: no ids, so the text decides, as before */
+	free(ab->entries[0]->merged.host_ids);
+	ab->entries[0]->merged.host_ids = NULL;
+	ab->entries[0]->merged.nhost_ids = 0;
+	x[1] = in[0];
+	abc = merge_back(x, name, 2, 0, err, sizeof(err));
+	CHECK(abc && abc->entries[0]->merged.hosts == 3 && !abc->entries[0]->merged.nhost_ids);
+	policy_bundle_free(abc);
+	x[1] = ab;
+	CHECK(merge_back(x, name, 2, -EEXIST, err, sizeof(err)) == NULL);
+	CHECK_MSG(strstr(err, "merged entry twice"), "%s", err);
+out:
+	policy_bundle_free(ab);
+	policy_bundle_free(bc);
+	for (int i = 0; i < 3; i++)
+		policy_bundle_free(in[i]);
+}
+
+/* merged.host_ids is validated: valid ids, one per host, none twice, bounded. */
+static void test_host_ids_invalid(void)
+{
+	static const struct {
+		const char *ids, *hosts, *why;
+	} bad[] = {
+		{ "[\"sha256:" FP64 "\"]", "2", "merged.host_ids: has 1 ids, hosts is 2" },
+		{ "[\"sha256:" FP64 "\",\"sha256:" FP64 "\"]", "2", "is there twice" },
+		{ "[\"sha256:" FP64 "\",\"sha256:X\"]", "2", "merged.host_ids[1]: expected" },
+		{ "[\"sha256:" FP64 "\",7]", "2", "merged.host_ids[1]: expected" },
+		{ "[\"sha256:" FP64 "\\u0000\",\"x\"]", "2", "merged.host_ids[0]: expected" },
+		{ "{}", "1", "merged.host_ids: expected array" },
+	};
+	char text[4096], err[300];
+	struct policy *p;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "{\"schema\":\"pmem-policy/1\",\"merged\":{\"hosts\":%s,\"host_ids\":%s},"
+			 "\"platform\":{\"fingerprint\":\"sha256:" FP64 "\",\"cpu\":{\"vendor\":\"v\","
+			 "\"family\":1,\"model\":1,\"stepping\":1}},\"targets\":[]}",
+			 bad[i].hosts, bad[i].ids);
+		p = policy_parse(text, strlen(text), err, sizeof(err));
+		CHECK_MSG(!p && strstr(err, bad[i].why), "%zu: %s", i, err);
+		policy_free(p);
+	}
+	/* more ids than an array may hold */
+	{
+		size_t n = 1025, len = 0, cap = n * 80 + 512;
+		char *big = malloc(cap);
+
+		len += (size_t)snprintf(big + len, cap - len, "{\"schema\":\"pmem-policy/1\","
+					"\"merged\":{\"hosts\":%zu,\"host_ids\":[", n);
+		for (size_t i = 0; i < n; i++)
+			len += (size_t)snprintf(big + len, cap - len, "%s\"sha256:%064zu\"",
+						i ? "," : "", i);
+		snprintf(big + len, cap - len, "]},\"platform\":{\"fingerprint\":\"sha256:" FP64 "\","
+			 "\"cpu\":{\"vendor\":\"v\",\"family\":1,\"model\":1,\"stepping\":1}},"
+			 "\"targets\":[]}");
+		p = policy_parse(big, strlen(big), err, sizeof(err));
+		CHECK_MSG(!p && strstr(err, "host_ids"), "%s", err);
+		policy_free(p);
+		free(big);
+	}
 }
 
 /* --weights: a bounded regular file; /dev/zero spun for ever. */
@@ -333,6 +471,8 @@ int main(void)
 	test_merge();
 	test_merge_weighted();
 	test_merge_same_host();
+	test_merge_host_ids();
+	test_host_ids_invalid();
 	test_host_id();
 	test_weights_bounded();
 	test_merge_samples_cap();
