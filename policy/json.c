@@ -81,6 +81,7 @@ static const struct {
 	{ "suspect_sizes_bytes", POLICY_CELL_SUSPECT },
 	{ "unmeasurable_sizes_bytes", POLICY_CELL_UNMEASURABLE },
 	{ "remeasured_sizes_bytes", POLICY_CELL_REMEASURED },
+	{ "confirmed_sizes_bytes", POLICY_CELL_CONFIRMED },
 };
 
 static struct json_object *curve_to_json(const struct policy_curve *c, const uint64_t *sizes,

@@ -29,6 +29,11 @@ enum policy_cell_flag {
 	POLICY_CELL_UNMEASURABLE = 1 << 1,
 	/* measured again later in the op; the numbers are the later ones */
 	POLICY_CELL_REMEASURED = 1 << 2,
+	/*
+	 * A one-size island measured again, fresh, that gave the same
+	 * separated verdict: the decision keeps it (crossover_cells()).
+	 */
+	POLICY_CELL_CONFIRMED = 1 << 3,
 };
 
 struct policy_curve {
