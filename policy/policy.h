@@ -36,6 +36,12 @@ enum policy_cell_flag {
 	POLICY_CELL_CONFIRMED = 1 << 3,
 };
 
+/*
+ * The cache line partial_line_sizes_bytes is counted in: every x86 CPU
+ * the probe runs on has 64-byte lines, and the policy carries none.
+ */
+#define POLICY_LINE_BYTES	64
+
 struct policy_curve {
 	char strategy[POLICY_NAME_MAX];
 	/*
