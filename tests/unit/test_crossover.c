@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "crossover.h"
+#include "export.h"
 #include "policy.h"
 #include "strategy_class.h"
 
@@ -804,6 +805,61 @@ static void test_confirmed_islands(void)
 	CHECK_INT(op->nranges, 1);
 }
 
+/* One pmem target with island_op()'s curves, decided and exported. */
+static struct policy *island_policy(unsigned confirm)
+{
+	struct policy *p = policy_new(), *keep = pol;
+	struct policy_target *t = p ? policy_add_target(p, "region0") : NULL, *keep_t = tgt;
+	struct policy_op *op;
+
+	if (!t) {
+		fprintf(stderr, "policy_new failed\n");
+		exit(EXIT_FAILURE);
+	}
+	snprintf(t->kind, sizeof(t->kind), "pmem");
+	pol = p;
+	tgt = t;
+	op = island_op(2400, 3000, confirm);
+	pol = keep;
+	tgt = keep_t;
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(export_compute(p, NULL), 0);
+	return p;
+}
+
+static const char *env(const struct policy_export *e, const char *key)
+{
+	for (size_t i = 0; i < e->nkv; i++)
+		if (!strcmp(e->kv[i].key, key))
+			return e->kv[i].value;
+	return "(none)";
+}
+
+/*
+ * A threshold cannot express a kept island: the exports take the value
+ * that reproduces the rest of the decision, as without it, and the
+ * island's size shows as regret.
+ */
+static void test_confirmed_island_exports(void)
+{
+	struct policy *dropped = island_policy(0), *kept = island_policy(3);
+	const struct policy_exports *d = &dropped->exports, *k = &kept->exports;
+
+	CHECK_INT(kept->targets[0].ops[0].nranges, 3);
+	CHECK_INT(dropped->targets[0].ops[0].nranges, 1);
+	CHECK(d->libpmem.present && k->libpmem.present);
+	CHECK_STR(env(&k->libpmem, "PMEM_MOVNT_THRESHOLD"), env(&d->libpmem, "PMEM_MOVNT_THRESHOLD"));
+	/* streaming from the first size, the island left out */
+	CHECK_STR(env(&k->libpmem, "PMEM_MOVNT_THRESHOLD"), "64");
+	CHECK(d->kernel.present && k->kernel.present);
+	CHECK(k->kernel.threshold_bytes == d->kernel.threshold_bytes);
+	CHECK(k->kernel.threshold_bytes == POLICY_SIZE_OPEN);
+	CHECK_MSG(k->libpmem.regret > d->libpmem.regret, "regret %g, dropped %g",
+		  k->libpmem.regret, d->libpmem.regret);
+	policy_free(dropped);
+	policy_free(kept);
+}
+
 /* The smoothing itself: keep[] in, only the islands it kept out. */
 static void test_smooth_confirmed(void)
 {
@@ -888,6 +944,7 @@ int main(void)
 	test_reference_only();
 	test_rechecks();
 	test_confirmed_islands();
+	test_confirmed_island_exports();
 	test_smooth_confirmed();
 	test_confidence();
 	test_brackets_midpoint();
