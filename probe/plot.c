@@ -602,7 +602,8 @@ static void draw_curve(FILE *f, const struct policy_op *op, const struct policy_
 			continue;
 		fprintf(f, "<circle class=\"confirmed\" cx=\"%s\" cy=\"%s\" r=\"5.5\" "
 			"fill=\"none\" stroke=\"%s\" stroke-width=\"1.2\"><title>",
-			N(px(p, (double)op->sizes_bytes[k])), N(py(p, c->median_mib_s[k])), s->color);
+			N(px(p, (double)op->sizes_bytes[k])), N(py(p, c->median_mib_s[k])),
+			s->color);
 		put_esc(f, c->strategy);
 		fprintf(f, " at %" PRIu64 " B: %.0f MiB/s, a one-size island measured again "
 			"and confirmed: kept</title></circle>\n", op->sizes_bytes[k],

@@ -848,7 +848,8 @@ static void test_confirmed_island_exports(void)
 	CHECK_INT(kept->targets[0].ops[0].nranges, 3);
 	CHECK_INT(dropped->targets[0].ops[0].nranges, 1);
 	CHECK(d->libpmem.present && k->libpmem.present);
-	CHECK_STR(env(&k->libpmem, "PMEM_MOVNT_THRESHOLD"), env(&d->libpmem, "PMEM_MOVNT_THRESHOLD"));
+	CHECK_STR(env(&k->libpmem, "PMEM_MOVNT_THRESHOLD"),
+		  env(&d->libpmem, "PMEM_MOVNT_THRESHOLD"));
 	/* streaming from the first size, the island left out */
 	CHECK_STR(env(&k->libpmem, "PMEM_MOVNT_THRESHOLD"), "64");
 	CHECK(d->kernel.present && k->kernel.present);
