@@ -125,11 +125,11 @@ struct crossover_recheck {
  * The islands of op (cells from crossover_cells()): a size won by one
  * family by separation inside the other's run (ISLAND), or departing
  * from the prior with nothing separated beyond it (EDGE).  They are
- * dropped; the probe may measure the two families' representatives
- * (curves[0]: the island's, curves[1]: the other) again, fresh, and flag
- * the fresh cells POLICY_CELL_CONFIRMED where they give the same verdict:
- * crossover_cells() then keeps the island.  Lists up to max, in size
- * order; returns the count.
+ * dropped; the probe may measure the size again, fresh (at least the two
+ * families' representatives, curves[0]: the island's, curves[1]: the
+ * other), and flag the fresh cells POLICY_CELL_CONFIRMED where they give
+ * the same verdict: crossover_cells() then keeps the island.  Lists up
+ * to max, in size order; returns the count.
  */
 size_t crossover_rechecks(const struct policy_op *op, const struct crossover_cell *cells,
 			  struct crossover_recheck *out, size_t max);
