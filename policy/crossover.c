@@ -218,21 +218,25 @@ static size_t separated(const int *v, const bool *grid, size_t n, size_t *out)
  * Islands: a separated grid size whose nearest separated grid sizes on
  * both sides are the other family, or which departs from the prior with
  * nothing separated on one side; dropped (island[i]), since a one-size
- * change of decision is kept only when repeated, and replay cannot
- * repeat it.  Ties: between two sizes of one family that family; between
+ * change of decision is kept only when repeated, unless keep[i] says a
+ * fresh measurement repeated it (the file records that, so replay keeps
+ * it too).  Ties: between two sizes of one family that family; between
  * an axis edge and a family, that family; between two families, or with
  * nothing separated at all, the prior.  Bisection points (not grid) only
  * place a crossover between two grid sizes of different families, never
  * a run of their own.
  */
-int crossover_smooth(int *v, const bool *grid, size_t n, int prior, int *fam, bool *island)
+int crossover_smooth_confirmed(int *v, const bool *grid, size_t n, int prior, bool *keep,
+			       int *fam, bool *island)
 {
 	size_t *sep = calloc(n ? n : 1, sizeof(*sep)), ns, ng = 0;
 	size_t *gi = calloc(n ? n : 1, sizeof(*gi));
+	bool *kept = calloc(n ? n : 1, sizeof(*kept));
 
-	if (!sep || !gi) {
+	if (!sep || !gi || !kept) {
 		free(sep);
 		free(gi);
+		free(kept);
 		return -ENOMEM;
 	}
 	ns = separated(v, grid, n, sep);
@@ -246,10 +250,16 @@ int crossover_smooth(int *v, const bool *grid, size_t n, int prior, int *fam, bo
 			continue;
 		if ((l != VERDICT_NONE && l == r) ||
 		    (v[i] != prior && (l == VERDICT_NONE || r == VERDICT_NONE))) {
+			if (keep && keep[i]) {
+				kept[i] = true;
+				continue;
+			}
 			v[i] = VERDICT_TIE;
 			island[i] = true;
 		}
 	}
+	for (size_t i = 0; keep && i < n; i++)
+		keep[i] = kept[i];
 	ns = separated(v, grid, n, sep);
 	for (size_t i = 0; i < n; i++) {
 		fam[i] = -1;
@@ -310,7 +320,25 @@ int crossover_smooth(int *v, const bool *grid, size_t n, int prior, int *fam, bo
 	}
 	free(sep);
 	free(gi);
+	free(kept);
 	return 0;
+}
+
+int crossover_smooth(int *v, const bool *grid, size_t n, int prior, int *fam, bool *island)
+{
+	return crossover_smooth_confirmed(v, grid, n, prior, NULL, fam, island);
+}
+
+/* Both families' representatives at i carry a fresh measurement's confirmation. */
+static bool confirmed_at(const struct policy_op *op, const struct crossover_cell *x, size_t i)
+{
+	for (int f = 0; f < 2; f++) {
+		const struct policy_curve *cv = x->rep[f] >= 0 ? &op->curves[x->rep[f]] : NULL;
+
+		if (!cv || !cv->cell_flags || !(cv->cell_flags[i] & POLICY_CELL_CONFIRMED))
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -393,7 +421,7 @@ int crossover_family_default(const struct policy_op *op, int family)
 int crossover_cells(const struct policy_op *op, struct crossover_cell *cells)
 {
 	int *v = NULL, *fam = NULL, prior = PRIOR, ret = -ENOMEM;
-	bool *island = NULL, *grid = NULL, has[2] = { false, false };
+	bool *island = NULL, *grid = NULL, *keep = NULL, has[2] = { false, false };
 	size_t full = 0, *count = NULL;
 	double margin;
 
@@ -406,7 +434,8 @@ int crossover_cells(const struct policy_op *op, struct crossover_cell *cells)
 	island = calloc(op->nsizes, sizeof(*island));
 	count = calloc(op->nsizes, sizeof(*count));
 	grid = calloc(op->nsizes, sizeof(*grid));
-	if (!v || !fam || !island || !count || !grid)
+	keep = calloc(op->nsizes, sizeof(*keep));
+	if (!v || !fam || !island || !count || !grid || !keep)
 		goto out;
 	margin = crossover_margin(op);
 
@@ -435,6 +464,7 @@ int crossover_cells(const struct policy_op *op, struct crossover_cell *cells)
 			x->verdict = VERDICT_NONE;
 		}
 		v[i] = x->verdict;
+		keep[i] = confirmed_at(op, x, i);
 		for (size_t c = 0; c < op->ncurves; c++)
 			count[i] += !op->curves[c].reference_only && measured(op, c, i);
 		if (count[i] > full)
@@ -442,12 +472,13 @@ int crossover_cells(const struct policy_op *op, struct crossover_cell *cells)
 	}
 	for (size_t i = 0; i < op->nsizes; i++)
 		cells[i].grid = grid[i] = count[i] == full;
-	ret = crossover_smooth(v, grid, op->nsizes, prior, fam, island);
+	ret = crossover_smooth_confirmed(v, grid, op->nsizes, prior, keep, fam, island);
 	if (ret)
 		goto out;
 	for (size_t i = 0; i < op->nsizes; i++) {
 		cells[i].family = fam[i];
 		cells[i].island = island[i];
+		cells[i].confirmed = keep[i];
 		cells[i].tie = fam[i] >= 0 && cells[i].verdict != fam[i];
 	}
 	choose_members(op, FAMILY_STREAMING, margin, cells);
@@ -469,6 +500,7 @@ out:
 	free(island);
 	free(count);
 	free(grid);
+	free(keep);
 	return ret;
 }
 
@@ -495,6 +527,7 @@ size_t crossover_rechecks(const struct policy_op *op, const struct crossover_cel
 		}
 		out[n].index = i;
 		out[n].why = left && right ? CROSSOVER_RECHECK_ISLAND : CROSSOVER_RECHECK_EDGE;
+		out[n].verdict = x->verdict;
 		/* the verdict was turned into a tie: the family it claimed is the other one */
 		out[n].curves[0] = x->rep[x->family == FAMILY_STREAMING ? 1 : 0];
 		out[n].curves[1] = x->rep[x->family == FAMILY_STREAMING ? 0 : 1];

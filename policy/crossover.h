@@ -62,6 +62,7 @@ struct crossover_cell {
 	int verdict;		/* enum crossover_verdict, before smoothing */
 	int rep[2];		/* representative curve per family, -1 if none */
 	bool island;		/* a dropped one-size departure */
+	bool confirmed;		/* a one-size departure kept: a fresh measurement repeated it */
 	bool grid;		/* every curve measured here (not a bisection point) */
 };
 
@@ -79,6 +80,16 @@ bool crossover_cell_suspect(const struct policy_op *op, size_t c, size_t i);
  * v is VERDICT_NONE), island[n] the dropped islands.  0 or -ENOMEM.
  */
 int crossover_smooth(int *v, const bool *grid, size_t n, int prior, int *fam, bool *island);
+
+/*
+ * crossover_smooth() keeping the islands a fresh measurement repeated:
+ * keep[n] (NULL: none) holds on entry the sizes whose separated verdict
+ * was confirmed, on return only those kept as an island (a confirmed
+ * size that is no island needs no keeping).  A confirmed tie is still
+ * a tie.
+ */
+int crossover_smooth_confirmed(int *v, const bool *grid, size_t n, int prior, bool *keep,
+			       int *fam, bool *island);
 
 /*
  * The two-way verdict of curve a (side 0) against curve b (side 1) at size
@@ -105,6 +116,7 @@ enum crossover_recheck_why {
 struct crossover_recheck {
 	size_t index;		/* into op->sizes_bytes */
 	enum crossover_recheck_why why;
+	int verdict;		/* the separated verdict claimed (enum crossover_verdict) */
 	int curves[CROSSOVER_RECHECK_MAX_CURVES];	/* curve indexes */
 	unsigned ncurves;
 };
@@ -113,9 +125,11 @@ struct crossover_recheck {
  * The islands of op (cells from crossover_cells()): a size won by one
  * family by separation inside the other's run (ISLAND), or departing
  * from the prior with nothing separated beyond it (EDGE).  They are
- * dropped; the probe may measure the two families' representatives
- * (curves[0]: the island's, curves[1]: the other) again, fresh.  Lists
- * up to max, in size order; returns the count.
+ * dropped; the probe may measure the size again, fresh (at least the two
+ * families' representatives, curves[0]: the island's, curves[1]: the
+ * other), and flag the fresh cells POLICY_CELL_CONFIRMED where they give
+ * the same verdict: crossover_cells() then keeps the island.  Lists up
+ * to max, in size order; returns the count.
  */
 size_t crossover_rechecks(const struct policy_op *op, const struct crossover_cell *cells,
 			  struct crossover_recheck *out, size_t max);

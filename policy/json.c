@@ -81,6 +81,7 @@ static const struct {
 	{ "suspect_sizes_bytes", POLICY_CELL_SUSPECT },
 	{ "unmeasurable_sizes_bytes", POLICY_CELL_UNMEASURABLE },
 	{ "remeasured_sizes_bytes", POLICY_CELL_REMEASURED },
+	{ "confirmed_sizes_bytes", POLICY_CELL_CONFIRMED },
 };
 
 static struct json_object *curve_to_json(const struct policy_curve *c, const uint64_t *sizes,
@@ -112,6 +113,26 @@ static struct json_object *curve_to_json(const struct policy_curve *c, const uin
 	return o;
 }
 
+/*
+ * The sizes that end in a partial cache line, for the reader of a kept
+ * island there: a streaming store of part of a line is a read-modify-write
+ * at the memory controller.  Derived from sizes_bytes; absent when none.
+ */
+static void add_partial_lines(struct json_object *o, const struct policy_op *op)
+{
+	struct json_object *arr = NULL;
+
+	for (size_t i = 0; i < op->nsizes; i++) {
+		if (!(op->sizes_bytes[i] % POLICY_LINE_BYTES))
+			continue;
+		if (!arr)
+			arr = json_object_new_array();
+		json_object_array_add(arr, json_object_new_int64((int64_t)op->sizes_bytes[i]));
+	}
+	if (arr)
+		add(o, "partial_line_sizes_bytes", arr);
+}
+
 static struct json_object *op_to_json(const struct policy_op *op)
 {
 	struct json_object *o = json_object_new_object();
@@ -136,6 +157,7 @@ static struct json_object *op_to_json(const struct policy_op *op)
 	for (size_t i = 0; i < op->nsizes; i++)
 		json_object_array_add(sizes, json_object_new_int64((int64_t)op->sizes_bytes[i]));
 	add(o, "sizes_bytes", sizes);
+	add_partial_lines(o, op);
 	for (size_t i = 0; i < op->ncurves; i++)
 		add(curves, op->curves[i].strategy,
 		    curve_to_json(&op->curves[i], op->sizes_bytes, op->nsizes));
@@ -711,6 +733,29 @@ static void read_flagged_sizes(struct rd *rd, struct json_object *jc, const char
 	pop(rd, mark);
 }
 
+/* partial_line_sizes_bytes: derived from sizes_bytes, so only checked. */
+static void check_partial_lines(struct rd *rd, struct json_object *jo, const struct policy_op *op)
+{
+	const char *key = "partial_line_sizes_bytes";
+	struct json_object *arr = need_array(rd, jo, key, POLICY_MAX_SIZES, 0);
+	size_t mark;
+
+	if (!arr)
+		return;
+	mark = push_key(rd, key);
+	for (size_t i = 0; i < json_object_array_length(arr) && !rd->failed; i++) {
+		size_t m2 = push_index(rd, i);
+		int64_t x;
+
+		if (!int_value(rd, json_object_array_get_idx(arr, i), 1, POLICY_MAX_SIZE_BYTES,
+			       &x, "a size in bytes") &&
+		    policy_op_size_index(op, (uint64_t)x) < 0)
+			fail(rd, "%" PRId64 " is not one of sizes_bytes", x);
+		pop(rd, m2);
+	}
+	pop(rd, mark);
+}
+
 static void read_curve(struct rd *rd, struct json_object *jc, struct policy_curve *c,
 		       const uint64_t *sizes, size_t n)
 {
@@ -1062,6 +1107,7 @@ static void read_op(struct rd *rd, struct json_object *jo, struct policy_target 
 	op->margin = read_double(rd, jo, "margin", 0, 1, 0, 0);
 	if (isnan(op->margin))
 		op->margin = 0;
+	check_partial_lines(rd, jo, op);
 
 	jcurves = need(rd, jo, "curves", json_type_object, 0);
 	if (jcurves && json_object_object_length(jcurves) > POLICY_MAX_CURVES) {

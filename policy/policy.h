@@ -31,7 +31,18 @@ enum policy_cell_flag {
 	POLICY_CELL_UNMEASURABLE = 1 << 1,
 	/* measured again later in the op; the numbers are the later ones */
 	POLICY_CELL_REMEASURED = 1 << 2,
+	/*
+	 * A one-size island measured again, fresh, that gave the same
+	 * separated verdict: the decision keeps it (crossover_cells()).
+	 */
+	POLICY_CELL_CONFIRMED = 1 << 3,
 };
+
+/*
+ * The cache line partial_line_sizes_bytes is counted in: every x86 CPU
+ * the probe runs on has 64-byte lines, and the policy carries none.
+ */
+#define POLICY_LINE_BYTES	64
 
 struct policy_curve {
 	char strategy[POLICY_NAME_MAX];

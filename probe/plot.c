@@ -538,10 +538,16 @@ static bool suspect(const struct policy_curve *c, size_t k)
 	return c->cell_flags && (c->cell_flags[k] & POLICY_CELL_SUSPECT);
 }
 
+static bool confirmed(const struct policy_curve *c, size_t k)
+{
+	return c->cell_flags && (c->cell_flags[k] & POLICY_CELL_CONFIRMED);
+}
+
 /*
  * The median curve: one path (a subpath per run of measured cells) and
  * its points.  A strategy some range chose is drawn heavier.  A suspect
- * cell (discarded by the decision) is a hollow marker off the line.
+ * cell (discarded by the decision) is a hollow marker off the line; a
+ * confirmed one (an island measured twice, kept) a ring around its point.
  */
 static void draw_curve(FILE *f, const struct policy_op *op, const struct policy_curve *c,
 		       const struct panel *p, const struct series *s, const char *id)
@@ -589,6 +595,18 @@ static void draw_curve(FILE *f, const struct policy_op *op, const struct policy_
 		put_esc(f, c->strategy);
 		fprintf(f, " at %" PRIu64 " B: %.0f MiB/s, implausible after a second "
 			"measurement, not used</title></circle>\n", op->sizes_bytes[k],
+			c->median_mib_s[k]);
+	}
+	for (size_t k = 0; k < op->nsizes; k++) {
+		if (!usable(c->median_mib_s[k]) || suspect(c, k) || !confirmed(c, k))
+			continue;
+		fprintf(f, "<circle class=\"confirmed\" cx=\"%s\" cy=\"%s\" r=\"5.5\" "
+			"fill=\"none\" stroke=\"%s\" stroke-width=\"1.2\"><title>",
+			N(px(p, (double)op->sizes_bytes[k])), N(py(p, c->median_mib_s[k])),
+			s->color);
+		put_esc(f, c->strategy);
+		fprintf(f, " at %" PRIu64 " B: %.0f MiB/s, a one-size island measured again "
+			"and confirmed: kept</title></circle>\n", op->sizes_bytes[k],
 			c->median_mib_s[k]);
 	}
 }

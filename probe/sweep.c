@@ -522,7 +522,8 @@ static void measure_size(struct sweep *sw, struct policy_op *op, unsigned nthrea
 		}
 		if (!ct[i].n)
 			continue;
-		cv->cell_flags[idx] &= (uint8_t)~POLICY_CELL_UNMEASURABLE;
+		/* a confirmation was of the numbers replaced here */
+		cv->cell_flags[idx] &= (uint8_t)~(POLICY_CELL_UNMEASURABLE | POLICY_CELL_CONFIRMED);
 		cv->median_mib_s[idx] = r->median;
 		cv->p10_mib_s[idx] = r->p10;
 		cv->p90_mib_s[idx] = r->p90;
@@ -549,9 +550,20 @@ static unsigned pick(struct policy_op *op, const struct contender *all, unsigned
 	return np;
 }
 
+static bool cell_measured(const struct policy_curve *cv, size_t i)
+{
+	return cv->samples[i] && !isnan(cv->median_mib_s[i]);
+}
+
 /*
  * Measure again, fresh, what the decision code will not believe from
  * one grid point (crossover_rechecks()); the new cells replace the old.
+ * Every strategy measured at the size is measured again, not only the
+ * two representatives: a family's representative is its second best
+ * there, which an old cell could otherwise become.  Where the fresh
+ * cells give the verdict the island claimed, separated by the margin,
+ * the effect has repeated: they are flagged POLICY_CELL_CONFIRMED and
+ * the decision keeps the island.
  */
 static void recheck(struct sweep *sw, struct policy_op *op, bool random,
 		    struct contender *all, unsigned nall)
@@ -563,22 +575,26 @@ static void recheck(struct sweep *sw, struct policy_op *op, bool random,
 	if (crossover_cells(op, cells))
 		return;
 	n = crossover_rechecks(op, cells, rc, op->nsizes);
-	for (size_t k = 0; k < n; k++) {
-		struct contender ct[CROSSOVER_RECHECK_MAX_CURVES];
-		const char *names[CROSSOVER_RECHECK_MAX_CURVES];
+	for (size_t k = 0; k < n && !(sw->cfg->stop && *sw->cfg->stop); k++) {
+		size_t idx = rc[k].index;
+		struct contender ct[MAX_STRATEGIES];
+		const char *names[MAX_STRATEGIES];
+		unsigned nn = 0, np;
 
-		for (unsigned j = 0; j < rc[k].ncurves; j++)
-			names[j] = op->curves[rc[k].curves[j]].strategy;
-		if (pick(op, all, nall, names, rc[k].ncurves, ct) != rc[k].ncurves)
+		for (size_t c = 0; c < op->ncurves && nn < MAX_STRATEGIES; c++)
+			if (cell_measured(&op->curves[c], idx))
+				names[nn++] = op->curves[c].strategy;
+		np = pick(op, all, nall, names, nn, ct);
+		if (np != nn)
 			continue;
-		progress(sw, op, op->sizes_bytes[rc[k].index]);
-		measure_size(sw, op, op->threads, random, ct, rc[k].ncurves, (int)rc[k].index);
+		progress(sw, op, op->sizes_bytes[idx]);
+		measure_size(sw, op, op->threads, random, ct, np, (int)idx);
+		if (crossover_cells(op, cells) || cells[idx].verdict != rc[k].verdict)
+			continue;
+		for (unsigned j = 0; j < np; j++)
+			if (!ct[j].curve->reference_only && ct[j].n)
+				ct[j].curve->cell_flags[idx] |= POLICY_CELL_CONFIRMED;
 	}
-}
-
-static bool cell_measured(const struct policy_curve *cv, size_t i)
-{
-	return cv->samples[i] && !isnan(cv->median_mib_s[i]);
 }
 
 /* Below IMPLAUSIBLE_RATIO of both nearest measured, believed cells of its curve. */

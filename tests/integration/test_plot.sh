@@ -137,9 +137,13 @@ o["ceiling_mib_s"] = None
 for op in p["targets"][0]["ops"]:
     for cv in op["curves"].values():
         cv.pop("suspect_sizes_bytes", None)
+        cv.pop("confirmed_sizes_bytes", None)
 c = o["curves"]["clwb"]
 i = next(i for i, m in enumerate(c["median_mib_s"]) if m)
 c["suspect_sizes_bytes"] = [o["sizes_bytes"][i]]
+# and one a fresh measurement confirmed: a ring around its point
+j = next(j for j, m in enumerate(c["median_mib_s"]) if m and j != i)
+c["confirmed_sizes_bytes"] = [o["sizes_bytes"][j]]
 json.dump(p, open(sys.argv[2], "w"), indent=1)
 # a bundle of two platforms: each entry's targets are plotted
 q = json.loads(json.dumps(p))
@@ -154,6 +158,8 @@ check "$tmp/x.svg" "$tmp/x.json" >"$tmp/chk" && ok || bad "doctored plot: $(cat 
 grep -qF 'dram &lt;&amp;&gt; &quot;&apos;' "$tmp/x.svg" && ok || bad "target name not escaped"
 [ "$(grep -c '<circle class="suspect"' "$tmp/x.svg")" = 1 ] && ok ||
 	bad "the suspect cell is not one hollow marker"
+[ "$(grep -c '<circle class="confirmed"' "$tmp/x.svg")" = 1 ] && ok ||
+	bad "the confirmed cell is not one ring"
 "$tune" --plot "$tmp/b.svg" --insecure "$tmp/x.json.bundle" 2>"$tmp/err" && ok ||
 	bad "plot bundle: $(cat "$tmp/err")"
 well_formed "$tmp/b.svg"

@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "crossover.h"
+#include "export.h"
 #include "policy.h"
 #include "strategy_class.h"
 
@@ -705,6 +706,192 @@ static void test_ties_no_range(void)
 	CHECK_NEAR(op->margin, CROSSOVER_MARGIN_FLOOR, 1e-12);
 }
 
+/* The standard grid's first sizes: 96 B ends in a partial line. */
+static const uint64_t lines[] = { 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048 };
+#define NLINES (sizeof(lines) / sizeof(lines[0]))
+
+/*
+ * movnt ahead by 50 % at every size but 96 B, where clwb leads it by
+ * clwb96 / nt96; confirm (a bit per family: 1 movnt, 2 clwb) flags 96 B.
+ */
+static struct policy_op *island_op(double nt96, double clwb96, unsigned confirm)
+{
+	struct policy_op *op = new_op(lines, NLINES);
+	double nt[NLINES], fl[NLINES];
+
+	for (size_t i = 0; i < NLINES; i++) {
+		nt[i] = lines[i] == 96 ? nt96 : 3000;
+		fl[i] = lines[i] == 96 ? clwb96 : 2000;
+	}
+	set_curve(op, "movnt", nt, 30);
+	set_curve(op, "clwb", fl, 30);
+	if (confirm & 1)
+		curve(op, "movnt")->cell_flags[1] |= POLICY_CELL_CONFIRMED;
+	if (confirm & 2)
+		curve(op, "clwb")->cell_flags[1] |= POLICY_CELL_CONFIRMED;
+	return op;
+}
+
+/* A one-size island is kept only when a fresh measurement confirmed it on both families. */
+static void test_confirmed_islands(void)
+{
+	struct crossover_cell cells[NLINES];
+	struct crossover_recheck rc[NLINES];
+	struct policy_op *op;
+
+	/* clwb 25 % ahead at 96 B, measured once: dropped, listed for a fresh look */
+	op = island_op(2400, 3000, 0);
+	CHECK_INT(crossover_cells(op, cells), 0);
+	CHECK(cells[1].island && !cells[1].confirmed);
+	CHECK_INT(cells[1].verdict, VERDICT_CACHED);
+	CHECK_INT(cells[1].family, FAMILY_STREAMING);
+	CHECK_INT(crossover_rechecks(op, cells, rc, NLINES), 1);
+	CHECK_INT(rc[0].index, 1);
+	CHECK_INT(rc[0].why, CROSSOVER_RECHECK_ISLAND);
+	CHECK_INT(rc[0].verdict, VERDICT_CACHED);
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 1);
+	check_range(op, 0, 0, POLICY_SIZE_OPEN, "movnt", false);
+
+	/* confirmed on one family's representative only: still dropped */
+	op = island_op(2400, 3000, 2);
+	CHECK_INT(crossover_cells(op, cells), 0);
+	CHECK(cells[1].island && !cells[1].confirmed);
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 1);
+
+	/* confirmed on both: kept, a range of its own and a crossover on each side */
+	op = island_op(2400, 3000, 3);
+	CHECK_INT(crossover_cells(op, cells), 0);
+	CHECK(!cells[1].island && cells[1].confirmed);
+	CHECK_INT(cells[1].family, FAMILY_CACHED_FLUSH);
+	CHECK_INT(cells[1].winner, curve_index(op, "clwb"));
+	CHECK_INT(cells[1].tie, 0);
+	for (size_t i = 0; i < NLINES; i++)
+		if (i != 1)
+			CHECK(!cells[i].confirmed && cells[i].family == FAMILY_STREAMING);
+	CHECK_INT(crossover_rechecks(op, cells, rc, NLINES), 0);
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 3);
+	check_range(op, 0, 0, 96, "movnt", false);
+	check_range(op, 1, 96, 128, "clwb", false);
+	check_range(op, 2, 128, POLICY_SIZE_OPEN, "movnt", false);
+	CHECK_INT(op->ncrossovers, 2);
+	check_xo(op, 0, 96, "movnt", "clwb");
+	check_xo(op, 1, 128, "clwb", "movnt");
+	CHECK(xo_conf(op, 0) > 0.9 && xo_conf(op, 1) > 0.9);
+	CHECK_STR(op->crossovers[0].kind, "family");
+	CHECK_STR(op->crossovers[1].kind, "family");
+	/* deciding again (a replay) gives the same: the flags are in the op */
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 3);
+	CHECK_INT(op->ncrossovers, 2);
+
+	/* confirmed, but within the margin: a tie, which never makes a range */
+	op = island_op(2950, 3000, 3);
+	CHECK_INT(crossover_cells(op, cells), 0);
+	CHECK_INT(cells[1].verdict, VERDICT_TIE);
+	CHECK(!cells[1].island && !cells[1].confirmed);
+	CHECK_INT(cells[1].family, FAMILY_STREAMING);
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 1);
+	check_range(op, 0, 0, POLICY_SIZE_OPEN, "movnt", false);
+
+	/* a confirmed size that is no island needs no keeping: nothing changes */
+	op = island_op(3000, 2000, 3);
+	CHECK_INT(crossover_cells(op, cells), 0);
+	CHECK(!cells[1].confirmed && !cells[1].island);
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 1);
+}
+
+/* One pmem target with island_op()'s curves, decided and exported. */
+static struct policy *island_policy(unsigned confirm)
+{
+	struct policy *p = policy_new(), *keep = pol;
+	struct policy_target *t = p ? policy_add_target(p, "region0") : NULL, *keep_t = tgt;
+	struct policy_op *op;
+
+	if (!t) {
+		fprintf(stderr, "policy_new failed\n");
+		exit(EXIT_FAILURE);
+	}
+	snprintf(t->kind, sizeof(t->kind), "pmem");
+	pol = p;
+	tgt = t;
+	op = island_op(2400, 3000, confirm);
+	pol = keep;
+	tgt = keep_t;
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(export_compute(p, NULL), 0);
+	return p;
+}
+
+static const char *env(const struct policy_export *e, const char *key)
+{
+	for (size_t i = 0; i < e->nkv; i++)
+		if (!strcmp(e->kv[i].key, key))
+			return e->kv[i].value;
+	return "(none)";
+}
+
+/*
+ * A threshold cannot express a kept island: the exports take the value
+ * that reproduces the rest of the decision, as without it, and the
+ * island's size shows as regret.
+ */
+static void test_confirmed_island_exports(void)
+{
+	struct policy *dropped = island_policy(0), *kept = island_policy(3);
+	const struct policy_exports *d = &dropped->exports, *k = &kept->exports;
+
+	CHECK_INT(kept->targets[0].ops[0].nranges, 3);
+	CHECK_INT(dropped->targets[0].ops[0].nranges, 1);
+	CHECK(d->libpmem.present && k->libpmem.present);
+	CHECK_STR(env(&k->libpmem, "PMEM_MOVNT_THRESHOLD"),
+		  env(&d->libpmem, "PMEM_MOVNT_THRESHOLD"));
+	/* streaming from the first size, the island left out */
+	CHECK_STR(env(&k->libpmem, "PMEM_MOVNT_THRESHOLD"), "64");
+	CHECK(d->kernel.present && k->kernel.present);
+	CHECK(k->kernel.threshold_bytes == d->kernel.threshold_bytes);
+	CHECK(k->kernel.threshold_bytes == POLICY_SIZE_OPEN);
+	CHECK_MSG(k->libpmem.regret > d->libpmem.regret, "regret %g, dropped %g",
+		  k->libpmem.regret, d->libpmem.regret);
+	policy_free(dropped);
+	policy_free(kept);
+}
+
+/* The smoothing itself: keep[] in, only the islands it kept out. */
+static void test_smooth_confirmed(void)
+{
+	enum { S = VERDICT_STREAMING, C = VERDICT_CACHED, T = VERDICT_TIE };
+	int v[7] = { S, C, S, S, T, S, C };
+	const bool grid7[7] = { true, true, true, true, true, true, true };
+	bool keep[7] = { true, true, false, true, true, false, true };
+	bool island[7];
+	int fam[7];
+
+	CHECK_INT(crossover_smooth_confirmed(v, grid7, 7, S, keep, fam, island), 0);
+	/* 1: a confirmed island, kept; 6: a confirmed departure at the edge, kept */
+	for (size_t i = 0; i < 7; i++) {
+		CHECK_MSG(keep[i] == (i == 1 || i == 6), "keep[%zu] = %d", i, keep[i]);
+		CHECK(!island[i]);
+		CHECK_INT(fam[i], i == 1 || i == 6 ? C : S);
+	}
+	CHECK_INT(v[1], C);
+
+	/* without keep: both dropped, as crossover_smooth() does */
+	{
+		int w[7] = { S, C, S, S, T, S, C };
+
+		CHECK_INT(crossover_smooth_confirmed(w, grid7, 7, S, NULL, fam, island), 0);
+		CHECK(island[1] && island[6]);
+		CHECK_INT(w[1], T);
+		for (size_t i = 0; i < 7; i++)
+			CHECK_INT(fam[i], S);
+	}
+}
+
 /* A cell that cannot be right never draws a crossover, and is flagged. */
 static void test_suspect_cells(void)
 {
@@ -757,6 +944,9 @@ int main(void)
 	test_missing_cells();
 	test_reference_only();
 	test_rechecks();
+	test_confirmed_islands();
+	test_confirmed_island_exports();
+	test_smooth_confirmed();
 	test_confidence();
 	test_brackets_midpoint();
 

@@ -572,10 +572,12 @@ static void test_cell_flags(void)
 
 	a->cell_flags[1] |= POLICY_CELL_SUSPECT | POLICY_CELL_REMEASURED;
 	a->cell_flags[3] |= POLICY_CELL_UNMEASURABLE;
+	a->cell_flags[0] |= POLICY_CELL_CONFIRMED;
 	op->min_overlap = 0.934;
 	op->rejected_samples = 3;
 	CHECK_INT(policy_op_insert_size(op, 512), 2);
 	a = policy_op_find_curve(op, "clwb");
+	CHECK_INT(a->cell_flags[0], POLICY_CELL_CONFIRMED);
 	CHECK_INT(a->cell_flags[1], POLICY_CELL_SUSPECT | POLICY_CELL_REMEASURED);
 	CHECK_INT(a->cell_flags[2], 0);
 	CHECK_INT(a->cell_flags[4], POLICY_CELL_UNMEASURABLE);
@@ -588,9 +590,10 @@ static void test_cell_flags(void)
 		struct policy_curve *qa = policy_op_find_curve(&q->targets[0].ops[0], "clwb");
 		char *s2 = policy_to_string(q);
 
+		CHECK_INT(qa->cell_flags[0], POLICY_CELL_CONFIRMED);
 		CHECK_INT(qa->cell_flags[1], POLICY_CELL_SUSPECT | POLICY_CELL_REMEASURED);
 		CHECK_INT(qa->cell_flags[4], POLICY_CELL_UNMEASURABLE);
-		CHECK_INT(qa->cell_flags[0] | qa->cell_flags[2] | qa->cell_flags[3], 0);
+		CHECK_INT(qa->cell_flags[2] | qa->cell_flags[3], 0);
 		CHECK_NEAR(q->targets[0].ops[0].min_overlap, 0.934, 1e-9);
 		CHECK_INT(q->targets[0].ops[0].rejected_samples, 3);
 		CHECK_STR(s, s2);
@@ -605,6 +608,63 @@ static void test_cell_flags(void)
 	CHECK_MSG(bad != NULL, "no suspect list in '%s'", s);
 	q = bad ? policy_parse(bad, strlen(bad), err, sizeof(err)) : NULL;
 	CHECK(bad && q == NULL && strstr(err, "suspect_sizes_bytes") && strstr(err, "300"));
+	policy_free(q);
+	free(bad);
+	bad = subst(s, "\"confirmed_sizes_bytes\":[64]", "\"confirmed_sizes_bytes\":[96]");
+	CHECK_MSG(bad != NULL, "no confirmed list in '%s'", s);
+	q = bad ? policy_parse(bad, strlen(bad), err, sizeof(err)) : NULL;
+	CHECK(bad && q == NULL && strstr(err, "confirmed_sizes_bytes") && strstr(err, "96"));
+	policy_free(q);
+	free(bad);
+	bad = subst(s, "\"confirmed_sizes_bytes\":[64]", "\"confirmed_sizes_bytes\":64");
+	q = bad ? policy_parse(bad, strlen(bad), err, sizeof(err)) : NULL;
+	CHECK(bad && q == NULL && strstr(err, "confirmed_sizes_bytes"));
+	policy_free(q);
+	free(bad);
+	free(s);
+	policy_free(p);
+}
+
+/* The grid sizes that end in a partial line: derived, written, checked on reading. */
+static void test_partial_lines(void)
+{
+	static const uint64_t sizes[] = { 64, 96, 128, 192, 320, 4096 };
+	struct policy *p = sample_policy(), *q;
+	struct policy_target *t = &p->targets[0];
+	char err[512] = "", *s, *bad;
+
+	/* whole lines only: the key is left out */
+	s = plain(p);
+	CHECK(s && !strstr(s, "partial_line_sizes_bytes"));
+	free(s);
+
+	CHECK(policy_target_add_op(t, "write", "random", 1, sizes, 6) != NULL);
+	s = plain(p);
+	CHECK_MSG(s && strstr(s, "\"partial_line_sizes_bytes\":[96]"), "%s", s ? s : "");
+	q = s ? policy_parse(s, strlen(s), err, sizeof(err)) : NULL;
+	CHECK_MSG(q != NULL, "%s", err);
+	if (q) {
+		char *s2 = plain(q);
+
+		CHECK_STR(s, s2);
+		free(s2);
+	}
+	policy_free(q);
+
+	bad = subst(s, "\"partial_line_sizes_bytes\":[96]", "\"partial_line_sizes_bytes\":[100]");
+	q = bad ? policy_parse(bad, strlen(bad), err, sizeof(err)) : NULL;
+	CHECK(bad && q == NULL && strstr(err, "partial_line_sizes_bytes") && strstr(err, "100"));
+	policy_free(q);
+	free(bad);
+	bad = subst(s, "\"partial_line_sizes_bytes\":[96]", "\"partial_line_sizes_bytes\":[0]");
+	q = bad ? policy_parse(bad, strlen(bad), err, sizeof(err)) : NULL;
+	CHECK(bad && q == NULL && strstr(err, "partial_line_sizes_bytes"));
+	policy_free(q);
+	free(bad);
+	/* an older file without the key loads */
+	bad = subst(s, "\"partial_line_sizes_bytes\":[96],", "");
+	q = bad ? policy_parse(bad, strlen(bad), err, sizeof(err)) : NULL;
+	CHECK_MSG(bad && q != NULL, "%s", err);
 	policy_free(q);
 	free(bad);
 	free(s);
@@ -671,6 +731,7 @@ int main(void)
 	test_save_load();
 	test_insert_size();
 	test_cell_flags();
+	test_partial_lines();
 	test_suspect_never_decides();
 	return check_report("test_policy_json");
 }
