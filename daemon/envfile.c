@@ -313,7 +313,7 @@ int env_entry_restore(struct sink_ctx *ctx, struct state_entry *e)
 	return 0;
 }
 
-int env_restore(struct sink_ctx *ctx, const char *sink, bool stale_only)
+int env_restore(const struct sink *s, struct sink_ctx *ctx, bool stale_only)
 {
 	size_t i;
 	int ret = 0;
@@ -322,7 +322,7 @@ int env_restore(struct sink_ctx *ctx, const char *sink, bool stale_only)
 		struct state_entry *e = &ctx->state->e[i];
 		int r;
 
-		if (strcmp(e->sink, sink) || (stale_only && e->touched))
+		if (strcmp(e->sink, s->name) || (stale_only && e->touched))
 			continue;
 		r = env_entry_restore(ctx, e);
 		if (r == 0)
@@ -330,14 +330,5 @@ int env_restore(struct sink_ctx *ctx, const char *sink, bool stale_only)
 		else if (r < 0 && ret == 0)
 			ret = r;
 	}
-	if (!ctx->dry_run) {
-		int r = state_save(ctx->state);
-
-		if (r < 0) {
-			log_err("state %s: cannot save: %s", ctx->state->path, strerror(-r));
-			if (ret == 0)
-				ret = r;
-		}
-	}
-	return ret;
+	return state_save_restored(ctx->state, ctx->dry_run, ret);
 }
