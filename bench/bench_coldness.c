@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/proc_kb.h"
 #include "cpu.h"
 #include "stats.h"
 #include "strategy.h"
@@ -33,17 +34,7 @@
 /* Transparent huge pages backing this process (MiB): the TLB reach differs with them. */
 static unsigned long anon_huge_mib(void)
 {
-	unsigned long kb = 0;
-	char line[256];
-	FILE *f = fopen("/proc/self/smaps_rollup", "re");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "AnonHugePages: %lu kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb >> 10;
+	return (unsigned long)(proc_kb("/proc/self/smaps_rollup", "AnonHugePages") >> 10);
 }
 
 static const uint64_t sizes[] = { 64, 256, 1024, 4096, 65536, 1u << 20, 16u << 20 };

@@ -49,6 +49,7 @@
 #define HAVE_PMDK 0
 #endif
 
+#include "common/macros.h"
 #include "cpu.h"
 #include "fingerprint.h"
 #include "policy.h"
@@ -985,6 +986,12 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "area", required_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
+	/* the options that only name something keep their argument as given */
+	const struct {
+		int opt;
+		const char **dst;
+	} names[] = { { 'p', &o->policy }, { 't', &o->target }, { 'P', &o->tune },
+		      { 'S', &o->save } };
 	int c;
 
 	/*
@@ -994,13 +1001,15 @@ static int parse(int argc, char **argv, struct opts *o)
 	*o = (struct opts){ .target = "dram", .tune = PMEM_TUNE_PATH, .mode = SWEEP_STANDARD,
 			    .seed = BENCH_SEED, .one_thread = true };
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		size_t i;
+
+		for (i = 0; i < ARRAY_SIZE(names) && names[i].opt != c; i++)
+			;
+		if (i < ARRAY_SIZE(names)) {
+			*names[i].dst = optarg;
+			continue;
+		}
 		switch (c) {
-		case 'p':
-			o->policy = optarg;
-			break;
-		case 't':
-			o->target = optarg;
-			break;
 		case 'm':
 			if (strcmp(optarg, "quick") && strcmp(optarg, "standard")) {
 				fprintf(stderr, "bench_policy: --mode %s: quick or standard\n",
@@ -1018,12 +1027,6 @@ static int parse(int argc, char **argv, struct opts *o)
 				return 2;
 			}
 			o->one_thread = !strcmp(optarg, "1");
-			break;
-		case 'P':
-			o->tune = optarg;
-			break;
-		case 'S':
-			o->save = optarg;
 			break;
 		case 'C':
 			o->child = true;

@@ -109,7 +109,7 @@ static void run_sinks(struct daemon *d, const struct policy *p)
 			state_untouch(&d->state, (*s)->name);
 			(*s)->apply(&ctx);
 			/* what the new policy no longer sets goes back to its original */
-			(*s)->restore(&ctx, true);
+			(*s)->restore(*s, &ctx, true);
 		}
 		add_stats(&d->stats, &ctx.stats);
 	}
@@ -252,7 +252,7 @@ int daemon_apply_sysfs(struct daemon *d)
 	ctx_init(d, &ctx, d->policy);
 	state_untouch(&d->state, sink_sysfs.name);
 	r = sink_sysfs.apply(&ctx);
-	sink_sysfs.restore(&ctx, true);
+	sink_sysfs.restore(&sink_sysfs, &ctx, true);
 	if (ctx.stats.set || ctx.stats.failed) {
 		log_info("devices changed: %u set, %u unchanged, %u failed, %u refused",
 			 ctx.stats.set, ctx.stats.unchanged, ctx.stats.failed,
@@ -310,7 +310,7 @@ int daemon_restore(struct daemon *d, bool force)
 		int r;
 
 		ctx_init(d, &ctx, NULL);
-		r = (*s)->restore(&ctx, false);
+		r = (*s)->restore(*s, &ctx, false);
 		if (r < 0 && ret == 0)
 			ret = r;
 	}

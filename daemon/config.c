@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/macros.h"
 #include "common/path.h"
 #include "common/read_file.h"
 #include "common/text.h"
@@ -44,29 +45,33 @@ static int set_path(char *dst, const char *opt, const char *arg)
 		return -EINVAL;
 	}
 	memcpy(dst, arg, n + 1);
-	/* roots are prefixes: "/" and "dir/" become "" and "dir" */
 	return 0;
 }
 
-static void strip_root(char *root)
+/* Roots are prefixes: "/" and "dir/" become "" and "dir". */
+static int set_root(char *root, const char *opt, const char *arg)
 {
-	size_t n = strlen(root);
+	size_t n;
 
+	if (set_path(root, opt, arg) < 0)
+		return -EINVAL;
+	n = strlen(root);
 	while (n && root[n - 1] == '/')
 		root[--n] = '\0';
+	return 0;
 }
 
 int options_parse(struct options *o, int argc, char **argv)
 {
-	enum { OPT_POLICY = 256, OPT_ONESHOT, OPT_DRY_RUN, OPT_VERIFY, OPT_RESTORE,
-	       OPT_FORCE, OPT_NO_BUS, OPT_SYSFS_ROOT, OPT_ETC_ROOT, OPT_STATE_DIR,
-	       OPT_VERSION };
+	/* a mode's option is OPT_MODE + its mode: one case sets them all */
+	enum { OPT_POLICY = 256, OPT_FORCE, OPT_NO_BUS, OPT_SYSFS_ROOT, OPT_ETC_ROOT,
+	       OPT_STATE_DIR, OPT_VERSION, OPT_MODE };
 	static const struct option longopts[] = {
 		{ "policy", required_argument, NULL, OPT_POLICY },
-		{ "oneshot", no_argument, NULL, OPT_ONESHOT },
-		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-		{ "verify", no_argument, NULL, OPT_VERIFY },
-		{ "restore", no_argument, NULL, OPT_RESTORE },
+		{ "oneshot", no_argument, NULL, OPT_MODE + MODE_ONESHOT },
+		{ "dry-run", no_argument, NULL, OPT_MODE + MODE_DRY_RUN },
+		{ "verify", no_argument, NULL, OPT_MODE + MODE_VERIFY },
+		{ "restore", no_argument, NULL, OPT_MODE + MODE_RESTORE },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "no-bus", no_argument, NULL, OPT_NO_BUS },
 		{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
@@ -91,20 +96,11 @@ int options_parse(struct options *o, int argc, char **argv)
 				return -EINVAL;
 			have_policy = true;
 			break;
-		case OPT_ONESHOT:
-			o->mode = MODE_ONESHOT;
-			nmodes++;
-			break;
-		case OPT_DRY_RUN:
-			o->mode = MODE_DRY_RUN;
-			nmodes++;
-			break;
-		case OPT_VERIFY:
-			o->mode = MODE_VERIFY;
-			nmodes++;
-			break;
-		case OPT_RESTORE:
-			o->mode = MODE_RESTORE;
+		case OPT_MODE + MODE_ONESHOT:
+		case OPT_MODE + MODE_DRY_RUN:
+		case OPT_MODE + MODE_VERIFY:
+		case OPT_MODE + MODE_RESTORE:
+			o->mode = c - OPT_MODE;
 			nmodes++;
 			break;
 		case OPT_FORCE:
@@ -114,14 +110,12 @@ int options_parse(struct options *o, int argc, char **argv)
 			o->no_bus = true;
 			break;
 		case OPT_SYSFS_ROOT:
-			if (set_path(o->sysfs_root, "--sysfs-root", optarg) < 0)
+			if (set_root(o->sysfs_root, "--sysfs-root", optarg) < 0)
 				return -EINVAL;
-			strip_root(o->sysfs_root);
 			break;
 		case OPT_ETC_ROOT:
-			if (set_path(o->etc_root, "--etc-root", optarg) < 0)
+			if (set_root(o->etc_root, "--etc-root", optarg) < 0)
 				return -EINVAL;
-			strip_root(o->etc_root);
 			/* a test tree never reaches the real service manager */
 			o->no_bus = true;
 			break;
@@ -197,17 +191,39 @@ static int read_conf(const char *path, char **text)
 	return r;
 }
 
-static void set_glibc(struct options *o, const char *path, unsigned lineno, const char *val)
+/* The words a key takes; the first is its default. */
+struct choice {
+	const char *word;
+	int value;
+};
+
+static const struct choice rollback_choices[] = {
+	{ "auto", ROLLBACK_AUTO },
+	{ "never", ROLLBACK_NEVER },
+};
+
+static const struct choice glibc_choices[] = {
+	{ "off", GLIBC_OFF },
+	{ "file", GLIBC_FILE },
+	{ "manager", GLIBC_MANAGER },
+};
+
+/* The value of the word val, or -1 (warned: the setting stays as it was). */
+static int choose(const char *path, unsigned lineno, const char *key, const char *val,
+		  const struct choice *choices, size_t n)
 {
-	if (!strcmp(val, "off"))
-		o->glibc = GLIBC_OFF;
-	else if (!strcmp(val, "file"))
-		o->glibc = GLIBC_FILE;
-	else if (!strcmp(val, "manager"))
-		o->glibc = GLIBC_MANAGER;
-	else
-		log_warn("%s:%u: glibc_tunables=%s: expected off, file or manager; "
-			 "keeping off", path, lineno, val);
+	char expected[128] = "";
+	size_t len = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(val, choices[i].word))
+			return choices[i].value;
+	for (size_t i = 0; i < n && len < sizeof(expected); i++)
+		len += snprintf(expected + len, sizeof(expected) - len, "%s%s",
+				!i ? "" : i + 1 < n ? ", " : " or ", choices[i].word);
+	log_warn("%s:%u: %s=%s: expected %s; keeping %s", path, lineno, key, val, expected,
+		 choices[0].word);
+	return -1;
 }
 
 int config_load(struct options *o)
@@ -244,15 +260,15 @@ int config_load(struct options *o)
 		key = strtrim(line);
 		val = strtrim(eq + 1);
 		if (!strcmp(key, "rollback")) {
-			if (!strcmp(val, "auto"))
-				o->rollback = ROLLBACK_AUTO;
-			else if (!strcmp(val, "never"))
-				o->rollback = ROLLBACK_NEVER;
-			else
-				log_warn("%s:%u: rollback=%s: expected auto or never; "
-					 "keeping auto", path, lineno, val);
+			r = choose(path, lineno, key, val, rollback_choices,
+				   ARRAY_SIZE(rollback_choices));
+			if (r >= 0)
+				o->rollback = r;
 		} else if (!strcmp(key, "glibc_tunables")) {
-			set_glibc(o, path, lineno, val);
+			r = choose(path, lineno, key, val, glibc_choices,
+				   ARRAY_SIZE(glibc_choices));
+			if (r >= 0)
+				o->glibc = r;
 		} else {
 			log_warn("%s:%u: unknown key '%s'; ignored", path, lineno, key);
 		}

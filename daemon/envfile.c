@@ -7,6 +7,7 @@
  * reach processes started afterwards.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,40 @@ static bool already_set(struct sink_ctx *ctx, struct state_entry *e, const char 
 	return true;
 }
 
+/*
+ * Whether to go on and change the value key of sink, read as current
+ * (NULL: not set), to wanted; *e is our state entry for it.  Not where it
+ * holds wanted already, nor where we only verify or preview: that is
+ * drift, counted, printed on a dry run as "would " and the rest of the
+ * format, and logged on verify where knob names what differs (NULL:
+ * not logged) and shown the wanted value as logs show it.
+ */
+__attribute__((format(printf, 9, 10)))
+static bool change_needed(struct sink_ctx *ctx, const char *sink, const char *key,
+			  const char *current, const char *wanted, struct state_entry **e,
+			  const char *knob, const char *shown, const char *preview_fmt, ...)
+{
+	va_list ap;
+
+	*e = state_find(ctx->state, sink, key);
+	if (already_set(ctx, *e, current, wanted))
+		return false;
+	if (!ctx->verify && !ctx->dry_run)
+		return true;
+	ctx->stats.drift++;
+	if (ctx->dry_run) {
+		printf("%s: would ", sink);
+		va_start(ap, preview_fmt);
+		vprintf(preview_fmt, ap);
+		va_end(ap);
+		putchar('\n');
+	} else if (knob) {
+		log_knob(LOG_NOTICE, sink, knob, shown, NULL,
+			 "%s: %s differs from the policy (%s)", sink, knob, shown);
+	}
+	return false;
+}
+
 int envfile_apply(struct sink_ctx *ctx, const char *sink, const char *rel_path,
 		  const char *content)
 {
@@ -104,18 +139,8 @@ int envfile_apply(struct sink_ctx *ctx, const char *sink, const char *rel_path,
 		return r;
 	}
 	existed = r == 0;
-	e = state_find(ctx->state, sink, key);
-	if (already_set(ctx, e, existed ? current : NULL, content)) {
-		free(current);
-		return 0;
-	}
-	if (ctx->verify || ctx->dry_run) {
-		ctx->stats.drift++;
-		if (ctx->dry_run)
-			printf("%s: would write %s: %s\n", sink, path, summary);
-		else
-			log_knob(LOG_NOTICE, sink, path, summary, NULL,
-				 "%s: %s differs from the policy (%s)", sink, path, summary);
+	if (!change_needed(ctx, sink, key, existed ? current : NULL, content, &e, path, summary,
+			   "write %s: %s", path, summary)) {
 		free(current);
 		return 0;
 	}
@@ -184,7 +209,7 @@ int manager_env_apply(struct sink_ctx *ctx, const char *sink, const char *name,
 {
 	char key[256], *current = NULL;
 	struct state_entry *e;
-	bool existed, had_entry;
+	bool had_entry;
 	int r;
 
 	if (!ctx->bus)
@@ -198,22 +223,14 @@ int manager_env_apply(struct sink_ctx *ctx, const char *sink, const char *name,
 		ctx->stats.failed++;
 		return r;
 	}
-	existed = r == 0;
-	e = state_find(ctx->state, sink, key);
-	if (already_set(ctx, e, existed ? current : NULL, value)) {
-		free(current);
-		return 0;
-	}
-	if (ctx->verify || ctx->dry_run) {
-		ctx->stats.drift++;
-		if (ctx->dry_run)
-			printf("%s: would set %s=%s in the service manager's environment\n",
-			       sink, name, value);
+	/* current stays NULL where the manager has no such variable */
+	if (!change_needed(ctx, sink, key, current, value, &e, NULL, NULL,
+			   "set %s=%s in the service manager's environment", name, value)) {
 		free(current);
 		return 0;
 	}
 	had_entry = e != NULL;
-	r = state_remember(ctx->state, sink, key, existed, current, value);
+	r = state_remember(ctx->state, sink, key, current != NULL, current, value);
 	if (r < 0) {
 		log_knob(LOG_ERR, sink, name, value, current,
 			 "%s: cannot save the original of %s in %s: %s; not set",
@@ -313,7 +330,7 @@ int env_entry_restore(struct sink_ctx *ctx, struct state_entry *e)
 	return 0;
 }
 
-int env_restore(struct sink_ctx *ctx, const char *sink, bool stale_only)
+int env_restore(const struct sink *s, struct sink_ctx *ctx, bool stale_only)
 {
 	size_t i;
 	int ret = 0;
@@ -322,7 +339,7 @@ int env_restore(struct sink_ctx *ctx, const char *sink, bool stale_only)
 		struct state_entry *e = &ctx->state->e[i];
 		int r;
 
-		if (strcmp(e->sink, sink) || (stale_only && e->touched))
+		if (strcmp(e->sink, s->name) || (stale_only && e->touched))
 			continue;
 		r = env_entry_restore(ctx, e);
 		if (r == 0)
@@ -330,14 +347,5 @@ int env_restore(struct sink_ctx *ctx, const char *sink, bool stale_only)
 		else if (r < 0 && ret == 0)
 			ret = r;
 	}
-	if (!ctx->dry_run) {
-		int r = state_save(ctx->state);
-
-		if (r < 0) {
-			log_err("state %s: cannot save: %s", ctx->state->path, strerror(-r));
-			if (ret == 0)
-				ret = r;
-		}
-	}
-	return ret;
+	return state_save_restored(ctx->state, ctx->dry_run, ret);
 }

@@ -47,8 +47,8 @@ struct sink {
 	 * and logs what differs from the policy instead: that is verify.
 	 */
 	int (*apply)(struct sink_ctx *ctx);
-	/* Put originals back: all, or only those this pass did not touch. */
-	int (*restore)(struct sink_ctx *ctx, bool stale_only);
+	/* Put s's originals back: all, or only those this pass did not touch. */
+	int (*restore)(const struct sink *s, struct sink_ctx *ctx, bool stale_only);
 };
 
 extern const struct sink sink_sysfs;
@@ -65,6 +65,7 @@ int manager_env_base(struct sink_ctx *ctx, const char *sink, const char *name,
 		     char **value);
 /* Restore one state entry of key "file:..." or "manager:..."; 0 = forget it. */
 int env_entry_restore(struct sink_ctx *ctx, struct state_entry *e);
-int env_restore(struct sink_ctx *ctx, const char *sink, bool stale_only);
+/* The restore of a sink whose entries are all "file:..." or "manager:...". */
+int env_restore(const struct sink *s, struct sink_ctx *ctx, bool stale_only);
 
 #endif

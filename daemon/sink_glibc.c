@@ -353,13 +353,8 @@ static int glibc_apply(struct sink_ctx *ctx)
 	return ret < 0 ? ret : r;
 }
 
-static int glibc_restore(struct sink_ctx *ctx, bool stale_only)
-{
-	return env_restore(ctx, SINK, stale_only);
-}
-
 const struct sink sink_glibc = {
 	.name = SINK,
 	.apply = glibc_apply,
-	.restore = glibc_restore,
+	.restore = env_restore,
 };

@@ -137,13 +137,8 @@ static int libpmem_apply(struct sink_ctx *ctx)
 	return ret;
 }
 
-static int libpmem_restore(struct sink_ctx *ctx, bool stale_only)
-{
-	return env_restore(ctx, SINK, stale_only);
-}
-
 const struct sink sink_libpmem = {
 	.name = SINK,
 	.apply = libpmem_apply,
-	.restore = libpmem_restore,
+	.restore = env_restore,
 };

@@ -480,7 +480,7 @@ static int sysfs_apply(struct sink_ctx *ctx)
 	return ctx->stats.failed ? -EIO : 0;
 }
 
-static int sysfs_restore(struct sink_ctx *ctx, bool stale_only)
+static int sysfs_restore(const struct sink *s, struct sink_ctx *ctx, bool stale_only)
 {
 	size_t i;
 	int ret = 0, r;
@@ -545,15 +545,7 @@ static int sysfs_restore(struct sink_ctx *ctx, bool stale_only)
 				 "%s: %s restored to %s", SINK, e->key, e->original);
 		state_forget(ctx->state, e);
 	}
-	if (!ctx->dry_run) {
-		r = state_save(ctx->state);
-		if (r < 0) {
-			log_err("state %s: cannot save: %s", ctx->state->path, strerror(-r));
-			if (ret == 0)
-				ret = r;
-		}
-	}
-	return ret;
+	return state_save_restored(ctx->state, ctx->dry_run, ret);
 }
 
 const struct sink sink_sysfs = {

@@ -225,6 +225,15 @@ int state_load(struct state *st, const char *dir)
 	return r;
 }
 
+int state_save_restored(struct state *st, bool dry_run, int ret)
+{
+	int r = dry_run ? 0 : state_save(st);
+
+	if (r < 0)
+		log_err("state %s: cannot save: %s", st->path, strerror(-r));
+	return ret < 0 ? ret : r;
+}
+
 int state_save(struct state *st)
 {
 	struct json_object *root, *arr;

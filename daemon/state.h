@@ -54,6 +54,12 @@ int state_parse(struct state *st, const char *text, size_t len);
 int state_entry_check(const struct state_entry *e, char *why, size_t len);
 /* Atomic; removes the file when nothing is left to restore; nothing when unchanged. */
 int state_save(struct state *st);
+/*
+ * The end of a sink's restore pass: state_save() but on a dry run, a
+ * failure logged.  Returns ret where it is an error already (the first
+ * error wins), else the save's.
+ */
+int state_save_restored(struct state *st, bool dry_run, int ret);
 void state_free(struct state *st);
 
 struct state_entry *state_find(struct state *st, const char *sink, const char *key);

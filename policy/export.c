@@ -600,6 +600,19 @@ static bool uses_member(const struct policy_op *const *ops, size_t nops, const c
 	return false;
 }
 
+/* The family's default member in the first op of ops that has one; NULL if none does. */
+static const char *family_default(const struct policy_op *const *ops, size_t nops,
+				  enum strategy_family family)
+{
+	for (size_t o = 0; o < nops; o++) {
+		int c = crossover_family_default(ops[o], family);
+
+		if (c >= 0)
+			return ops[o]->curves[c].strategy;
+	}
+	return NULL;
+}
+
 static int export_libpmem(struct policy *p, const struct policy_target *t,
 			  const struct export_weights *w, const struct policy *base)
 {
@@ -638,16 +651,8 @@ static int export_libpmem(struct policy *p, const struct policy_target *t,
 	 * Feature switches only where a member other than the ranked default
 	 * was decided: identical curves within noise give identical exports.
 	 */
-	for (size_t o = 0; o < nops && !ds; o++) {
-		int c = crossover_family_default(ops[o], FAMILY_STREAMING);
-
-		ds = c >= 0 ? ops[o]->curves[c].strategy : NULL;
-	}
-	for (size_t o = 0; o < nops && !dc; o++) {
-		int c = crossover_family_default(ops[o], FAMILY_CACHED_FLUSH);
-
-		dc = c >= 0 ? ops[o]->curves[c].strategy : NULL;
-	}
+	ds = family_default(ops, nops, FAMILY_STREAMING);
+	dc = family_default(ops, nops, FAMILY_CACHED_FLUSH);
 	if (dc && !strcmp(dc, "clwb") &&
 	    (uses_member(ops, nops, "clflushopt") || uses_member(ops, nops, "clflush")))
 		kv_set(e, EXPORT_PMEM_NO_CLWB, "1");

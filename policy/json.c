@@ -590,6 +590,24 @@ static int int_value(struct rd *rd, struct json_object *v, int64_t lo, int64_t h
 	return 0;
 }
 
+/*
+ * The member key of obj in *v (NULL for a JSON null), its path pushed at
+ * *mark for the caller to pop; false, nothing pushed, where reading failed
+ * already, an optional key is absent, or a required one is missing.
+ */
+static bool enter_member(struct rd *rd, struct json_object *obj, const char *key, int required,
+			 struct json_object **v, size_t *mark)
+{
+	if (rd->failed || (!required && !json_object_object_get_ex(obj, key, NULL)))
+		return false;
+	*mark = push_key(rd, key);
+	if (json_object_object_get_ex(obj, key, v))
+		return true;
+	fail(rd, "missing");
+	pop(rd, *mark);
+	return false;
+}
+
 static int64_t read_int(struct rd *rd, struct json_object *obj, const char *key, int64_t lo,
 			int64_t hi, const char *what, int required, int64_t dflt)
 {
@@ -597,14 +615,10 @@ static int64_t read_int(struct rd *rd, struct json_object *obj, const char *key,
 	int64_t x = dflt;
 	size_t mark;
 
-	if (rd->failed || (!required && !json_object_object_get_ex(obj, key, NULL)))
-		return dflt;
-	mark = push_key(rd, key);
-	if (!json_object_object_get_ex(obj, key, &v))
-		fail(rd, "missing");
-	else
+	if (enter_member(rd, obj, key, required, &v, &mark)) {
 		int_value(rd, v, lo, hi, &x, what);
-	pop(rd, mark);
+		pop(rd, mark);
+	}
 	return x;
 }
 
@@ -638,14 +652,10 @@ static double read_double(struct rd *rd, struct json_object *obj, const char *ke
 	double x = NAN;
 	size_t mark;
 
-	if (rd->failed || (!required && !json_object_object_get_ex(obj, key, NULL)))
-		return NAN;
-	mark = push_key(rd, key);
-	if (!json_object_object_get_ex(obj, key, &v))
-		fail(rd, "missing");
-	else
+	if (enter_member(rd, obj, key, required, &v, &mark)) {
 		double_value(rd, v, lo, hi, &x, nullable);
-	pop(rd, mark);
+		pop(rd, mark);
+	}
 	return x;
 }
 

@@ -12,6 +12,7 @@
 #include <daxctl/libdaxctl.h>
 #include <ndctl/libndctl.h>
 
+#include "common/macros.h"
 #include "regions.h"
 
 #define SZ_2M	(2ull << 20)
@@ -81,18 +82,36 @@ struct ndctl_region *region_find(struct ndctl_ctx *ctx, const char *name)
 	return NULL;
 }
 
+/* libndctl's enums by the names we print and write, "unknown" for the rest */
+struct enum_name {
+	int value;
+	const char *name;
+};
+
+static const struct enum_name pd_names[] = {
+	{ PERSISTENCE_CPU_CACHE, "cpu_cache" },
+	{ PERSISTENCE_MEM_CTRL, "memory_controller" },
+	{ PERSISTENCE_NONE, "none" },
+};
+
+static const struct enum_name mode_names[] = {
+	{ NDCTL_NS_MODE_FSDAX, "fsdax" },
+	{ NDCTL_NS_MODE_DEVDAX, "devdax" },
+	{ NDCTL_NS_MODE_SECTOR, "sector" },
+	{ NDCTL_NS_MODE_RAW, "raw" },
+};
+
+static const char *enum_name(const struct enum_name *names, size_t n, int value)
+{
+	for (size_t i = 0; i < n; i++)
+		if (names[i].value == value)
+			return names[i].name;
+	return "unknown";
+}
+
 const char *region_pd_name(enum ndctl_persistence_domain pd)
 {
-	switch (pd) {
-	case PERSISTENCE_CPU_CACHE:
-		return "cpu_cache";
-	case PERSISTENCE_MEM_CTRL:
-		return "memory_controller";
-	case PERSISTENCE_NONE:
-		return "none";
-	default:
-		return "unknown";
-	}
+	return enum_name(pd_names, ARRAY_SIZE(pd_names), pd);
 }
 
 uint64_t region_free_extent(struct ndctl_region *region)
@@ -180,18 +199,7 @@ void region_identity_fill(struct ndctl_region *region, struct region_identity *i
 
 const char *namespace_mode_name(enum ndctl_namespace_mode mode)
 {
-	switch (mode) {
-	case NDCTL_NS_MODE_FSDAX:
-		return "fsdax";
-	case NDCTL_NS_MODE_DEVDAX:
-		return "devdax";
-	case NDCTL_NS_MODE_SECTOR:
-		return "sector";
-	case NDCTL_NS_MODE_RAW:
-		return "raw";
-	default:
-		return "unknown";
-	}
+	return enum_name(mode_names, ARRAY_SIZE(mode_names), mode);
 }
 
 bool namespace_is_configured(struct ndctl_namespace *ndns)

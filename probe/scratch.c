@@ -269,52 +269,39 @@ static uint64_t personality_align(struct ndctl_region *region, bool devdax)
 }
 
 /*
- * The two personalities, the same steps each: the region's seed takes
- * the UUID, the location and the alignment, then ndns, then is enabled.
- * *seed names the seed, *enabling says the failure (if any) was the
- * enable; on failure ndns is detached from the seed again.
+ * The two personalities, the same steps each through libndctl's twin
+ * APIs (ndctl_dax_* and ndctl_pfn_*): the region's seed takes the UUID,
+ * the location and the alignment (an fsdax seed only where it has the
+ * attribute), then ndns, then is enabled.  *seed names the seed,
+ * *enabling says the failure (if any) was the enable; on failure ndns is
+ * detached from the seed again.
  */
-static int claim_devdax(struct ndctl_region *region, struct ndctl_namespace *ndns,
-			unsigned char uu[16], uint64_t align, const char **seed, bool *enabling)
-{
-	struct ndctl_dax *dax = ndctl_region_get_dax_seed(region);
-	int rc;
-
-	if (!dax)
-		return -ENODEV;
-	*seed = ndctl_dax_get_devname(dax);
-	if (!(rc = ndctl_dax_set_uuid(dax, uu)) &&
-	    !(rc = ndctl_dax_set_location(dax, NDCTL_PFN_LOC_PMEM)) &&
-	    !(rc = ndctl_dax_set_align(dax, align)) &&
-	    !(rc = ndctl_dax_set_namespace(dax, ndns))) {
-		*enabling = true;
-		rc = ndctl_dax_enable(dax);
-	}
-	if (rc)
-		ndctl_dax_set_namespace(dax, NULL);
-	return rc;
+#define DEFINE_CLAIM(name, kind, align_always)					\
+static int name(struct ndctl_region *region, struct ndctl_namespace *ndns,	\
+		unsigned char uu[16], uint64_t align, const char **seed,	\
+		bool *enabling)							\
+{										\
+	struct ndctl_##kind *s = ndctl_region_get_##kind##_seed(region);	\
+	int rc;									\
+										\
+	if (!s)									\
+		return -ENODEV;							\
+	*seed = ndctl_##kind##_get_devname(s);					\
+	if (!(rc = ndctl_##kind##_set_uuid(s, uu)) &&				\
+	    !(rc = ndctl_##kind##_set_location(s, NDCTL_PFN_LOC_PMEM)) &&	\
+	    !((align_always || ndctl_##kind##_has_align(s)) &&			\
+	      (rc = ndctl_##kind##_set_align(s, align))) &&			\
+	    !(rc = ndctl_##kind##_set_namespace(s, ndns))) {			\
+		*enabling = true;						\
+		rc = ndctl_##kind##_enable(s);					\
+	}									\
+	if (rc)									\
+		ndctl_##kind##_set_namespace(s, NULL);				\
+	return rc;								\
 }
 
-static int claim_fsdax(struct ndctl_region *region, struct ndctl_namespace *ndns,
-		       unsigned char uu[16], uint64_t align, const char **seed, bool *enabling)
-{
-	struct ndctl_pfn *pfn = ndctl_region_get_pfn_seed(region);
-	int rc;
-
-	if (!pfn)
-		return -ENODEV;
-	*seed = ndctl_pfn_get_devname(pfn);
-	if (!(rc = ndctl_pfn_set_uuid(pfn, uu)) &&
-	    !(rc = ndctl_pfn_set_location(pfn, NDCTL_PFN_LOC_PMEM)) &&
-	    !(ndctl_pfn_has_align(pfn) && (rc = ndctl_pfn_set_align(pfn, align))) &&
-	    !(rc = ndctl_pfn_set_namespace(pfn, ndns))) {
-		*enabling = true;
-		rc = ndctl_pfn_enable(pfn);
-	}
-	if (rc)
-		ndctl_pfn_set_namespace(pfn, NULL);
-	return rc;
-}
+DEFINE_CLAIM(claim_devdax, dax, true)
+DEFINE_CLAIM(claim_fsdax, pfn, false)
 
 /*
  * Claim ndns with a devdax (dax seed) or fsdax (pfn seed) personality

@@ -14,17 +14,13 @@ struct strategy_helpers strategy_helpers = {
 /* Heads and tails of the NT copies: the flush strategy_init() chose. */
 void strategy_flush_best(const void *addr, size_t len)
 {
-	switch (strategy_helpers.flush) {
-	case STRATEGY_FLUSH_CLWB:
-		strategy_flush_clwb(addr, len);
-		break;
-	case STRATEGY_FLUSH_CLFLUSHOPT:
-		strategy_flush_clflushopt(addr, len);
-		break;
-	default:
-		strategy_flush_clflush(addr, len);
-		break;
-	}
+	static void (*const flush[])(const void *addr, size_t len) = {
+		[STRATEGY_FLUSH_CLFLUSH] = strategy_flush_clflush,
+		[STRATEGY_FLUSH_CLFLUSHOPT] = strategy_flush_clflushopt,
+		[STRATEGY_FLUSH_CLWB] = strategy_flush_clwb,
+	};
+
+	flush[strategy_helpers.flush](addr, len);
 }
 
 void strategy_evict(const void *addr, size_t len)

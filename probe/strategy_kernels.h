@@ -43,19 +43,24 @@ void strategy_flush_best(const void *addr, size_t len);
  */
 void strategy_evict(const void *addr, size_t len);
 
-/* Kernels (strategy_movnt.c, _flush.c, _movdir64b.c). */
-void strategy_copy_movnt(void *dst, const void *src, size_t len);
-void strategy_copy_movnt_sse2(void *dst, const void *src, size_t len);
-void strategy_copy_movnt_avx2(void *dst, const void *src, size_t len);
-void strategy_copy_movnt_avx512(void *dst, const void *src, size_t len);
-void strategy_copy_movdir64b(void *dst, const void *src, size_t len);
-void strategy_copy_clwb(void *dst, const void *src, size_t len);
-void strategy_copy_clflushopt(void *dst, const void *src, size_t len);
-void strategy_copy_clflush(void *dst, const void *src, size_t len);
-void strategy_copy_rep_movsb_clwb(void *dst, const void *src, size_t len);
-void strategy_copy_stores8_clwb(void *dst, const void *src, size_t len);
-void strategy_copy_memcpy_clwb(void *dst, const void *src, size_t len);
-void strategy_copy_noflush(void *dst, const void *src, size_t len);
+/*
+ * Kernels (strategy_movnt.c, _flush.c, _movdir64b.c): one signature,
+ * the one a table entry's copy pointer takes.
+ */
+typedef void strategy_kernel(void *dst, const void *src, size_t len);
+
+strategy_kernel strategy_copy_movnt;
+strategy_kernel strategy_copy_movnt_sse2;
+strategy_kernel strategy_copy_movnt_avx2;
+strategy_kernel strategy_copy_movnt_avx512;
+strategy_kernel strategy_copy_movdir64b;
+strategy_kernel strategy_copy_clwb;
+strategy_kernel strategy_copy_clflushopt;
+strategy_kernel strategy_copy_clflush;
+strategy_kernel strategy_copy_rep_movsb_clwb;
+strategy_kernel strategy_copy_stores8_clwb;
+strategy_kernel strategy_copy_memcpy_clwb;
+strategy_kernel strategy_copy_noflush;
 
 /*
  * Streaming fill of [dst, dst + len) with the widest non-temporal store

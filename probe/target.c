@@ -13,6 +13,7 @@
 
 #include <daxctl/libdaxctl.h>
 
+#include "common/proc_kb.h"
 #include "target.h"
 #include "topology.h"
 
@@ -58,17 +59,7 @@ uint64_t target_cache_bytes(uint64_t cpuid_llc_bytes)
 
 static uint64_t mem_available_bytes(void)
 {
-	unsigned long long kb = 0;
-	char line[256];
-	FILE *f = fopen("/proc/meminfo", "re");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb * 1024;
+	return proc_kb("/proc/meminfo", "MemAvailable") * 1024;
 }
 
 /* Reserve len + align of address space and return the aligned start. */
