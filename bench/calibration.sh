@@ -3,9 +3,10 @@
 # row; the wall time of each, the histogram of every op's crossovers, and
 # "crossover stable: K/N" (K runs whose one-thread crossovers, both
 # patterns, match the most common set within one step of the probe's
-# sqrt(2) grid, i.e. at most 1.5x apart), for several modes and every op.
-# Figures only; each mode's block ends with
-# its own "crossover stable" line.
+# sqrt(2) grid, i.e. at most 1.5x apart), for several modes and every op,
+# and "exports identical: K/N" (K runs whose exports, as consumers read them,
+# match the most common set: regret, source, margin and baseline left out).
+# Figures only; each mode's block ends with those two lines.
 # Usage: calibration.sh PMEM_TUNE [N] [MODES] [TARGET]
 #   MODES: comma list of quick, standard, thorough (default quick,standard)
 set -euo pipefail
@@ -70,4 +71,15 @@ for mode in modes:
     ref = collections.Counter(runs).most_common(1)[0][0]
     k = sum(1 for r in runs if all(same(a, b) for a, b in zip(r, ref)))
     print(f"crossover stable: {k}/{n}")
+    # what a consumer acts on; regret, source, margin and baseline are the file's account
+    account = ("regret", "source", "margin", "baseline")
+    sets = []
+    for i in range(1, n + 1):
+        ex = json.load(open(f"{d}/{mode}/p{i}.json")).get("exports", {})
+        sets.append(json.dumps({c: {k: v for k, v in e.items() if k not in account}
+                                for c, e in ex.items()}, sort_keys=True))
+    seen = collections.Counter(sets).most_common()
+    print(f"exports identical: {seen[0][1]}/{n}")
+    for e, k in seen if len(seen) > 1 else []:
+        print(f"    {k:3d} x  {e}")
 PY
