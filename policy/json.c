@@ -608,6 +608,23 @@ static bool enter_member(struct rd *rd, struct json_object *obj, const char *key
 	return false;
 }
 
+/*
+ * Like enter_member(), for an optional member key of obj that must be an
+ * object where it is there.
+ */
+static struct json_object *enter_object_member(struct rd *rd, struct json_object *obj,
+					       const char *key, size_t *mark)
+{
+	struct json_object *v;
+
+	if (rd->failed || !json_object_object_get_ex(obj, key, NULL))
+		return NULL;
+	v = need(rd, obj, key, json_type_object, 0);
+	if (v)
+		*mark = push_key(rd, key);
+	return v;
+}
+
 static int64_t read_int(struct rd *rd, struct json_object *obj, const char *key, int64_t lo,
 			int64_t hi, const char *what, int required, int64_t dflt)
 {
@@ -1283,15 +1300,11 @@ static void read_saturation_one(struct rd *rd, struct json_object *js,
 
 static void read_saturation(struct rd *rd, struct json_object *jt, struct policy_target *t)
 {
-	struct json_object *o;
 	size_t mark;
+	struct json_object *o = enter_object_member(rd, jt, "saturation", &mark);
 
-	if (rd->failed || !json_object_object_get_ex(jt, "saturation", NULL))
-		return;
-	o = need(rd, jt, "saturation", json_type_object, 0);
 	if (!o)
 		return;
-	mark = push_key(rd, "saturation");
 	json_object_object_foreach(o, key, val) {
 		int f = policy_family_of(key);
 		size_t m2 = push_key(rd, key);
@@ -1309,15 +1322,11 @@ static void read_saturation(struct rd *rd, struct json_object *jt, struct policy
 
 static void read_remote(struct rd *rd, struct json_object *jt, struct policy_remote *r)
 {
-	struct json_object *o, *cells;
 	size_t mark;
+	struct json_object *o = enter_object_member(rd, jt, "remote_penalty", &mark), *cells;
 
-	if (rd->failed || !json_object_object_get_ex(jt, "remote_penalty", NULL))
-		return;
-	o = need(rd, jt, "remote_penalty", json_type_object, 0);
 	if (!o)
 		return;
-	mark = push_key(rd, "remote_penalty");
 	r->from_node = (int)read_int(rd, o, "from_node", 0, POLICY_MAX_NODE, "a NUMA node", 1, -1);
 	r->distance = (int)read_int(rd, o, "distance", -1, 255, "a NUMA distance or -1", 0, -1);
 	r->ratio = read_double(rd, o, "ratio", 0, 1000, 1, 1);
@@ -1512,12 +1521,9 @@ static void read_exports(struct rd *rd, struct json_object *root, struct policy 
 	size_t mark;
 
 	/* a policy without exports is valid: no consumer gets a value */
-	if (!json_object_object_get_ex(root, "exports", NULL))
-		return;
-	jx = need(rd, root, "exports", json_type_object, 0);
+	jx = enter_object_member(rd, root, "exports", &mark);
 	if (!jx)
 		return;
-	mark = push_key(rd, "exports");
 	for (int c = 0; c < EXPORT_NCONSUMERS; c++) {
 		const struct export_consumer_info *ci = export_consumer(c);
 		struct policy_export *e = export_slot(&p->exports, c);
