@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,17 +274,24 @@ static void placement_to_json(struct json_object *o, const struct policy_target 
 		add(o, "remote_penalty", remote_to_json(&t->remote_penalty));
 }
 
+/* The target's text members, in the order they are written. */
+static const struct named_member target_texts[] = {
+	{ "name", offsetof(struct policy_target, name) },
+	{ "kind", offsetof(struct policy_target, kind) },
+	{ "device", offsetof(struct policy_target, device) },
+	{ "mapping", offsetof(struct policy_target, mapping) },
+	{ "persistence_domain", offsetof(struct policy_target, persistence_domain) },
+};
+
 static struct json_object *target_to_json(const struct policy_target *t)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *dimms = json_object_new_array();
 	struct json_object *ops = json_object_new_array();
 
-	add(o, "name", json_object_new_string(t->name));
-	add(o, "kind", json_object_new_string(t->kind));
-	add(o, "device", json_object_new_string(t->device));
-	add(o, "mapping", json_object_new_string(t->mapping));
-	add(o, "persistence_domain", json_object_new_string(t->persistence_domain));
+	for (size_t k = 0; k < ARRAY_SIZE(target_texts); k++)
+		add(o, target_texts[k].name,
+		    json_object_new_string((const char *)t + target_texts[k].off));
 	add(o, "numa_node", json_object_new_int(t->numa_node));
 	placement_to_json(o, t);
 	add(o, "interleave_ways", json_object_new_int((int)t->interleave_ways));
