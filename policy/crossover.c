@@ -729,10 +729,34 @@ static void apply_baseline(const struct policy_op *op, const struct policy_op *b
 	}
 }
 
+/* Per size of an op: its cells, the winner chosen, the baseline's kept strategy. */
+struct decision {
+	struct crossover_cell *cells;
+	int *win, *bk;
+};
+
+static int decision_alloc(struct decision *d, size_t nsizes)
+{
+	size_t n = nsizes ? nsizes : 1;
+
+	d->cells = calloc(n, sizeof(*d->cells));
+	d->win = calloc(n, sizeof(*d->win));
+	d->bk = calloc(n, sizeof(*d->bk));
+	return d->cells && d->win && d->bk ? 0 : -ENOMEM;
+}
+
+static void decision_free(struct decision *d)
+{
+	free(d->cells);
+	free(d->win);
+	free(d->bk);
+}
+
 static int decide(struct policy_op *op, const struct policy_op *base)
 {
+	struct decision d;
 	struct crossover_cell *cells;
-	int *win, *bk = NULL, ret;
+	int *win, *bk, ret;
 	bool all_kept = true, thin;
 	double margin;
 
@@ -741,13 +765,12 @@ static int decide(struct policy_op *op, const struct policy_op *base)
 	mark_suspects(op);
 	margin = op->margin = crossover_margin(op);
 	thin = mostly_unmeasurable(op);
-	cells = calloc(op->nsizes ? op->nsizes : 1, sizeof(*cells));
-	win = calloc(op->nsizes ? op->nsizes : 1, sizeof(*win));
-	bk = calloc(op->nsizes ? op->nsizes : 1, sizeof(*bk));
-	if (!cells || !win || !bk) {
-		ret = -ENOMEM;
+	ret = decision_alloc(&d, op->nsizes);
+	cells = d.cells;
+	win = d.win;
+	bk = d.bk;
+	if (ret)
 		goto out;
-	}
 	ret = crossover_cells(op, cells);
 	if (ret)
 		goto out;
@@ -800,15 +823,14 @@ static int decide(struct policy_op *op, const struct policy_op *base)
 			 !base->nranges ? "new" : same ? "kept" : "changed");
 	}
 out:
-	free(cells);
-	free(win);
-	free(bk);
+	decision_free(&d);
 	return ret;
 }
 
 size_t crossover_baseline_losses(const struct policy_op *op, const struct policy_op *baseline,
 				 struct crossover_loss *out, size_t max)
 {
+	struct decision d;
 	struct crossover_cell *cells;
 	int *win, *bk;
 	size_t n = 0;
@@ -816,10 +838,10 @@ size_t crossover_baseline_losses(const struct policy_op *op, const struct policy
 	if (!op || !baseline || !baseline->nranges || !out || !op->nsizes ||
 	    mostly_unmeasurable(op))
 		return 0;
-	cells = calloc(op->nsizes, sizeof(*cells));
-	win = calloc(op->nsizes, sizeof(*win));
-	bk = calloc(op->nsizes, sizeof(*bk));
-	if (cells && win && bk && !crossover_cells(op, cells)) {
+	if (!decision_alloc(&d, op->nsizes) && !crossover_cells(op, d.cells)) {
+		cells = d.cells;
+		win = d.win;
+		bk = d.bk;
 		for (size_t i = 0; i < op->nsizes; i++)
 			win[i] = cells[i].winner;
 		apply_baseline(op, baseline, cells, crossover_margin(op), false, win, bk);
@@ -832,9 +854,7 @@ size_t crossover_baseline_losses(const struct policy_op *op, const struct policy
 			n++;
 		}
 	}
-	free(cells);
-	free(win);
-	free(bk);
+	decision_free(&d);
 	return n;
 }
 

@@ -45,6 +45,7 @@
 #include "common/sysfs_attr.h"
 #include "common/text.h"
 #include "fingerprint.h"
+#include "policy_internal.h"
 #include "policy_limits.h"
 #include "sha256.h"
 
@@ -484,10 +485,7 @@ static bool sane_dev_name(const char *s)
  */
 static void read_dimm(const char *pre, struct policy_dimm *d)
 {
-	static const struct {
-		const char *attr;
-		size_t off;
-	} fields[] = {
+	static const struct named_member fields[] = {
 		{ "vendor", offsetof(struct policy_dimm, vendor) },
 		{ "device", offsetof(struct policy_dimm, device) },
 		{ "rev_id", offsetof(struct policy_dimm, firmware) },
@@ -497,7 +495,7 @@ static void read_dimm(const char *pre, struct policy_dimm *d)
 		char *out = (char *)d + fields[i].off;
 
 		if (read_attrf(out, POLICY_NAME_MAX, "%s" ND_DEVICES "/%s/nfit/%s", pre, d->name,
-			       fields[i].attr) || !*out)
+			       fields[i].name) || !*out)
 			snprintf(out, POLICY_NAME_MAX, "unknown");
 	}
 }

@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,17 +274,24 @@ static void placement_to_json(struct json_object *o, const struct policy_target 
 		add(o, "remote_penalty", remote_to_json(&t->remote_penalty));
 }
 
+/* The target's text members, in the order they are written. */
+static const struct named_member target_texts[] = {
+	{ "name", offsetof(struct policy_target, name) },
+	{ "kind", offsetof(struct policy_target, kind) },
+	{ "device", offsetof(struct policy_target, device) },
+	{ "mapping", offsetof(struct policy_target, mapping) },
+	{ "persistence_domain", offsetof(struct policy_target, persistence_domain) },
+};
+
 static struct json_object *target_to_json(const struct policy_target *t)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *dimms = json_object_new_array();
 	struct json_object *ops = json_object_new_array();
 
-	add(o, "name", json_object_new_string(t->name));
-	add(o, "kind", json_object_new_string(t->kind));
-	add(o, "device", json_object_new_string(t->device));
-	add(o, "mapping", json_object_new_string(t->mapping));
-	add(o, "persistence_domain", json_object_new_string(t->persistence_domain));
+	for (size_t k = 0; k < ARRAY_SIZE(target_texts); k++)
+		add(o, target_texts[k].name,
+		    json_object_new_string((const char *)t + target_texts[k].off));
 	add(o, "numa_node", json_object_new_int(t->numa_node));
 	placement_to_json(o, t);
 	add(o, "interleave_ways", json_object_new_int((int)t->interleave_ways));
@@ -608,6 +616,23 @@ static bool enter_member(struct rd *rd, struct json_object *obj, const char *key
 	return false;
 }
 
+/*
+ * Like enter_member(), for an optional member key of obj that must be an
+ * object where it is there.
+ */
+static struct json_object *enter_object_member(struct rd *rd, struct json_object *obj,
+					       const char *key, size_t *mark)
+{
+	struct json_object *v;
+
+	if (rd->failed || !json_object_object_get_ex(obj, key, NULL))
+		return NULL;
+	v = need(rd, obj, key, json_type_object, 0);
+	if (v)
+		*mark = push_key(rd, key);
+	return v;
+}
+
 static int64_t read_int(struct rd *rd, struct json_object *obj, const char *key, int64_t lo,
 			int64_t hi, const char *what, int required, int64_t dflt)
 {
@@ -678,6 +703,57 @@ static struct json_object *need_array(struct rd *rd, struct json_object *obj, co
 		return NULL;
 	}
 	return v;
+}
+
+/*
+ * Like enter_member(), for the array member key of obj of at most max
+ * elements: its length in *n, its path pushed at *mark for the caller to
+ * pop; NULL, nothing pushed, where reading failed, an optional key is
+ * absent, or the value is no such array.
+ */
+static struct json_object *enter_array(struct rd *rd, struct json_object *obj, const char *key,
+				       size_t max, int required, size_t *n, size_t *mark)
+{
+	struct json_object *arr = need_array(rd, obj, key, max, required);
+
+	if (!arr)
+		return NULL;
+	*n = json_object_array_length(arr);
+	*mark = push_key(rd, key);
+	return arr;
+}
+
+/*
+ * n zeroed elements of size bytes for the array entered at mark (one at
+ * least: an empty array is no failed allocation).  Running out of memory
+ * is no fault of the array, so it is reported at the path above it.
+ */
+static void *alloc_elems(struct rd *rd, size_t n, size_t size, size_t mark)
+{
+	void *elems = calloc(n ? n : 1, size);
+
+	if (!elems) {
+		pop(rd, mark);
+		fail(rd, "out of memory");
+	}
+	return elems;
+}
+
+/*
+ * Element i of arr with its index pushed at *mark for the caller to pop;
+ * NULL, nothing pushed, where it is no object.
+ */
+static struct json_object *enter_object(struct rd *rd, struct json_object *arr, size_t i,
+					size_t *mark)
+{
+	struct json_object *v = json_object_array_get_idx(arr, i);
+
+	*mark = push_index(rd, i);
+	if (json_object_is_type(v, json_type_object))
+		return v;
+	fail(rd, "expected object, got %s", type_name(v));
+	pop(rd, *mark);
+	return NULL;
 }
 
 static int read_name(struct rd *rd, struct json_object *obj, const char *key, char *dst,
@@ -932,59 +1008,52 @@ static const char *const baselines[] = { "kept", "changed", "new", NULL };
 static const char *const kinds[] = { "family", "member", NULL };
 static const char *const export_sources[] = { "default", "baseline", "measured", NULL };
 
+/*
+ * No range is right only where the decision rule makes none (no size where
+ * a family could be chosen); else the consumers would be left to guess.
+ */
+static void check_undecided(struct rd *rd, const struct policy_op *op, size_t mark)
+{
+	struct crossover_cell *cells = alloc_elems(rd, op->nsizes, sizeof(*cells), mark);
+	size_t i;
+
+	if (!cells)
+		return;
+	if (!crossover_cells(op, cells)) {
+		for (i = 0; i < op->nsizes && cells[i].winner < 0; i++)
+			;
+		if (i < op->nsizes)
+			fail(rd, "no range, though '%s' is decided at %" PRIu64 " bytes: "
+			     "every size needs a strategy", op->curves[cells[i].winner].strategy,
+			     op->sizes_bytes[i]);
+	}
+	free(cells);
+}
+
 static void read_ranges(struct rd *rd, struct json_object *jo, struct policy_op *op)
 {
-	struct json_object *arr = need_array(rd, jo, "ranges", POLICY_MAX_SIZES, 1);
-	size_t n, mark;
+	size_t n, mark, m2;
+	struct json_object *arr = enter_array(rd, jo, "ranges", POLICY_MAX_SIZES, 1, &n, &mark);
 
 	if (!arr)
 		return;
-	n = json_object_array_length(arr);
 	if (!n) {
-		/*
-		 * No decision is right only where the decision rule makes none
-		 * (no size where a family could be chosen); else the consumers
-		 * would be left to guess.
-		 */
-		struct crossover_cell *cells = calloc(op->nsizes ? op->nsizes : 1, sizeof(*cells));
-		size_t i;
-
-		if (!cells) {
-			fail(rd, "out of memory");
-			return;
-		}
-		if (!crossover_cells(op, cells)) {
-			for (i = 0; i < op->nsizes && cells[i].winner < 0; i++)
-				;
-			if (i < op->nsizes) {
-				mark = push_key(rd, "ranges");
-				fail(rd, "no range, though '%s' is decided at %" PRIu64 " bytes: "
-				     "every size needs a strategy", op->curves[cells[i].winner].strategy,
-				     op->sizes_bytes[i]);
-				pop(rd, mark);
-			}
-		}
-		free(cells);
+		check_undecided(rd, op, mark);
+		pop(rd, mark);
 		return;
 	}
-	op->ranges = calloc(n ? n : 1, sizeof(*op->ranges));
-	if (!op->ranges) {
-		fail(rd, "out of memory");
+	op->ranges = alloc_elems(rd, n, sizeof(*op->ranges), mark);
+	if (!op->ranges)
 		return;
-	}
 	op->nranges = n;
-	mark = push_key(rd, "ranges");
 	for (size_t i = 0; i < n && !rd->failed; i++) {
-		struct json_object *jr = json_object_array_get_idx(arr, i);
+		struct json_object *jr = enter_object(rd, arr, i, &m2);
 		struct policy_range *r = &op->ranges[i];
-		size_t m2 = push_index(rd, i);
 		struct json_object *to;
 		int tie;
 
-		if (!json_object_is_type(jr, json_type_object)) {
-			fail(rd, "expected object, got %s", type_name(jr));
+		if (!jr)
 			break;
-		}
 		r->from_bytes = (uint64_t)read_int(rd, jr, "from_bytes", 0, POLICY_MAX_SIZE_BYTES,
 						   "a size in bytes", 1, 0);
 		to = need(rd, jr, "to_bytes", json_type_int, 1);
@@ -1017,28 +1086,22 @@ static void read_ranges(struct rd *rd, struct json_object *jo, struct policy_op 
 
 static void read_crossovers(struct rd *rd, struct json_object *jo, struct policy_op *op)
 {
-	struct json_object *arr = need_array(rd, jo, "crossovers", POLICY_MAX_SIZES, 1);
-	size_t n, mark;
+	size_t n, mark, m2;
+	struct json_object *arr = enter_array(rd, jo, "crossovers", POLICY_MAX_SIZES, 1, &n,
+					      &mark);
 
 	if (!arr)
 		return;
-	n = json_object_array_length(arr);
-	op->crossovers = calloc(n ? n : 1, sizeof(*op->crossovers));
-	if (!op->crossovers) {
-		fail(rd, "out of memory");
+	op->crossovers = alloc_elems(rd, n, sizeof(*op->crossovers), mark);
+	if (!op->crossovers)
 		return;
-	}
 	op->ncrossovers = n;
-	mark = push_key(rd, "crossovers");
 	for (size_t i = 0; i < n && !rd->failed; i++) {
-		struct json_object *jx = json_object_array_get_idx(arr, i);
+		struct json_object *jx = enter_object(rd, arr, i, &m2);
 		struct policy_crossover *x = &op->crossovers[i];
-		size_t m2 = push_index(rd, i);
 
-		if (!json_object_is_type(jx, json_type_object)) {
-			fail(rd, "expected object, got %s", type_name(jx));
+		if (!jx)
 			break;
-		}
 		x->size_bytes = (uint64_t)read_int(rd, jx, "size_bytes", 1, POLICY_MAX_SIZE_BYTES,
 						   "a positive size in bytes", 1, 0);
 		read_strategy(rd, jx, "below", op, x->below, false);
@@ -1063,7 +1126,7 @@ static void read_op(struct rd *rd, struct json_object *jo, struct policy_target 
 	struct policy_op *op;
 	uint64_t *sizes;
 	int64_t threads;
-	size_t n;
+	size_t n, sizes_mark;
 
 	if (!json_object_is_type(jo, json_type_object)) {
 		fail(rd, "expected object, got %s", type_name(jo));
@@ -1072,28 +1135,25 @@ static void read_op(struct rd *rd, struct json_object *jo, struct policy_target 
 	read_name(rd, jo, "op", name, sizeof(name));
 	read_name(rd, jo, "pattern", pattern, sizeof(pattern));
 	threads = read_int(rd, jo, "threads", 1, POLICY_MAX_THREADS, "a thread count", 1, 1);
-	jsizes = need_array(rd, jo, "sizes_bytes", POLICY_MAX_SIZES, 1);
-	if (rd->failed)
+	jsizes = enter_array(rd, jo, "sizes_bytes", POLICY_MAX_SIZES, 1, &n, &sizes_mark);
+	if (!jsizes)
 		return;
-	n = json_object_array_length(jsizes);
-	sizes = calloc(n ? n : 1, sizeof(*sizes));
-	if (!sizes) {
-		fail(rd, "out of memory");
+	sizes = alloc_elems(rd, n, sizeof(*sizes), sizes_mark);
+	if (!sizes)
 		return;
-	}
 	for (size_t i = 0; i < n && !rd->failed; i++) {
-		size_t mark = push_key(rd, "sizes_bytes");
+		size_t m2 = push_index(rd, i);
 		int64_t x;
 
-		push_index(rd, i);
 		if (!int_value(rd, json_object_array_get_idx(jsizes, i), 1, POLICY_MAX_SIZE_BYTES,
 			       &x, "a positive integer"))
 			sizes[i] = (uint64_t)x;
 		if (!rd->failed && i && sizes[i] <= sizes[i - 1])
 			fail(rd, "sizes must be ascending and unique, %" PRIu64 " follows %" PRIu64,
 			     sizes[i], sizes[i - 1]);
-		pop(rd, mark);
+		pop(rd, m2);
 	}
+	pop(rd, sizes_mark);
 	op = rd->failed ? NULL : policy_target_add_op(t, name, pattern, (unsigned)threads, sizes, n);
 	free(sizes);
 	if (!op) {
@@ -1159,18 +1219,15 @@ static void read_op(struct rd *rd, struct json_object *jo, struct policy_target 
 
 static void read_cpus_used(struct rd *rd, struct json_object *jt, struct policy_target *t)
 {
-	struct json_object *arr = need_array(rd, jt, "cpus_used", POLICY_MAX_THREADS, 0);
 	size_t n, mark;
+	struct json_object *arr = enter_array(rd, jt, "cpus_used", POLICY_MAX_THREADS, 0, &n,
+					      &mark);
 
 	if (!arr)
 		return;
-	n = json_object_array_length(arr);
-	t->cpus_used = calloc(n ? n : 1, sizeof(*t->cpus_used));
-	if (!t->cpus_used) {
-		fail(rd, "out of memory");
+	t->cpus_used = alloc_elems(rd, n, sizeof(*t->cpus_used), mark);
+	if (!t->cpus_used)
 		return;
-	}
-	mark = push_key(rd, "cpus_used");
 	for (size_t i = 0; i < n && !rd->failed; i++) {
 		size_t m2 = push_index(rd, i);
 		int64_t x;
@@ -1251,15 +1308,11 @@ static void read_saturation_one(struct rd *rd, struct json_object *js,
 
 static void read_saturation(struct rd *rd, struct json_object *jt, struct policy_target *t)
 {
-	struct json_object *o;
 	size_t mark;
+	struct json_object *o = enter_object_member(rd, jt, "saturation", &mark);
 
-	if (rd->failed || !json_object_object_get_ex(jt, "saturation", NULL))
-		return;
-	o = need(rd, jt, "saturation", json_type_object, 0);
 	if (!o)
 		return;
-	mark = push_key(rd, "saturation");
 	json_object_object_foreach(o, key, val) {
 		int f = policy_family_of(key);
 		size_t m2 = push_key(rd, key);
@@ -1277,15 +1330,11 @@ static void read_saturation(struct rd *rd, struct json_object *jt, struct policy
 
 static void read_remote(struct rd *rd, struct json_object *jt, struct policy_remote *r)
 {
-	struct json_object *o, *cells;
 	size_t mark;
+	struct json_object *o = enter_object_member(rd, jt, "remote_penalty", &mark), *cells;
 
-	if (rd->failed || !json_object_object_get_ex(jt, "remote_penalty", NULL))
-		return;
-	o = need(rd, jt, "remote_penalty", json_type_object, 0);
 	if (!o)
 		return;
-	mark = push_key(rd, "remote_penalty");
 	r->from_node = (int)read_int(rd, o, "from_node", 0, POLICY_MAX_NODE, "a NUMA node", 1, -1);
 	r->distance = (int)read_int(rd, o, "distance", -1, 255, "a NUMA distance or -1", 0, -1);
 	r->ratio = read_double(rd, o, "ratio", 0, 1000, 1, 1);
@@ -1341,9 +1390,34 @@ static void read_placement(struct rd *rd, struct json_object *jt, struct policy_
 	read_remote(rd, jt, &t->remote_penalty);
 }
 
+static void read_dimms(struct rd *rd, struct json_object *jt, struct policy_target *t)
+{
+	size_t n, mark, m2;
+	struct json_object *arr = enter_array(rd, jt, "dimms", POLICY_MAX_DIMMS, 0, &n, &mark);
+
+	if (!arr)
+		return;
+	t->dimms = alloc_elems(rd, n, sizeof(*t->dimms), mark);
+	if (!t->dimms)
+		return;
+	t->ndimms = n;
+	for (size_t i = 0; i < n && !rd->failed; i++) {
+		struct json_object *jd = enter_object(rd, arr, i, &m2);
+
+		if (!jd)
+			break;
+		read_str(rd, jd, "name", t->dimms[i].name, POLICY_NAME_MAX, 0);
+		read_str(rd, jd, "vendor", t->dimms[i].vendor, POLICY_NAME_MAX, 0);
+		read_str(rd, jd, "device", t->dimms[i].device, POLICY_NAME_MAX, 0);
+		read_str(rd, jd, "firmware", t->dimms[i].firmware, POLICY_NAME_MAX, 0);
+		pop(rd, m2);
+	}
+	pop(rd, mark);
+}
+
 static void read_target(struct rd *rd, struct json_object *jt, struct policy *p)
 {
-	struct json_object *ops, *dimms;
+	struct json_object *ops;
 	struct policy_target *t;
 	char name[POLICY_NAME_MAX] = "";
 
@@ -1378,34 +1452,7 @@ static void read_target(struct rd *rd, struct json_object *jt, struct policy *p)
 	t->area_bytes = (uint64_t)read_int(rd, jt, "area_bytes", 0, POLICY_MAX_SIZE_BYTES,
 					   "a size in bytes", 0, 0);
 	t->ceiling_mib_s = read_double(rd, jt, "ceiling_mib_s", 0, POLICY_MAX_MIB_S, 1, 0);
-	dimms = need_array(rd, jt, "dimms", POLICY_MAX_DIMMS, 0);
-	if (dimms) {
-		size_t n = json_object_array_length(dimms), mark;
-
-		t->dimms = calloc(n ? n : 1, sizeof(*t->dimms));
-		if (!t->dimms) {
-			fail(rd, "out of memory");
-			return;
-		}
-		t->ndimms = n;
-		mark = push_key(rd, "dimms");
-		for (size_t i = 0; i < n && !rd->failed; i++) {
-			struct json_object *jd = json_object_array_get_idx(dimms, i);
-			size_t m2 = push_index(rd, i);
-
-			if (!json_object_is_type(jd, json_type_object)) {
-				fail(rd, "expected object, got %s", type_name(jd));
-			} else {
-				read_str(rd, jd, "name", t->dimms[i].name, POLICY_NAME_MAX, 0);
-				read_str(rd, jd, "vendor", t->dimms[i].vendor, POLICY_NAME_MAX, 0);
-				read_str(rd, jd, "device", t->dimms[i].device, POLICY_NAME_MAX, 0);
-				read_str(rd, jd, "firmware", t->dimms[i].firmware,
-					 POLICY_NAME_MAX, 0);
-			}
-			pop(rd, m2);
-		}
-		pop(rd, mark);
-	}
+	read_dimms(rd, jt, t);
 	ops = need_array(rd, jt, "ops", POLICY_MAX_OPS, 1);
 	if (!ops)
 		return;
@@ -1482,12 +1529,9 @@ static void read_exports(struct rd *rd, struct json_object *root, struct policy 
 	size_t mark;
 
 	/* a policy without exports is valid: no consumer gets a value */
-	if (!json_object_object_get_ex(root, "exports", NULL))
-		return;
-	jx = need(rd, root, "exports", json_type_object, 0);
+	jx = enter_object_member(rd, root, "exports", &mark);
 	if (!jx)
 		return;
-	mark = push_key(rd, "exports");
 	for (int c = 0; c < EXPORT_NCONSUMERS; c++) {
 		const struct export_consumer_info *ci = export_consumer(c);
 		struct policy_export *e = export_slot(&p->exports, c);

@@ -2,6 +2,7 @@
 /* The policy model: allocation and lookup. */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,12 +168,25 @@ struct policy_curve *policy_op_add_curve(struct policy_op *op, const char *strat
 	return c;
 }
 
+/*
+ * The element of the n at elems (size bytes each) whose name, the string
+ * at offset off in it, is name; NULL if none is.
+ */
+static void *find_named(const void *elems, size_t n, size_t size, size_t off, const char *name)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *e = (const char *)elems + i * size;
+
+		if (strcmp(e + off, name) == 0)
+			return (void *)e;
+	}
+	return NULL;
+}
+
 struct policy_curve *policy_op_find_curve(const struct policy_op *op, const char *strategy)
 {
-	for (size_t i = 0; i < op->ncurves; i++)
-		if (strcmp(op->curves[i].strategy, strategy) == 0)
-			return &op->curves[i];
-	return NULL;
+	return find_named(op->curves, op->ncurves, sizeof(*op->curves),
+			  offsetof(struct policy_curve, strategy), strategy);
 }
 
 int policy_op_size_index(const struct policy_op *op, uint64_t size_bytes)
@@ -290,10 +304,8 @@ struct policy_op *policy_find_op(const struct policy_target *t, const char *op,
 
 struct policy_target *policy_find_target(const struct policy *p, const char *name)
 {
-	for (size_t i = 0; i < p->ntargets; i++)
-		if (strcmp(p->targets[i].name, name) == 0)
-			return &p->targets[i];
-	return NULL;
+	return find_named(p->targets, p->ntargets, sizeof(*p->targets),
+			  offsetof(struct policy_target, name), name);
 }
 
 static const char *const family_names[POLICY_NR_FAMILIES] = {

@@ -47,6 +47,12 @@ void *policy_load_with(const char *path, unsigned flags, policy_parse_fn parse, 
 /* Write text atomically with mode 0644 and free it (NULL: -ENOMEM). */
 int policy_save_text(char *text, const char *path);
 
+/* A string member of a struct, by its offset, and the name it goes by outside. */
+struct named_member {
+	const char *name;
+	size_t off;
+};
+
 /* Free what op holds (not op itself). */
 void policy_op_release(struct policy_op *op);
 

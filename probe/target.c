@@ -13,6 +13,7 @@
 
 #include <daxctl/libdaxctl.h>
 
+#include "common/macros.h"
 #include "common/proc_kb.h"
 #include "target.h"
 #include "topology.h"
@@ -95,7 +96,8 @@ static void prefault(void *base, size_t len)
 		p[off] = 0;
 }
 
-static int open_dram(const struct target_opts *o, struct target *t, char *err, size_t errlen)
+static int open_dram(const char *spec __attribute__((unused)), const struct target_opts *o,
+		     struct target *t, char *err, size_t errlen)
 {
 	uint64_t want = o->area_bytes ? o->area_bytes : target_default_area(o->nthreads);
 	uint64_t avail = mem_available_bytes();
@@ -382,25 +384,43 @@ static int open_devdax(const char *path, const struct target_opts *o, struct tar
 	return 0;
 }
 
+/*
+ * The targets a spec names: "dram" as a whole, a file by "file:" and its
+ * path (the opener is given the path), a devdax node by its own path.
+ */
+static const struct {
+	const char *prefix;
+	bool whole;		/* the prefix is the whole spec */
+	size_t skip;		/* what of the spec the opener is not given */
+	int (*open)(const char *spec, const struct target_opts *o, struct target *t, char *err,
+		    size_t errlen);
+} target_specs[] = {
+	{ "dram", true, 0, open_dram },
+	{ "file:", false, 5, open_file },
+	{ "/dev/dax", false, 0, open_devdax },
+};
+
 int target_open(const char *spec, const struct target_opts *o, struct target *t, char *err,
 		size_t errlen)
 {
-	int rc;
+	int rc = -EINVAL;
+	size_t k;
 
 	memset(t, 0, sizeof(*t));
 	t->fd = -1;
 	t->node = -1;
 	t->target_node = -1;
-	if (strcmp(spec, "dram") == 0)
-		rc = open_dram(o, t, err, errlen);
-	else if (strncmp(spec, "file:", 5) == 0)
-		rc = open_file(spec + 5, o, t, err, errlen);
-	else if (strncmp(spec, "/dev/dax", 8) == 0)
-		rc = open_devdax(spec, o, t, err, errlen);
-	else {
-		snprintf(err, errlen, "unknown target '%s' (dram, file:PATH, /dev/daxX.Y)", spec);
-		rc = -EINVAL;
+	for (k = 0; k < ARRAY_SIZE(target_specs); k++) {
+		const char *prefix = target_specs[k].prefix;
+
+		if (target_specs[k].whole ? !strcmp(spec, prefix) :
+					    !strncmp(spec, prefix, strlen(prefix)))
+			break;
 	}
+	if (k < ARRAY_SIZE(target_specs))
+		rc = target_specs[k].open(spec + target_specs[k].skip, o, t, err, errlen);
+	else
+		snprintf(err, errlen, "unknown target '%s' (dram, file:PATH, /dev/daxX.Y)", spec);
 	if (rc)
 		target_close(t);
 	return rc;
