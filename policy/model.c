@@ -46,19 +46,21 @@ void policy_op_release(struct policy_op *op)
 	free(op->crossovers);
 }
 
+static void target_release(struct policy_target *tg)
+{
+	for (size_t o = 0; o < tg->nops; o++)
+		policy_op_release(&tg->ops[o]);
+	free(tg->ops);
+	free(tg->dimms);
+	free(tg->cpus_used);
+}
+
 void policy_free(struct policy *p)
 {
 	if (!p)
 		return;
-	for (size_t t = 0; t < p->ntargets; t++) {
-		struct policy_target *tg = &p->targets[t];
-
-		for (size_t o = 0; o < tg->nops; o++)
-			policy_op_release(&tg->ops[o]);
-		free(tg->ops);
-		free(tg->dimms);
-		free(tg->cpus_used);
-	}
+	for (size_t t = 0; t < p->ntargets; t++)
+		target_release(&p->targets[t]);
 	free(p->targets);
 	for (size_t i = 0; i < p->platform.cpu.nfeatures; i++)
 		free(p->platform.cpu.features[i]);
