@@ -350,6 +350,25 @@ static bool member_confirmed(const struct policy_op *op, int alt, int dflt, size
 }
 
 /*
+ * The member kept at a one-size departure i: alt where confirmed, else
+ * another member of f beating the default there by the margin on
+ * confirmed cells (the fresh look may have changed which challenger wins
+ * the most sizes); -1 if none.
+ */
+static int member_kept(const struct policy_op *op, enum strategy_family f, int alt, int dflt,
+		       double margin, size_t i)
+{
+	if (member_confirmed(op, alt, dflt, i))
+		return alt;
+	for (int c = 0; c < (int)op->ncurves; c++)
+		if (c != dflt && c != alt && !op->curves[c].reference_only &&
+		    strategy_family_of(op->curves[c].strategy) == f && cell_ok(op, c, i) &&
+		    compare(op, c, dflt, i, margin) > 0 && member_confirmed(op, c, dflt, i))
+			return c;
+	return -1;
+}
+
+/*
  * The member a family's sizes use: its default, except on runs of
  * consecutive grid sizes where one challenger (the member beating the
  * default at most sizes; the first name on a draw) wins by the margin,
@@ -405,16 +424,18 @@ static void choose_members(const struct policy_op *op, enum strategy_family f, d
 			bool keep = runn >= 2 && (double)op->sizes_bytes[last] /
 						 (double)op->sizes_bytes[run0] >=
 						 CROSSOVER_MEMBER_MIN_SPAN;
+			int who = alt;
 
 			if (runn == 1) {
-				cells[run0].challenger = alt;
-				keep = member_confirmed(op, alt, dflt, run0);
+				who = member_kept(op, f, alt, dflt, margin, run0);
+				keep = who >= 0;
+				cells[run0].challenger = keep ? who : alt;
 				cells[run0].member_confirmed = keep;
 				cells[run0].member_island = !keep;
 			}
 			for (size_t j = run0; keep && j <= last; j++)
 				if (cells[j].family == (int)f)
-					cells[j].winner = alt;
+					cells[j].winner = who;
 		}
 		run0 = SIZE_MAX;
 		runn = 0;

@@ -878,6 +878,26 @@ static void test_member_islands(void)
 	CHECK_INT(crossover_decide(op), 0);
 	CHECK_INT(op->nranges, 3);
 
+	/*
+	 * sse2 confirmed at 96 B, but avx2 now ahead there too (the fresh
+	 * look moved which challenger leads): the confirmed one is kept
+	 */
+	op = member_island_op(3000, 1);
+	{
+		double s2[NLINES];
+
+		for (size_t i = 0; i < NLINES; i++)
+			s2[i] = lines[i] == 96 ? 2900 : 2850;
+		set_curve(op, "movnt_sse2", s2, 30);
+		curve(op, "movnt_sse2")->cell_flags[1] |= POLICY_CELL_CONFIRMED;
+	}
+	CHECK_INT(crossover_cells(op, cells), 0);
+	CHECK(!cells[1].member_island && cells[1].member_confirmed);
+	CHECK_INT(cells[1].winner, curve_index(op, "movnt_sse2"));
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(op->nranges, 3);
+	check_range(op, 1, 96, 128, "movnt_sse2", false);
+
 	/* confirmed, but avx2 within the margin (2.5 %): no departure, no range */
 	op = member_island_op(2050, 3);
 	CHECK_INT(crossover_cells(op, cells), 0);
