@@ -594,14 +594,28 @@ static void recheck(struct sweep *sw, struct policy_op *op, bool random,
 		if (crossover_cells(op, cells))
 			continue;
 		if (rc[k].why == CROSSOVER_RECHECK_MEMBER) {
-			/* the same member ahead of the default by the margin, fresh */
-			if (cells[idx].family != rc[k].verdict ||
-			    crossover_pair_verdict(op, rc[k].curves[0], rc[k].curves[1], idx,
-						   crossover_margin(op)) != 0)
+			int dflt = rc[k].curves[1];
+			bool any = false;
+
+			if (cells[idx].family != rc[k].verdict)
 				continue;
-			for (unsigned j = 0; j < 2; j++)
-				op->curves[rc[k].curves[j]].cell_flags[idx] |=
-					POLICY_CELL_CONFIRMED;
+			/*
+			 * Each member ahead of the default by the margin, fresh:
+			 * two may lead by turns (avx2, sse2), the listed one
+			 * being only the op's leading challenger.
+			 */
+			for (size_t c = 0; c < op->ncurves; c++) {
+				if ((int)c == dflt || op->curves[c].reference_only ||
+				    (int)strategy_family_of(op->curves[c].strategy) !=
+				    rc[k].verdict ||
+				    crossover_pair_verdict(op, (int)c, dflt, idx,
+							   crossover_margin(op)) != 0)
+					continue;
+				op->curves[c].cell_flags[idx] |= POLICY_CELL_CONFIRMED;
+				any = true;
+			}
+			if (any)
+				op->curves[dflt].cell_flags[idx] |= POLICY_CELL_CONFIRMED;
 			continue;
 		}
 		if (cells[idx].verdict != rc[k].verdict)
