@@ -239,13 +239,15 @@ int crossover_smooth_confirmed(int *v, const bool *grid, size_t n, int prior, bo
 		free(kept);
 		return -ENOMEM;
 	}
+	/* every size's, not only the separated ones': callers read all n */
+	for (size_t i = 0; i < n; i++)
+		island[i] = false;
 	ns = separated(v, grid, n, sep);
 	for (size_t k = 0; k < ns; k++) {
 		size_t i = sep[k];
 		int l = k > 0 ? v[sep[k - 1]] : VERDICT_NONE;
 		int r = k + 1 < ns ? v[sep[k + 1]] : VERDICT_NONE;
 
-		island[i] = false;
 		if (l == v[i] || r == v[i])
 			continue;
 		if ((l != VERDICT_NONE && l == r) ||
