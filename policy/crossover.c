@@ -239,13 +239,15 @@ int crossover_smooth_confirmed(int *v, const bool *grid, size_t n, int prior, bo
 		free(kept);
 		return -ENOMEM;
 	}
+	/* every size's, not only the separated ones': callers read all n */
+	for (size_t i = 0; i < n; i++)
+		island[i] = false;
 	ns = separated(v, grid, n, sep);
 	for (size_t k = 0; k < ns; k++) {
 		size_t i = sep[k];
 		int l = k > 0 ? v[sep[k - 1]] : VERDICT_NONE;
 		int r = k + 1 < ns ? v[sep[k + 1]] : VERDICT_NONE;
 
-		island[i] = false;
 		if (l == v[i] || r == v[i])
 			continue;
 		if ((l != VERDICT_NONE && l == r) ||
@@ -341,11 +343,40 @@ static bool confirmed_at(const struct policy_op *op, const struct crossover_cell
 	return true;
 }
 
+/* The challenger's and the default's cells at i were measured again fresh and repeated the win. */
+static bool member_confirmed(const struct policy_op *op, int alt, int dflt, size_t i)
+{
+	const uint8_t *a = op->curves[alt].cell_flags, *d = op->curves[dflt].cell_flags;
+
+	return a && d && (a[i] & POLICY_CELL_CONFIRMED) && (d[i] & POLICY_CELL_CONFIRMED);
+}
+
+/*
+ * The member kept at a one-size departure i: alt where confirmed, else
+ * another member of f beating the default there by the margin on
+ * confirmed cells (the fresh look may have changed which challenger wins
+ * the most sizes); -1 if none.
+ */
+static int member_kept(const struct policy_op *op, enum strategy_family f, int alt, int dflt,
+		       double margin, size_t i)
+{
+	if (member_confirmed(op, alt, dflt, i))
+		return alt;
+	for (int c = 0; c < (int)op->ncurves; c++)
+		if (c != dflt && c != alt && !op->curves[c].reference_only &&
+		    strategy_family_of(op->curves[c].strategy) == f && cell_ok(op, c, i) &&
+		    compare(op, c, dflt, i, margin) > 0 && member_confirmed(op, c, dflt, i))
+			return c;
+	return -1;
+}
+
 /*
  * The member a family's sizes use: its default, except on runs of
  * consecutive grid sizes where one challenger (the member beating the
  * default at most sizes; the first name on a draw) wins by the margin,
- * with two sizes at least spanning CROSSOVER_MEMBER_MIN_SPAN.
+ * with two sizes at least spanning CROSSOVER_MEMBER_MIN_SPAN.  A run of
+ * one grid size is a member island: kept only where a fresh measurement
+ * repeated the win (member_confirmed()), as a family island is.
  */
 static void choose_members(const struct policy_op *op, enum strategy_family f, double margin,
 			   struct crossover_cell *cells)
@@ -391,12 +422,23 @@ static void choose_members(const struct policy_op *op, enum strategy_family f, d
 			last = i;
 			continue;
 		}
-		if (run0 != SIZE_MAX && runn >= 2 &&
-		    (double)op->sizes_bytes[last] / (double)op->sizes_bytes[run0] >=
-		    CROSSOVER_MEMBER_MIN_SPAN)
-			for (size_t j = run0; j <= last; j++)
+		if (run0 != SIZE_MAX) {
+			bool keep = runn >= 2 && (double)op->sizes_bytes[last] /
+						 (double)op->sizes_bytes[run0] >=
+						 CROSSOVER_MEMBER_MIN_SPAN;
+			int who = alt;
+
+			if (runn == 1) {
+				who = member_kept(op, f, alt, dflt, margin, run0);
+				keep = who >= 0;
+				cells[run0].challenger = keep ? who : alt;
+				cells[run0].member_confirmed = keep;
+				cells[run0].member_island = !keep;
+			}
+			for (size_t j = run0; keep && j <= last; j++)
 				if (cells[j].family == (int)f)
-					cells[j].winner = alt;
+					cells[j].winner = who;
+		}
 		run0 = SIZE_MAX;
 		runn = 0;
 	}
@@ -449,7 +491,7 @@ int crossover_cells(const struct policy_op *op, struct crossover_cell *cells)
 		struct crossover_cell *x = &cells[i];
 
 		memset(x, 0, sizeof(*x));
-		x->winner = x->runner_up = x->family = -1;
+		x->winner = x->runner_up = x->family = x->challenger = -1;
 		x->rep[0] = family_rep(op, FAMILY_STREAMING, i);
 		x->rep[1] = family_rep(op, FAMILY_CACHED_FLUSH, i);
 		if (x->rep[0] >= 0 && x->rep[1] >= 0) {
@@ -515,6 +557,20 @@ size_t crossover_rechecks(const struct policy_op *op, const struct crossover_cel
 		const struct crossover_cell *x = &cells[i];
 		bool left = false, right = false;
 
+		if (!x->island && !x->confirmed && x->member_island) {
+			/*
+			 * The family stands here (a kept family island's cells are
+			 * fresh already): whether the member's win repeats is open.
+			 */
+			out[n].index = i;
+			out[n].why = CROSSOVER_RECHECK_MEMBER;
+			out[n].verdict = x->family;
+			out[n].curves[0] = x->challenger;
+			out[n].curves[1] = x->winner;
+			out[n].ncurves = 2;
+			n++;
+			continue;
+		}
 		if (!x->island)
 			continue;
 		for (size_t j = 0; j < op->nsizes; j++) {

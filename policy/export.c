@@ -613,6 +613,176 @@ static const char *family_default(const struct policy_op *const *ops, size_t nop
 	return NULL;
 }
 
+/*
+ * A libpmem feature setting: the member PMDK then runs at every size on
+ * one side of its threshold, and the switches that select it against the
+ * family's default (PMDK falls back one step per switch).
+ */
+struct member_setting {
+	const char *member;
+	enum export_key_id keys[2];
+	const char *values[2];
+	unsigned nkeys;
+};
+
+#define MEMBER_SETTINGS_MAX 4
+
+/* The settings of a family whose default member is dflt, dflt's (no switch) first. */
+static size_t member_settings(enum strategy_family f, const char *dflt,
+			      struct member_setting *out)
+{
+	size_t n = 0;
+
+	out[n++] = (struct member_setting){ .member = dflt };
+	if (f == FAMILY_STREAMING) {
+		bool avx512 = !strcmp(dflt, "movnt_avx512");
+
+		if (avx512)
+			out[n++] = (struct member_setting){ "movnt_avx2", { EXPORT_PMEM_AVX512F },
+							    { "0" }, 1 };
+		if (avx512)
+			out[n++] = (struct member_setting){ "movnt_sse2",
+				{ EXPORT_PMEM_AVX512F, EXPORT_PMEM_AVX }, { "0", "0" }, 2 };
+		else if (!strcmp(dflt, "movnt_avx2"))
+			out[n++] = (struct member_setting){ "movnt_sse2", { EXPORT_PMEM_AVX },
+							    { "0" }, 1 };
+		if (strcmp(dflt, "movdir64b"))
+			out[n++] = (struct member_setting){ "movdir64b", { EXPORT_PMEM_MOVDIR64B },
+							    { "1" }, 1 };
+	} else if (!strcmp(dflt, "clwb")) {
+		out[n++] = (struct member_setting){ "clflushopt", { EXPORT_PMEM_NO_CLWB }, { "1" },
+						    1 };
+		out[n++] = (struct member_setting){ "clflush",
+			{ EXPORT_PMEM_NO_CLWB, EXPORT_PMEM_NO_CLFLUSHOPT }, { "1", "1" }, 2 };
+	} else if (!strcmp(dflt, "clflushopt")) {
+		out[n++] = (struct member_setting){ "clflush", { EXPORT_PMEM_NO_CLFLUSHOPT },
+						    { "1" }, 1 };
+	}
+	return n;
+}
+
+/* Does the baseline's export carry every switch of setting s? */
+static bool baseline_has(const struct policy_export *b, const struct member_setting *s)
+{
+	unsigned hit = 0;
+
+	for (unsigned k = 0; k < s->nkeys; k++)
+		for (size_t i = 0; b && i < b->nkv; i++)
+			hit += !strcmp(b->kv[i].key, export_keys[s->keys[k]].key) &&
+			       !strcmp(b->kv[i].value, s->values[k]);
+	return hit == s->nkeys;
+}
+
+/*
+ * The regret of running each setting's member at every size of ops on
+ * the threshold's side (1: below thr, cached; 0: at and above it,
+ * streaming), over the sizes where every setting's member is measured, as
+ * export_rule_regret() weighs them; the mean over the ops, NAN where no op
+ * has such a size.
+ */
+static void member_regrets(const struct policy_op *const *ops, size_t nops,
+			   const struct member_setting *s, size_t ns, int side, uint64_t thr,
+			   const struct export_weights *w, double *out)
+{
+	double sum[MEMBER_SETTINGS_MAX] = { 0 };
+	size_t nop = 0;
+
+	for (size_t o = 0; o < nops; o++) {
+		const struct policy_op *op = ops[o];
+		const struct policy_curve *cv[MEMBER_SETTINGS_MAX];
+		double acc[MEMBER_SETTINGS_MAX] = { 0 }, wsum = 0;
+		size_t k;
+
+		for (k = 0; k < ns && (cv[k] = policy_op_find_curve(op, s[k].member)); k++)
+			;
+		if (k < ns)
+			continue;
+		for (size_t i = 0; i < op->nsizes; i++) {
+			double best = 0, v[MEMBER_SETTINGS_MAX], wi;
+			bool all = true;
+
+			if ((op->sizes_bytes[i] < thr) != (side == 1))
+				continue;
+			for (k = 0; k < ns; k++) {
+				v[k] = cell(cv[k], i);
+				all &= !isnan(v[k]);
+			}
+			for (size_t c = 0; all && c < op->ncurves; c++) {
+				double x = cell(&op->curves[c], i);
+
+				if (!op->curves[c].reference_only && !isnan(x) && x > best)
+					best = x;
+			}
+			if (!all || best <= 0)
+				continue;
+			wi = size_weight(op, i, w);
+			for (k = 0; k < ns; k++)
+				acc[k] += wi * (1.0 - v[k] / best);
+			wsum += wi;
+		}
+		if (wsum <= 0)
+			continue;
+		for (k = 0; k < ns; k++)
+			sum[k] += acc[k] / wsum;
+		nop++;
+	}
+	for (size_t k = 0; k < ns; k++)
+		out[k] = nop ? sum[k] / (double)nop : NAN;
+}
+
+/*
+ * A feature switch acts at every size on its side of the threshold, so
+ * a member that wins a range somewhere is not reason enough: the setting
+ * of least regret over that side (among the default's and those of
+ * members some range uses) is written only when it beats the baseline's
+ * setting, then the default, by more than r_margin in regret.  A
+ * one-size member island keeps its range and moves no switch.
+ */
+static void export_member(struct policy_export *e, const struct policy_op *const *ops,
+			  size_t nops, enum strategy_family f, uint64_t thr, double r_margin,
+			  const struct export_weights *w, const struct policy *bp)
+{
+	const struct policy_export *base = bp && bp->exports.libpmem.present ?
+					   &bp->exports.libpmem : NULL;
+	struct member_setting s[MEMBER_SETTINGS_MAX];
+	double r[MEMBER_SETTINGS_MAX];
+	const char *dflt = family_default(ops, nops, f);
+	size_t ns, pick = 0, bk = 0;
+	long long best = LLONG_MAX;
+
+	if (!dflt)
+		return;
+	ns = member_settings(f, dflt, s);
+	/* a member no range uses is no candidate, unless the baseline runs it */
+	for (size_t k = 1; k < ns;) {
+		if (!uses_member(ops, nops, s[k].member) && !baseline_has(base, &s[k]))
+			s[k] = s[--ns];
+		else
+			k++;
+	}
+	member_regrets(ops, nops, s, ns, f == FAMILY_CACHED_FLUSH, thr, w, r);
+	for (size_t k = 0; k < ns; k++) {
+		long long rk = isnan(r[k]) ? LLONG_MAX : llround(r[k] * 1e9);
+
+		if (rk < best) {
+			best = rk;
+			pick = k;
+		}
+		/* the baseline's: the setting whose switches it carries, the most of them */
+		if (k && baseline_has(base, &s[k]) && s[k].nkeys > s[bk].nkeys)
+			bk = k;
+	}
+	if (best == LLONG_MAX)
+		return;
+	/* the baseline's setting first, then the default, each kept unless beaten */
+	if (r[bk] - r[pick] <= r_margin)
+		pick = bk;
+	else if (r[0] - r[pick] <= r_margin)
+		pick = 0;
+	for (unsigned k = 0; k < s[pick].nkeys; k++)
+		kv_set(e, s[pick].keys[k], "%s", s[pick].values[k]);
+}
+
 static int export_libpmem(struct policy *p, const struct policy_target *t,
 			  const struct export_weights *w, const struct policy *base)
 {
@@ -622,7 +792,6 @@ static int export_libpmem(struct policy *p, const struct policy_target *t,
 	struct side_view views[64] = { { 0 } };
 	uint64_t thr, bthr, *bp = NULL;
 	enum threshold_source src;
-	const char *ds = NULL, *dc = NULL;
 	double r;
 	int rc = 0;
 
@@ -647,23 +816,9 @@ static int export_libpmem(struct policy *p, const struct policy_target *t,
 		kv_set(e, EXPORT_PMEM_NO_MOVNT, "1");
 	else
 		kv_set(e, EXPORT_PMEM_MOVNT_THRESHOLD, "%" PRIu64, thr);
-	/*
-	 * Feature switches only where a member other than the ranked default
-	 * was decided: identical curves within noise give identical exports.
-	 */
-	ds = family_default(ops, nops, FAMILY_STREAMING);
-	dc = family_default(ops, nops, FAMILY_CACHED_FLUSH);
-	if (dc && !strcmp(dc, "clwb") &&
-	    (uses_member(ops, nops, "clflushopt") || uses_member(ops, nops, "clflush")))
-		kv_set(e, EXPORT_PMEM_NO_CLWB, "1");
-	if (ds && !strcmp(ds, "movnt_avx512") &&
-	    (uses_member(ops, nops, "movnt_avx2") || uses_member(ops, nops, "movnt_sse2")))
-		kv_set(e, EXPORT_PMEM_AVX512F, "0");
-	if (ds && strcmp(ds, "movnt_sse2") && uses_member(ops, nops, "movnt_sse2") &&
-	    !uses_member(ops, nops, "movnt_avx2"))
-		kv_set(e, EXPORT_PMEM_AVX, "0");
-	if (uses_member(ops, nops, "movdir64b") && (!ds || strcmp(ds, "movdir64b")))
-		kv_set(e, EXPORT_PMEM_MOVDIR64B, "1");
+	/* PMDK's flush below thr, its streaming member at and above it */
+	export_member(e, ops, nops, FAMILY_CACHED_FLUSH, thr, views_margin(views, nv), w, base);
+	export_member(e, ops, nops, FAMILY_STREAMING, thr, views_margin(views, nv), w, base);
 out:
 	views_free(views, nv);
 	return rc;

@@ -208,6 +208,54 @@ static void test_compute(void)
 	policy_free(p);
 }
 
+/*
+ * clwb, movnt_avx512 and movnt_avx2 (avx2 at a2 times avx512's, but a2_512
+ * at 512 B, confirmed there), decided and exported.
+ */
+static struct policy *member_policy(double a2, double a2_512)
+{
+	const double fl[N] = { 900, 900, 900, 900, 900, 900, 900, 900 };
+	const double a512[N] = { 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000 };
+	double v[N];
+	struct policy *p = two_curve_policy("clwb", fl, "movnt_avx512", a512);
+	struct policy_op *op = &p->targets[0].ops[0];
+
+	for (size_t i = 0; i < N; i++)
+		v[i] = a512[i] * (sizes[i] == 512 ? a2_512 : a2);
+	set_curve(op, "movnt_avx2", v);
+	policy_op_find_curve(op, "movnt_avx2")->cell_flags[3] |= POLICY_CELL_CONFIRMED;
+	policy_op_find_curve(op, "movnt_avx512")->cell_flags[3] |= POLICY_CELL_CONFIRMED;
+	crossover_decide(op);
+	CHECK_INT(export_compute(p, NULL), 0);
+	return p;
+}
+
+/* A feature switch acts at every streaming size: it is set by regret, not by a range. */
+static void test_feature_switches(void)
+{
+	/* avx2 1.5x at 512 B only, confirmed: its own range, yet no switch */
+	struct policy *p = member_policy(0.98, 1.5);
+	const struct policy_op *op = &p->targets[0].ops[0];
+	bool avx2 = false;
+
+	for (size_t r = 0; r < op->nranges; r++)
+		avx2 |= !strcmp(op->ranges[r].strategy, "movnt_avx2");
+	CHECK_MSG(avx2, "the confirmed island holds no range (%zu ranges)", op->nranges);
+	CHECK(p->exports.libpmem.present);
+	CHECK(kv(&p->exports.libpmem, "PMEM_AVX512F") == NULL);
+	CHECK(kv(&p->exports.libpmem, "PMEM_AVX") == NULL);
+	policy_free(p);
+
+	/* avx2 1.3x at every size, well above the margin: PMDK is told */
+	p = member_policy(1.3, 1.3);
+	op = &p->targets[0].ops[0];
+	CHECK_INT(op->nranges, 1);
+	CHECK_STR(op->ranges[0].strategy, "movnt_avx2");
+	CHECK_STR(kv(&p->exports.libpmem, "PMEM_AVX512F") ?: "(none)", "0");
+	CHECK(kv(&p->exports.libpmem, "PMEM_AVX") == NULL);
+	policy_free(p);
+}
+
 /* Against a baseline: its values kept say so; a moved one says "changed". */
 static void test_provenance(void)
 {
@@ -301,6 +349,7 @@ int main(void)
 	test_tolerance();
 	test_weights();
 	test_compute();
+	test_feature_switches();
 	test_provenance();
 	test_glibc_movsb_min();
 	test_kernel_rule();
