@@ -352,22 +352,31 @@ static bool member_confirmed(const struct policy_op *op, int alt, int dflt, size
 }
 
 /*
- * The member kept at a one-size departure i: alt where confirmed, else
- * another member of f beating the default there by the margin on
- * confirmed cells (the fresh look may have changed which challenger wins
- * the most sizes); -1 if none.
+ * The member kept at a one-size departure i: of the members of f that
+ * beat the default there by twice the margin on confirmed cells, the
+ * first in the family's fixed rank, not the best measured: at such a size
+ * (96 B on AMD family 26) the narrower members tie with each other, and
+ * picking the best of them would change the range from probe to probe.
+ * -1 if none.
  */
-static int member_kept(const struct policy_op *op, enum strategy_family f, int alt, int dflt,
+static int member_kept(const struct policy_op *op, enum strategy_family f, int dflt,
 		       double margin, size_t i)
 {
-	if (member_confirmed(op, alt, dflt, i))
-		return alt;
-	for (int c = 0; c < (int)op->ncurves; c++)
-		if (c != dflt && c != alt && !op->curves[c].reference_only &&
-		    strategy_family_of(op->curves[c].strategy) == f && cell_ok(op, c, i) &&
-		    compare(op, c, dflt, i, margin) > 0 && member_confirmed(op, c, dflt, i))
-			return c;
-	return -1;
+	int best = -1, rank = 0;
+
+	for (int c = 0; c < (int)op->ncurves; c++) {
+		int r = strategy_default_rank(f, op->curves[c].strategy);
+
+		if (c == dflt || r < 0 || op->curves[c].reference_only || !cell_ok(op, c, i) ||
+		    !member_confirmed(op, c, dflt, i) ||
+		    compare(op, c, dflt, i, 2 * margin) <= 0)
+			continue;
+		if (best < 0 || r < rank) {
+			best = c;
+			rank = r;
+		}
+	}
+	return best;
 }
 
 /*
@@ -376,7 +385,7 @@ static int member_kept(const struct policy_op *op, enum strategy_family f, int a
  * default at most sizes; the first name on a draw) wins by the margin,
  * with two sizes at least spanning CROSSOVER_MEMBER_MIN_SPAN.  A run of
  * one grid size is a member island: kept only where a fresh measurement
- * repeated the win (member_confirmed()), as a family island is.
+ * repeated a win by twice the margin (member_kept()).
  */
 static void choose_members(const struct policy_op *op, enum strategy_family f, double margin,
 			   struct crossover_cell *cells)
@@ -429,7 +438,7 @@ static void choose_members(const struct policy_op *op, enum strategy_family f, d
 			int who = alt;
 
 			if (runn == 1) {
-				who = member_kept(op, f, alt, dflt, margin, run0);
+				who = member_kept(op, f, dflt, margin, run0);
 				keep = who >= 0;
 				cells[run0].challenger = keep ? who : alt;
 				cells[run0].member_confirmed = keep;
@@ -709,7 +718,7 @@ static bool fresh(const struct policy_op *op, int c, size_t i)
  * together): what is left is too thin to decide anything, and deciding
  * from it would flicker from probe to probe.
  */
-static bool mostly_unmeasurable(const struct policy_op *op)
+bool crossover_op_thin(const struct policy_op *op)
 {
 	size_t bad = 0, all = 0;
 
@@ -820,7 +829,7 @@ static int decide(struct policy_op *op, const struct policy_op *base)
 		return -EINVAL;
 	mark_suspects(op);
 	margin = op->margin = crossover_margin(op);
-	thin = mostly_unmeasurable(op);
+	thin = crossover_op_thin(op);
 	ret = decision_alloc(&d, op->nsizes);
 	cells = d.cells;
 	win = d.win;
@@ -892,7 +901,7 @@ size_t crossover_baseline_losses(const struct policy_op *op, const struct policy
 	size_t n = 0;
 
 	if (!op || !baseline || !baseline->nranges || !out || !op->nsizes ||
-	    mostly_unmeasurable(op))
+	    crossover_op_thin(op))
 		return 0;
 	if (!decision_alloc(&d, op->nsizes) && !crossover_cells(op, d.cells)) {
 		cells = d.cells;

@@ -113,6 +113,13 @@ int crossover_family_default(const struct policy_op *op, int family);
 /* Per-size decisions; cells[op->nsizes].  Returns 0, or -EINVAL / -ENOMEM. */
 int crossover_cells(const struct policy_op *op, struct crossover_cell *cells);
 
+/*
+ * Most of op's cells were flagged unmeasurable (threads that never ran
+ * together): the op decides nothing from what is left, so no ranges is
+ * its valid decision (against a baseline, the baseline's ranges).
+ */
+bool crossover_op_thin(const struct policy_op *op);
+
 /* Why a size must be measured again before its decision is believed. */
 enum crossover_recheck_why {
 	CROSSOVER_RECHECK_ISLAND,	/* one size between two of another winner */

@@ -1019,7 +1019,7 @@ static void check_undecided(struct rd *rd, const struct policy_op *op, size_t ma
 
 	if (!cells)
 		return;
-	if (!crossover_cells(op, cells)) {
+	if (!crossover_op_thin(op) && !crossover_cells(op, cells)) {
 		for (i = 0; i < op->nsizes && cells[i].winner < 0; i++)
 			;
 		if (i < op->nsizes)

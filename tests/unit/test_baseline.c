@@ -6,7 +6,10 @@
  * and an op whose cells are mostly unmeasurable decides nothing.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "crossover.h"
@@ -198,6 +201,33 @@ static void test_unmeasurable_op(void)
 	/* 6 of 11 sizes unmeasurable: nothing decided, nothing to measure again */
 	CHECK_INT(crossover_decide(op), 0);
 	CHECK_INT(op->nranges, 0);
+	/* ... and the loader takes that "ranges": [] as the decision it is */
+	{
+		char err[256] = "", *text;
+
+		snprintf(p->generator.name, sizeof(p->generator.name), "pmem-tune");
+		snprintf(p->generator.version, sizeof(p->generator.version), "0.1.0");
+		snprintf(p->generator.created, sizeof(p->generator.created),
+			 "2026-11-30T20:00:00Z");
+		snprintf(p->generator.mode, sizeof(p->generator.mode), "standard");
+		snprintf(p->platform.fingerprint, sizeof(p->platform.fingerprint), "sha256:%064d",
+			 7);
+		snprintf(p->platform.cpu.vendor, sizeof(p->platform.cpu.vendor), "AuthenticAMD");
+		snprintf(p->platform.kernel, sizeof(p->platform.kernel), "6.1.0");
+		for (size_t t = 0; t < p->ntargets; t++) {
+			snprintf(p->targets[t].kind, sizeof(p->targets[t].kind), "dram");
+			snprintf(p->targets[t].device, sizeof(p->targets[t].device), "dram");
+			snprintf(p->targets[t].mapping, sizeof(p->targets[t].mapping), "anonymous");
+			snprintf(p->targets[t].persistence_domain,
+				 sizeof(p->targets[t].persistence_domain), "unknown");
+		}
+		text = policy_to_string(p);
+		struct policy *q = text ? policy_parse(text, strlen(text), err, sizeof(err)) : NULL;
+
+		CHECK_MSG(q, "a thin op's empty ranges refused: %s", err);
+		policy_free(q);
+		free(text);
+	}
 	CHECK_INT(crossover_baseline_losses(op, base, loss, NGRID), 0);
 	CHECK_INT(crossover_decide_with_baseline(op, base), 0);
 	CHECK_INT(op->nranges, 2);
