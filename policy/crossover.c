@@ -343,49 +343,11 @@ static bool confirmed_at(const struct policy_op *op, const struct crossover_cell
 	return true;
 }
 
-/* The challenger's and the default's cells at i were measured again fresh and repeated the win. */
-static bool member_confirmed(const struct policy_op *op, int alt, int dflt, size_t i)
-{
-	const uint8_t *a = op->curves[alt].cell_flags, *d = op->curves[dflt].cell_flags;
-
-	return a && d && (a[i] & POLICY_CELL_CONFIRMED) && (d[i] & POLICY_CELL_CONFIRMED);
-}
-
-/*
- * The member kept at a one-size departure i: of the members of f that
- * beat the default there by twice the margin on confirmed cells, the
- * first in the family's fixed rank, not the best measured: at such a size
- * (96 B on AMD family 26) the narrower members tie with each other, and
- * picking the best of them would change the range from probe to probe.
- * -1 if none.
- */
-static int member_kept(const struct policy_op *op, enum strategy_family f, int dflt,
-		       double margin, size_t i)
-{
-	int best = -1, rank = 0;
-
-	for (int c = 0; c < (int)op->ncurves; c++) {
-		int r = strategy_default_rank(f, op->curves[c].strategy);
-
-		if (c == dflt || r < 0 || op->curves[c].reference_only || !cell_ok(op, c, i) ||
-		    !member_confirmed(op, c, dflt, i) ||
-		    compare(op, c, dflt, i, 2 * margin) <= 0)
-			continue;
-		if (best < 0 || r < rank) {
-			best = c;
-			rank = r;
-		}
-	}
-	return best;
-}
-
 /*
  * The member a family's sizes use: its default, except on runs of
  * consecutive grid sizes where one challenger (the member beating the
  * default at most sizes; the first name on a draw) wins by the margin,
- * with two sizes at least spanning CROSSOVER_MEMBER_MIN_SPAN.  A run of
- * one grid size is a member island: kept only where a fresh measurement
- * repeated a win by twice the margin (member_kept()).
+ * with two sizes at least spanning CROSSOVER_MEMBER_MIN_SPAN.
  */
 static void choose_members(const struct policy_op *op, enum strategy_family f, double margin,
 			   struct crossover_cell *cells)
@@ -431,23 +393,12 @@ static void choose_members(const struct policy_op *op, enum strategy_family f, d
 			last = i;
 			continue;
 		}
-		if (run0 != SIZE_MAX) {
-			bool keep = runn >= 2 && (double)op->sizes_bytes[last] /
-						 (double)op->sizes_bytes[run0] >=
-						 CROSSOVER_MEMBER_MIN_SPAN;
-			int who = alt;
-
-			if (runn == 1) {
-				who = member_kept(op, f, dflt, margin, run0);
-				keep = who >= 0;
-				cells[run0].challenger = keep ? who : alt;
-				cells[run0].member_confirmed = keep;
-				cells[run0].member_island = !keep;
-			}
-			for (size_t j = run0; keep && j <= last; j++)
+		if (run0 != SIZE_MAX && runn >= 2 &&
+		    (double)op->sizes_bytes[last] / (double)op->sizes_bytes[run0] >=
+		    CROSSOVER_MEMBER_MIN_SPAN)
+			for (size_t j = run0; j <= last; j++)
 				if (cells[j].family == (int)f)
-					cells[j].winner = who;
-		}
+					cells[j].winner = alt;
 		run0 = SIZE_MAX;
 		runn = 0;
 	}
@@ -500,7 +451,7 @@ int crossover_cells(const struct policy_op *op, struct crossover_cell *cells)
 		struct crossover_cell *x = &cells[i];
 
 		memset(x, 0, sizeof(*x));
-		x->winner = x->runner_up = x->family = x->challenger = -1;
+		x->winner = x->runner_up = x->family = -1;
 		x->rep[0] = family_rep(op, FAMILY_STREAMING, i);
 		x->rep[1] = family_rep(op, FAMILY_CACHED_FLUSH, i);
 		if (x->rep[0] >= 0 && x->rep[1] >= 0) {
@@ -566,20 +517,6 @@ size_t crossover_rechecks(const struct policy_op *op, const struct crossover_cel
 		const struct crossover_cell *x = &cells[i];
 		bool left = false, right = false;
 
-		if (!x->island && !x->confirmed && x->member_island) {
-			/*
-			 * The family stands here (a kept family island's cells are
-			 * fresh already): whether the member's win repeats is open.
-			 */
-			out[n].index = i;
-			out[n].why = CROSSOVER_RECHECK_MEMBER;
-			out[n].verdict = x->family;
-			out[n].curves[0] = x->challenger;
-			out[n].curves[1] = x->winner;
-			out[n].ncurves = 2;
-			n++;
-			continue;
-		}
 		if (!x->island)
 			continue;
 		for (size_t j = 0; j < op->nsizes; j++) {

@@ -14,8 +14,7 @@
  * family, or from the prior at an edge, is an island: dropped unless
  * confirmed by a fresh measurement.  Within a family the default member
  * (strategy_default_rank()) holds unless another beats it by the margin
- * on consecutive sizes spanning CROSSOVER_MEMBER_MIN_SPAN, or at one
- * size where a fresh measurement repeated the win (a member island).
+ * on consecutive sizes spanning CROSSOVER_MEMBER_MIN_SPAN.
  *
  * Cells that cannot be right (curve->suspect, or below
  * CROSSOVER_IMPLAUSIBLE_RATIO of both neighbours on their own curve) and
@@ -64,14 +63,6 @@ struct crossover_cell {
 	int rep[2];		/* representative curve per family, -1 if none */
 	bool island;		/* a dropped one-size departure */
 	bool confirmed;		/* a one-size departure kept: a fresh measurement repeated it */
-	/*
-	 * A one-size member departure: the member beating the family's
-	 * default here by the margin (-1 none); member_island while it is
-	 * dropped, member_confirmed once kept.
-	 */
-	int challenger;
-	bool member_island;
-	bool member_confirmed;
 	bool grid;		/* every curve measured here (not a bisection point) */
 };
 
@@ -124,7 +115,6 @@ bool crossover_op_thin(const struct policy_op *op);
 enum crossover_recheck_why {
 	CROSSOVER_RECHECK_ISLAND,	/* one size between two of another winner */
 	CROSSOVER_RECHECK_EDGE,		/* one size at the grid's edge, the next differ */
-	CROSSOVER_RECHECK_MEMBER,	/* one size where a member beats its family's default */
 };
 
 #define CROSSOVER_RECHECK_MAX_CURVES 2
@@ -133,8 +123,7 @@ enum crossover_recheck_why {
 struct crossover_recheck {
 	size_t index;		/* into op->sizes_bytes */
 	enum crossover_recheck_why why;
-	/* the separated verdict claimed (enum crossover_verdict); MEMBER: the family */
-	int verdict;
+	int verdict;		/* the separated verdict claimed (enum crossover_verdict) */
 	int curves[CROSSOVER_RECHECK_MAX_CURVES];	/* curve indexes */
 	unsigned ncurves;
 };
@@ -146,14 +135,8 @@ struct crossover_recheck {
  * dropped; the probe may measure the size again, fresh (at least the two
  * families' representatives, curves[0]: the island's, curves[1]: the
  * other), and flag the fresh cells POLICY_CELL_CONFIRMED where they give
- * the same verdict: crossover_cells() then keeps the island.
- * Member islands (MEMBER: one grid size where a member beats its
- * family's default by the margin, at a size that is no family island)
- * name curves[0] the challenger and curves[1] the default; where the
- * fresh cells show the same challenger winning by the margin again
- * (crossover_pair_verdict() 0), the probe flags those two cells
- * POLICY_CELL_CONFIRMED and the member range is kept.  Lists up to max,
- * in size order, one entry per size at most; returns the count.
+ * the same verdict: crossover_cells() then keeps the island.  Lists up
+ * to max, in size order; returns the count.
  */
 size_t crossover_rechecks(const struct policy_op *op, const struct crossover_cell *cells,
 			  struct crossover_recheck *out, size_t max);

@@ -563,9 +563,7 @@ static bool cell_measured(const struct policy_curve *cv, size_t i)
  * there, which an old cell could otherwise become.  Where the fresh
  * cells give the verdict the island claimed, separated by the margin,
  * the effect has repeated: they are flagged POLICY_CELL_CONFIRMED and
- * the decision keeps the island.  A member island confirms only its two
- * curves, the challenger and the default: the family verdict at the size
- * was not in question.
+ * the decision keeps the island.
  */
 static void recheck(struct sweep *sw, struct policy_op *op, bool random,
 		    struct contender *all, unsigned nall)
@@ -591,34 +589,7 @@ static void recheck(struct sweep *sw, struct policy_op *op, bool random,
 			continue;
 		progress(sw, op, op->sizes_bytes[idx]);
 		measure_size(sw, op, op->threads, random, ct, np, (int)idx);
-		if (crossover_cells(op, cells))
-			continue;
-		if (rc[k].why == CROSSOVER_RECHECK_MEMBER) {
-			int dflt = rc[k].curves[1];
-			bool any = false;
-
-			if (cells[idx].family != rc[k].verdict)
-				continue;
-			/*
-			 * Each member ahead of the default by the margin, fresh:
-			 * two may lead by turns (avx2, sse2), the listed one
-			 * being only the op's leading challenger.
-			 */
-			for (size_t c = 0; c < op->ncurves; c++) {
-				if ((int)c == dflt || op->curves[c].reference_only ||
-				    (int)strategy_family_of(op->curves[c].strategy) !=
-				    rc[k].verdict ||
-				    crossover_pair_verdict(op, (int)c, dflt, idx,
-							   crossover_margin(op)) != 0)
-					continue;
-				op->curves[c].cell_flags[idx] |= POLICY_CELL_CONFIRMED;
-				any = true;
-			}
-			if (any)
-				op->curves[dflt].cell_flags[idx] |= POLICY_CELL_CONFIRMED;
-			continue;
-		}
-		if (cells[idx].verdict != rc[k].verdict)
+		if (crossover_cells(op, cells) || cells[idx].verdict != rc[k].verdict)
 			continue;
 		for (unsigned j = 0; j < np; j++)
 			if (!ct[j].curve->reference_only && ct[j].n)

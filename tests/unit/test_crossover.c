@@ -805,111 +805,6 @@ static void test_confirmed_islands(void)
 	CHECK_INT(op->nranges, 1);
 }
 
-/*
- * movnt_avx512 ahead of clwb everywhere, movnt_avx2 within 4 % of it but
- * at 96 B, where avx2 leads by avx2_96 / 2000; confirm flags 96 B (a bit
- * per member: 1 avx512, 2 avx2).
- */
-static struct policy_op *member_island_op(double avx2_96, unsigned confirm)
-{
-	struct policy_op *op = new_op(lines, NLINES);
-	double a512[NLINES], a2[NLINES], fl[NLINES];
-
-	for (size_t i = 0; i < NLINES; i++) {
-		a512[i] = lines[i] == 96 ? 2000 : 3000;
-		a2[i] = lines[i] == 96 ? avx2_96 : 2900;
-		fl[i] = 1500;
-	}
-	set_curve(op, "movnt_avx512", a512, 30);
-	set_curve(op, "movnt_avx2", a2, 30);
-	set_curve(op, "clwb", fl, 30);
-	if (confirm & 1)
-		curve(op, "movnt_avx512")->cell_flags[1] |= POLICY_CELL_CONFIRMED;
-	if (confirm & 2)
-		curve(op, "movnt_avx2")->cell_flags[1] |= POLICY_CELL_CONFIRMED;
-	return op;
-}
-
-/* A one-size member departure is kept only when a fresh measurement repeated it. */
-static void test_member_islands(void)
-{
-	struct crossover_cell cells[NLINES];
-	struct crossover_recheck rc[NLINES];
-	struct policy_op *op;
-
-	/* avx2 50 % ahead at 96 B, measured once: dropped, listed for a fresh look */
-	op = member_island_op(3000, 0);
-	CHECK_INT(crossover_cells(op, cells), 0);
-	CHECK(cells[1].member_island && !cells[1].member_confirmed);
-	CHECK_INT(cells[1].challenger, curve_index(op, "movnt_avx2"));
-	CHECK_INT(cells[1].winner, curve_index(op, "movnt_avx512"));
-	CHECK_INT(crossover_rechecks(op, cells, rc, NLINES), 1);
-	check_recheck(op, &rc[0], 1, CROSSOVER_RECHECK_MEMBER, "movnt_avx2", "movnt_avx512");
-	CHECK_INT(rc[0].verdict, FAMILY_STREAMING);
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 1);
-	check_range(op, 0, 0, POLICY_SIZE_OPEN, "movnt_avx512", false);
-
-	/* confirmed on the challenger only: still dropped */
-	op = member_island_op(3000, 2);
-	CHECK_INT(crossover_cells(op, cells), 0);
-	CHECK(cells[1].member_island && !cells[1].member_confirmed);
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 1);
-
-	/* confirmed on both: a range of its own, a member crossover on each side */
-	op = member_island_op(3000, 3);
-	CHECK_INT(crossover_cells(op, cells), 0);
-	CHECK(!cells[1].member_island && cells[1].member_confirmed);
-	CHECK_INT(cells[1].winner, curve_index(op, "movnt_avx2"));
-	CHECK_INT(cells[1].family, FAMILY_STREAMING);
-	CHECK_INT(crossover_rechecks(op, cells, rc, NLINES), 0);
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 3);
-	check_range(op, 0, 0, 96, "movnt_avx512", false);
-	check_range(op, 1, 96, 128, "movnt_avx2", false);
-	check_range(op, 2, 128, POLICY_SIZE_OPEN, "movnt_avx512", false);
-	CHECK_INT(op->ncrossovers, 2);
-	check_xo(op, 0, 96, "movnt_avx512", "movnt_avx2");
-	check_xo(op, 1, 128, "movnt_avx2", "movnt_avx512");
-	CHECK_STR(op->crossovers[0].kind, "member");
-	CHECK_STR(op->crossovers[1].kind, "member");
-	/* a replay decides the same: the flags are in the op */
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 3);
-
-	/*
-	 * sse2 confirmed at 96 B, but avx2 now ahead there too (the fresh
-	 * look moved which challenger leads): the confirmed one is kept
-	 */
-	op = member_island_op(3000, 1);
-	{
-		double s2[NLINES];
-
-		for (size_t i = 0; i < NLINES; i++)
-			s2[i] = lines[i] == 96 ? 2900 : 2850;
-		set_curve(op, "movnt_sse2", s2, 30);
-		curve(op, "movnt_sse2")->cell_flags[1] |= POLICY_CELL_CONFIRMED;
-	}
-	CHECK_INT(crossover_cells(op, cells), 0);
-	CHECK(!cells[1].member_island && cells[1].member_confirmed);
-	CHECK_INT(cells[1].winner, curve_index(op, "movnt_sse2"));
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 3);
-	check_range(op, 1, 96, 128, "movnt_sse2", false);
-
-	/* confirmed, but avx2 within the margin (2.5 %): no departure, no range */
-	op = member_island_op(2050, 3);
-	CHECK_INT(crossover_cells(op, cells), 0);
-	CHECK(!cells[1].member_island && !cells[1].member_confirmed);
-	CHECK_INT(cells[1].challenger, -1);
-	CHECK_INT(cells[1].winner, curve_index(op, "movnt_avx512"));
-	CHECK_INT(crossover_rechecks(op, cells, rc, NLINES), 0);
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 1);
-	check_range(op, 0, 0, POLICY_SIZE_OPEN, "movnt_avx512", false);
-}
-
 /* One pmem target with island_op()'s curves, decided and exported. */
 static struct policy *island_policy(unsigned confirm)
 {
@@ -1050,7 +945,6 @@ int main(void)
 	test_reference_only();
 	test_rechecks();
 	test_confirmed_islands();
-	test_member_islands();
 	test_confirmed_island_exports();
 	test_smooth_confirmed();
 	test_confidence();
