@@ -49,18 +49,22 @@ static double cell(const struct policy_curve *c, size_t i)
 	return c->median_mib_s[i];
 }
 
-static double size_weight(const struct policy_op *op, size_t i, const struct export_weights *w)
+/*
+ * The weight of a size between the sizes below and above it: the user's
+ * distribution at its nearest listed size, or else even on the log-size
+ * axis, half the distance to each neighbour (all of it at an end).
+ */
+static double weight_between(uint64_t size, uint64_t below, uint64_t above, bool interior,
+			     const struct export_weights *w)
 {
 	double lo, hi;
 
 	if (w && w->n) {
-		/* the distribution's weight of the nearest listed size */
 		size_t best = 0;
 		double d = INFINITY;
 
 		for (size_t k = 0; k < w->n; k++) {
-			double dk = fabs(log((double)w->size_bytes[k]) -
-					 log((double)op->sizes_bytes[i]));
+			double dk = fabs(log((double)w->size_bytes[k]) - log((double)size));
 
 			if (dk < d) {
 				d = dk;
@@ -69,10 +73,17 @@ static double size_weight(const struct policy_op *op, size_t i, const struct exp
 		}
 		return w->weight[best];
 	}
-	/* even on the log-size axis: half the distance to each neighbour */
-	lo = log((double)op->sizes_bytes[i > 0 ? i - 1 : i]);
-	hi = log((double)op->sizes_bytes[i + 1 < op->nsizes ? i + 1 : i]);
-	return hi - lo > 0 ? (hi - lo) / (i > 0 && i + 1 < op->nsizes ? 2 : 1) : 1;
+	lo = log((double)below);
+	hi = log((double)above);
+	return hi > lo ? (hi - lo) / (interior ? 2 : 1) : 1;
+}
+
+static double size_weight(const struct policy_op *op, size_t i, const struct export_weights *w)
+{
+	size_t n = op->nsizes;
+
+	return weight_between(op->sizes_bytes[i], op->sizes_bytes[i > 0 ? i - 1 : i],
+			      op->sizes_bytes[i + 1 < n ? i + 1 : i], i > 0 && i + 1 < n, w);
 }
 
 double export_rule_regret(const struct policy_op *op, const char *low, const char *high,
@@ -349,30 +360,12 @@ static int pair_view(const struct policy_op *op, const char *high, const char *l
 	return rc;
 }
 
-/* The weight of size i among the decided sizes of v (log-even, or the user's). */
+/* The weight of size idx[k] among the m decided sizes of v. */
 static double view_weight(const struct side_view *v, const size_t *idx, size_t k, size_t m,
 			  const struct export_weights *w)
 {
-	double lo, hi;
-
-	if (w && w->n) {
-		size_t best = 0;
-		double d = INFINITY;
-
-		for (size_t j = 0; j < w->n; j++) {
-			double dj = fabs(log((double)w->size_bytes[j]) -
-					 log((double)v->sizes[idx[k]]));
-
-			if (dj < d) {
-				d = dj;
-				best = j;
-			}
-		}
-		return w->weight[best];
-	}
-	lo = log((double)v->sizes[idx[k > 0 ? k - 1 : k]]);
-	hi = log((double)v->sizes[idx[k + 1 < m ? k + 1 : k]]);
-	return hi > lo ? (hi - lo) / (k > 0 && k + 1 < m ? 2 : 1) : 1;
+	return weight_between(v->sizes[idx[k]], v->sizes[idx[k > 0 ? k - 1 : k]],
+			      v->sizes[idx[k + 1 < m ? k + 1 : k]], k > 0 && k + 1 < m, w);
 }
 
 /*
