@@ -433,6 +433,13 @@ static const char *const source_names[] = {
 	[FROM_DEFAULT] = "default", [FROM_BASELINE] = "baseline", [FROM_MEASURED] = "measured",
 };
 
+/* A knob's decided value (bytes), its mean regret, and where it came from. */
+struct threshold {
+	uint64_t bytes;
+	double regret;
+	enum threshold_source src;
+};
+
 /*
  * The threshold for a single knob: T*, the candidate (0, each decided
  * size, "never") that reproduces the decided sides best (least mismatch,
@@ -443,8 +450,7 @@ static const char *const source_names[] = {
  */
 static int knob_threshold(const struct side_view *views, size_t nv, int low,
 			  const uint64_t *dflt, const uint64_t *baseline, double r_margin,
-			  const struct export_weights *w, uint64_t *out, double *regret,
-			  enum threshold_source *src)
+			  const struct export_weights *w, struct threshold *out)
 {
 	size_t nc = 2, total = 2;
 	uint64_t *cand;
@@ -491,9 +497,7 @@ static int knob_threshold(const struct side_view *views, size_t nv, int low,
 		}
 	}
 	free(cand);
-	*out = tstar;
-	*regret = rs;
-	*src = FROM_MEASURED;
+	*out = (struct threshold){ .bytes = tstar, .regret = rs, .src = FROM_MEASURED };
 	/* the baseline first: a re-probe keeps what is installed unless beaten */
 	for (int k = 0; k < 2; k++) {
 		const uint64_t *t = k ? dflt : baseline;
@@ -503,9 +507,8 @@ static int knob_threshold(const struct side_view *views, size_t nv, int low,
 			continue;
 		rule_score(views, nv, low, *t, w, &r, &mm);
 		if (!isnan(r) && r - rs <= r_margin) {
-			*out = *t;
-			*regret = r;
-			*src = k ? FROM_DEFAULT : FROM_BASELINE;
+			*out = (struct threshold){ .bytes = *t, .regret = r,
+						   .src = k ? FROM_DEFAULT : FROM_BASELINE };
 			break;
 		}
 	}
@@ -522,26 +525,42 @@ static double views_margin(const struct side_view *v, size_t n)
 	return n ? s / (double)n : CROSSOVER_MARGIN_FLOOR;
 }
 
-static void views_free(struct side_view *v, size_t n)
+/* What an exporter decides from: the one-thread ops of a target, a view of each. */
+struct target_views {
+	const struct policy_op *ops[64];
+	struct side_view v[64];
+	size_t nops, nv;
+};
+
+static void target_views_free(struct target_views *tv)
 {
-	for (size_t i = 0; i < n; i++)
-		view_free(&v[i]);
+	for (size_t i = 0; i < tv->nv; i++)
+		view_free(&tv->v[i]);
+	tv->nv = 0;
 }
 
-/* The family view of each op; on error the views built so far are counted in *nv. */
-static int family_views(const struct policy_op *const *ops, size_t nops,
-			struct side_view *views, size_t *nv)
+/*
+ * tv over the one-thread ops of t: each op's families where high is NULL,
+ * else its pair of curves (high, low), an op without both left out.  The
+ * views are the caller's to free with target_views_free(), on error too.
+ */
+static int target_views_init(struct target_views *tv, const struct policy_target *t,
+			     const char *high, const char *low)
 {
-	int rc = 0;
+	tv->nv = 0;
+	tv->nops = target_ops(t, 1, tv->ops, ARRAY_SIZE(tv->ops));
+	for (size_t o = 0; o < tv->nops; o++) {
+		int rc = high ? pair_view(tv->ops[o], high, low, &tv->v[tv->nv]) :
+				family_view(tv->ops[o], &tv->v[tv->nv]);
 
-	for (size_t o = 0; o < nops && !rc; o++) {
-		rc = family_view(ops[o], &views[*nv]);
-		if (!rc)
-			(*nv)++;
+		if (rc == -ENOENT && high)
+			continue;
+		if (rc)
+			return rc;
+		tv->nv++;
 	}
-	return rc;
+	return 0;
 }
-
 
 /*
  * knob_threshold() over the views for e, which is marked decided for t when
@@ -549,19 +568,19 @@ static int family_views(const struct policy_op *const *ops, size_t nops,
  * with e left absent.
  */
 static int export_threshold(struct policy_export *e, const struct policy_target *t,
-			    const struct side_view *views, size_t nv, int low, const uint64_t *dflt,
-			    const uint64_t *baseline, const struct export_weights *w, uint64_t *thr,
-			    double *r, enum threshold_source *src)
+			    const struct target_views *tv, int low, const uint64_t *dflt,
+			    const uint64_t *baseline, const struct export_weights *w,
+			    struct threshold *out)
 {
-	int rc = knob_threshold(views, nv, low, dflt, baseline, views_margin(views, nv), w, thr, r,
-				src);
+	double margin = views_margin(tv->v, tv->nv);
+	int rc = knob_threshold(tv->v, tv->nv, low, dflt, baseline, margin, w, out);
 
 	if (rc)
 		return rc == -ENOENT ? 0 : rc;
 	e->present = true;
 	snprintf(e->target, sizeof(e->target), "%s", t->name);
-	snprintf(e->source, sizeof(e->source), "%s", source_names[*src]);
-	e->margin = views_margin(views, nv);
+	snprintf(e->source, sizeof(e->source), "%s", source_names[out->src]);
+	e->margin = margin;
 	return 0;
 }
 
@@ -780,16 +799,14 @@ static int export_libpmem(struct policy *p, const struct policy_target *t,
 			  const struct export_weights *w, const struct policy *base)
 {
 	struct policy_export *e = &p->exports.libpmem;
-	const struct policy_op *ops[64];
-	size_t nops = target_ops(t, 1, ops, 64), nv = 0;
-	struct side_view views[64] = { { 0 } };
-	uint64_t thr, bthr, *bp = NULL;
-	enum threshold_source src;
-	double r;
-	int rc = 0;
+	struct target_views tv;
+	struct threshold thr;
+	uint64_t bthr, *bp = NULL;
+	double margin;
+	int rc;
 
 	memset(e, 0, sizeof(*e));
-	rc = family_views(ops, nops, views, &nv);
+	rc = target_views_init(&tv, t, NULL, NULL);
 	if (rc)
 		goto out;
 	if (base && base->exports.libpmem.present) {
@@ -801,19 +818,20 @@ static int export_libpmem(struct policy *p, const struct policy_target *t,
 		}
 	}
 	/* PMDK: cached + flush (side 1) below the threshold */
-	rc = export_threshold(e, t, views, nv, 1, &pmdk_default, bp, w, &thr, &r, &src);
+	rc = export_threshold(e, t, &tv, 1, &pmdk_default, bp, w, &thr);
 	if (rc || !e->present)
 		goto out;
-	e->regret = r;
-	if (thr == POLICY_SIZE_OPEN)
+	e->regret = thr.regret;
+	if (thr.bytes == POLICY_SIZE_OPEN)
 		kv_set(e, EXPORT_PMEM_NO_MOVNT, "1");
 	else
-		kv_set(e, EXPORT_PMEM_MOVNT_THRESHOLD, "%" PRIu64, thr);
-	/* PMDK's flush below thr, its streaming member at and above it */
-	export_member(e, ops, nops, FAMILY_CACHED_FLUSH, thr, views_margin(views, nv), w, base);
-	export_member(e, ops, nops, FAMILY_STREAMING, thr, views_margin(views, nv), w, base);
+		kv_set(e, EXPORT_PMEM_MOVNT_THRESHOLD, "%" PRIu64, thr.bytes);
+	/* PMDK's flush below the threshold, its streaming member at and above it */
+	margin = views_margin(tv.v, tv.nv);
+	export_member(e, tv.ops, tv.nops, FAMILY_CACHED_FLUSH, thr.bytes, margin, w, base);
+	export_member(e, tv.ops, tv.nops, FAMILY_STREAMING, thr.bytes, margin, w, base);
 out:
-	views_free(views, nv);
+	target_views_free(&tv);
 	return rc;
 }
 
@@ -821,17 +839,14 @@ static int export_kernel(struct policy *p, const struct policy_target *t,
 			 const struct export_weights *w, const struct policy *base)
 {
 	struct policy_export *e = &p->exports.kernel;
-	const struct policy_op *ops[64];
-	size_t nops = target_ops(t, 1, ops, 64), nv = 0;
-	struct side_view views[64] = { { 0 } };
-	uint64_t thr, bthr = 0, *bp = NULL;
-	enum threshold_source src;
-	double r;
-	int rc = 0;
+	struct target_views tv;
+	struct threshold thr;
+	uint64_t bthr = 0, *bp = NULL;
+	int rc;
 
 	memset(e, 0, sizeof(*e));
 	e->threshold_bytes = POLICY_SIZE_OPEN;
-	rc = family_views(ops, nops, views, &nv);
+	rc = target_views_init(&tv, t, NULL, NULL);
 	if (rc)
 		goto out;
 	if (base && base->exports.kernel.present) {
@@ -841,15 +856,15 @@ static int export_kernel(struct policy *p, const struct policy_target *t,
 		bthr = up;
 		if (up && up != POLICY_SIZE_OPEN) {
 			bthr = POLICY_SIZE_OPEN;
-			for (size_t o = 0; o < nv; o++)
-				for (size_t i = 0; i < views[o].n; i++)
-					if (views[o].sizes[i] > up && views[o].sizes[i] < bthr)
-						bthr = views[o].sizes[i];
+			for (size_t o = 0; o < tv.nv; o++)
+				for (size_t i = 0; i < tv.v[o].n; i++)
+					if (tv.v[o].sizes[i] > up && tv.v[o].sizes[i] < bthr)
+						bthr = tv.v[o].sizes[i];
 		}
 		bp = &bthr;
 	}
 	/* the kernel's rule is PMDK's reversed: non-temporal (side 0) below */
-	rc = export_threshold(e, t, views, nv, 0, &kernel_default, bp, w, &thr, &r, &src);
+	rc = export_threshold(e, t, &tv, 0, &kernel_default, bp, w, &thr);
 	if (rc || !e->present)
 		goto out;
 	/*
@@ -857,24 +872,24 @@ static int export_kernel(struct policy *p, const struct policy_target *t,
 	 * measured size below the switch, so that it names a size whose
 	 * decision was seen, not one between two grid points.
 	 */
-	e->threshold_bytes = thr;
-	if (src == FROM_DEFAULT) {
+	e->threshold_bytes = thr.bytes;
+	if (thr.src == FROM_DEFAULT) {
 		/* kept: the module's own default, the value an unpatched kernel has */
 		e->threshold_bytes = kernel_default;
-	} else if (src == FROM_BASELINE) {
+	} else if (thr.src == FROM_BASELINE) {
 		/* kept: the baseline's own words, so that a re-probe changes nothing */
 		e->threshold_bytes = base->exports.kernel.threshold_bytes;
-	} else if (thr && thr != POLICY_SIZE_OPEN) {
+	} else if (thr.bytes && thr.bytes != POLICY_SIZE_OPEN) {
 		e->threshold_bytes = 0;
-		for (size_t o = 0; o < nops; o++)
-			for (size_t i = 0; i < ops[o]->nsizes; i++)
-				if (ops[o]->sizes_bytes[i] < thr &&
-				    ops[o]->sizes_bytes[i] > e->threshold_bytes)
-					e->threshold_bytes = ops[o]->sizes_bytes[i];
+		for (size_t o = 0; o < tv.nops; o++)
+			for (size_t i = 0; i < tv.ops[o]->nsizes; i++)
+				if (tv.ops[o]->sizes_bytes[i] < thr.bytes &&
+				    tv.ops[o]->sizes_bytes[i] > e->threshold_bytes)
+					e->threshold_bytes = tv.ops[o]->sizes_bytes[i];
 	}
-	e->regret = r;
+	e->regret = thr.regret;
 out:
-	views_free(views, nv);
+	target_views_free(&tv);
 	return rc;
 }
 
@@ -895,27 +910,31 @@ static uint64_t glibc_movsb_min(const struct policy_cpu *cpu)
 /* One glibc pair over the one-thread ops of t; -ENOENT when no op has both curves. */
 static int glibc_pair(const struct policy_target *t, const char *high, const char *low,
 		      const uint64_t *dflt, const uint64_t *baseline,
-		      const struct export_weights *w, uint64_t *thr, double *r,
-		      enum threshold_source *src, double *margin)
+		      const struct export_weights *w, struct threshold *thr, double *margin)
 {
-	const struct policy_op *ops[64];
-	size_t nops = target_ops(t, 1, ops, 64), nv = 0;
-	struct side_view views[64] = { { 0 } };
-	int rc = 0;
+	struct target_views tv;
+	int rc = target_views_init(&tv, t, high, low);
 
-	for (size_t o = 0; o < nops; o++) {
-		rc = pair_view(ops[o], high, low, &views[nv]);
-		if (rc == -ENOENT)
-			continue;
-		if (rc)
-			break;
-		nv++;
-	}
-	*margin = views_margin(views, nv);
-	if (!rc || rc == -ENOENT)
-		rc = knob_threshold(views, nv, 1, dflt, baseline, *margin, w, thr, r, src);
-	views_free(views, nv);
+	*margin = views_margin(tv.v, tv.nv);
+	if (!rc)
+		rc = knob_threshold(tv.v, tv.nv, 1, dflt, baseline, *margin, w, thr);
+	target_views_free(&tv);
 	return rc;
+}
+
+/* glibc copies with its widest vector; else the widest one t measured. */
+static const char *glibc_streaming(const struct policy_target *t, const struct policy_cpu *cpu)
+{
+	const char *nt = policy_cpu_has_feature(cpu, "avx512f") ? "movnt_avx512" :
+			 policy_cpu_has_feature(cpu, "avx2") ? "movnt_avx2" : "movnt_sse2";
+
+	for (size_t i = 0; i < t->nops && !policy_target_has_curve(t, nt); i++) {
+		int c = crossover_family_default(&t->ops[i], FAMILY_STREAMING);
+
+		if (c >= 0)
+			nt = t->ops[i].curves[c].strategy;
+	}
+	return nt;
 }
 
 static int export_glibc(struct policy *p, const struct export_weights *w,
@@ -924,69 +943,56 @@ static int export_glibc(struct policy *p, const struct export_weights *w,
 	struct policy_export *e = &p->exports.glibc;
 	const struct policy_target *t = policy_find_target(p, "dram");
 	const struct policy_cpu *cpu = &p->platform.cpu;
-	const char *nt = policy_cpu_has_feature(cpu, "avx512f") ? "movnt_avx512" :
-			 policy_cpu_has_feature(cpu, "avx2") ? "movnt_avx2" : "movnt_sse2";
 	const struct policy_export *be = base && base->exports.glibc.present ?
 					 &base->exports.glibc : NULL;
-	uint64_t nt_min = export_keys[EXPORT_GLIBC_NT_THRESHOLD].min, never = 1ull << 40;
-	uint64_t thr, bthr, llc = cpu->llc_bytes * 3 / 4;
-	enum threshold_source src, most = FROM_DEFAULT;
-	double r, margin;
-	int rc;
+	uint64_t never = 1ull << 40, llc = cpu->llc_bytes * 3 / 4;
+	enum threshold_source most = FROM_DEFAULT;
 
 	memset(e, 0, sizeof(*e));
 	if (!t || strcmp(t->kind, "dram"))
 		return 0;
-	/* glibc copies with its widest vector; else the widest one measured */
-	for (size_t i = 0; i < t->nops && !policy_target_has_curve(t, nt); i++) {
-		int c = crossover_family_default(&t->ops[i], FAMILY_STREAMING);
 
-		if (c >= 0)
-			nt = t->ops[i].curves[c].strategy;
-	}
-	rc = glibc_pair(t, nt, "noflush", llc ? &llc : NULL,
-			baseline_kv(be, EXPORT_GLIBC_NT_THRESHOLD, &bthr) ? &bthr : NULL, w, &thr,
-			&r, &src, &margin);
-	if (rc && rc != -ENOENT)
-		return rc;
-	if (!rc) {
-		e->present = true;
-		snprintf(e->target, sizeof(e->target), "%s", t->name);
-		e->regret = r;
-		e->margin = margin;
-		most = src;
-	}
-	if (!rc && src != FROM_DEFAULT) {
-		if (thr == POLICY_SIZE_OPEN || thr >= never)
-			thr = never;	/* never: glibc has no "off" value */
-		kv_set(e, EXPORT_GLIBC_NT_THRESHOLD, "0x%" PRIx64, thr < nt_min ? nt_min : thr);
-	}
-	/* rep movsb against a vector copy: both pay the same flush, the copy differs */
-	bthr = 0;
-	rc = glibc_pair(t, "rep_movsb_clwb", "clwb", &glibc_rep_movsb,
-			baseline_kv(be, EXPORT_GLIBC_REP_MOVSB_THRESHOLD, &bthr) ? &bthr : NULL, w,
-			&thr, &r, &src, &margin);
-	if (rc == -ENOENT)
-		goto source;
-	if (rc)
-		return rc;
-	if (!e->present) {
-		e->present = true;
-		snprintf(e->target, sizeof(e->target), "%s", t->name);
-		e->regret = r;
-		e->margin = margin;
-	}
-	/* two tunables: the export is as new as its newest value */
-	most = src > most ? src : most;
-	if (src != FROM_DEFAULT) {
-		uint64_t movsb_min = glibc_movsb_min(cpu);
+	/* each tunable: the pair of curves it chooses between, its default and its least value */
+	const struct {
+		const char *high, *low;
+		const uint64_t *dflt;
+		enum export_key_id key;
+		uint64_t min;
+	} tunables[] = {
+		{ glibc_streaming(t, cpu), "noflush", llc ? &llc : NULL, EXPORT_GLIBC_NT_THRESHOLD,
+		  export_keys[EXPORT_GLIBC_NT_THRESHOLD].min },
+		/* rep movsb against a vector copy: both pay the same flush, the copy differs */
+		{ "rep_movsb_clwb", "clwb", &glibc_rep_movsb, EXPORT_GLIBC_REP_MOVSB_THRESHOLD,
+		  glibc_movsb_min(cpu) },
+	};
 
-		if (thr == POLICY_SIZE_OPEN || thr >= never)
-			thr = never;
-		kv_set(e, EXPORT_GLIBC_REP_MOVSB_THRESHOLD, "0x%" PRIx64,
-		       thr < movsb_min ? movsb_min : thr);
+	for (size_t k = 0; k < ARRAY_SIZE(tunables); k++) {
+		struct threshold thr;
+		uint64_t bthr;
+		double margin;
+		int rc = glibc_pair(t, tunables[k].high, tunables[k].low, tunables[k].dflt,
+				    baseline_kv(be, tunables[k].key, &bthr) ? &bthr : NULL, w,
+				    &thr, &margin);
+
+		if (rc == -ENOENT)
+			continue;
+		if (rc)
+			return rc;
+		if (!e->present) {
+			e->present = true;
+			snprintf(e->target, sizeof(e->target), "%s", t->name);
+			e->regret = thr.regret;
+			e->margin = margin;
+		}
+		/* two tunables: the export is as new as its newest value */
+		most = thr.src > most ? thr.src : most;
+		if (thr.src == FROM_DEFAULT)
+			continue;
+		if (thr.bytes == POLICY_SIZE_OPEN || thr.bytes >= never)
+			thr.bytes = never;	/* never: glibc has no "off" value */
+		kv_set(e, tunables[k].key, "0x%" PRIx64,
+		       thr.bytes < tunables[k].min ? tunables[k].min : thr.bytes);
 	}
-source:
 	if (e->present)
 		snprintf(e->source, sizeof(e->source), "%s", source_names[most]);
 	return 0;
