@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "common/macros.h"
 #include "strategy_class.h"
 
 static const struct {
@@ -27,13 +28,11 @@ static const struct {
 	{ "noflush",		STRATEGY_CLASS_NOFLUSH },
 };
 
-#define NSTRATEGIES (int)(sizeof(strategies) / sizeof(strategies[0]))
-
 static int strategy_index(const char *name)
 {
 	if (!name)
 		return -1;
-	for (int i = 0; i < NSTRATEGIES; i++)
+	for (int i = 0; i < (int)ARRAY_SIZE(strategies); i++)
 		if (strcmp(strategies[i].name, name) == 0)
 			return i;
 	return -1;
@@ -55,7 +54,7 @@ int strategy_tie_rank(const char *name)
 {
 	int i = strategy_index(name);
 
-	return i < 0 ? NSTRATEGIES : i;
+	return i < 0 ? (int)ARRAY_SIZE(strategies) : i;
 }
 
 enum strategy_family strategy_family_of(const char *name)

@@ -101,15 +101,16 @@ fetch_headers
 need_tools
 
 kdir=$hroot/usr/src/linux-headers-$PT_E2E_KVER
-src_sum=$(cat "$here/pt_testmod.c" "$here/Kbuild" "$here/Makefile" | sha256sum | cut -c1-16)
+src_sum=$(cat "$here/pt_testmod.c" "$here/Kbuild" | sha256sum | cut -c1-16)
 bdir=$PT_E2E_CACHE/kmod/$PT_E2E_KVER
 ko=$bdir/pt_testmod.ko
 if [[ ! -e $bdir/.sum || $(cat "$bdir/.sum") != "$src_sum" || ! -e $ko ]]; then
 	rm -rf "$bdir"
 	mkdir -p "$bdir"
-	cp "$here/pt_testmod.c" "$here/Kbuild" "$here/Makefile" "$bdir/"
+	cp "$here/pt_testmod.c" "$here/Kbuild" "$bdir/"
 	pt_log "building pt_testmod.ko against $kdir"
-	if ! make -s -C "$bdir" KDIR="$kdir" >"$bdir/build.log" 2>&1; then
+	# kbuild's external-module build reads Kbuild: no Makefile of our own
+	if ! make -s -C "$kdir" M="$bdir" modules >"$bdir/build.log" 2>&1; then
 		cat "$bdir/build.log" >&2
 		pt_die "pt_testmod.ko did not build"
 	fi
