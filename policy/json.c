@@ -599,26 +599,9 @@ static int int_value(struct rd *rd, struct json_object *v, int64_t lo, int64_t h
 }
 
 /*
- * The member key of obj in *v (NULL for a JSON null), its path pushed at
- * *mark for the caller to pop; false, nothing pushed, where reading failed
- * already, an optional key is absent, or a required one is missing.
- */
-static bool enter_member(struct rd *rd, struct json_object *obj, const char *key, int required,
-			 struct json_object **v, size_t *mark)
-{
-	if (rd->failed || (!required && !json_object_object_get_ex(obj, key, NULL)))
-		return false;
-	*mark = push_key(rd, key);
-	if (json_object_object_get_ex(obj, key, v))
-		return true;
-	fail(rd, "missing");
-	pop(rd, *mark);
-	return false;
-}
-
-/*
- * Like enter_member(), for an optional member key of obj that must be an
- * object where it is there.
+ * An optional member key of obj that must be an object where it is there,
+ * its path pushed at *mark for the caller to pop; NULL, nothing pushed,
+ * where reading failed already, it is absent or it is no object.
  */
 static struct json_object *enter_object_member(struct rd *rd, struct json_object *obj,
 					       const char *key, size_t *mark)
@@ -631,20 +614,6 @@ static struct json_object *enter_object_member(struct rd *rd, struct json_object
 	if (v)
 		*mark = push_key(rd, key);
 	return v;
-}
-
-static int64_t read_int(struct rd *rd, struct json_object *obj, const char *key, int64_t lo,
-			int64_t hi, const char *what, int required, int64_t dflt)
-{
-	struct json_object *v;
-	int64_t x = dflt;
-	size_t mark;
-
-	if (enter_member(rd, obj, key, required, &v, &mark)) {
-		int_value(rd, v, lo, hi, &x, what);
-		pop(rd, mark);
-	}
-	return x;
 }
 
 /* A number in [lo, hi] or null (NAN) from v; path already pushed. */
@@ -670,17 +639,47 @@ static int double_value(struct rd *rd, struct json_object *v, double lo, double 
 	return 0;
 }
 
+/*
+ * The number member key of obj, where it is there, checked with its path
+ * pushed: an integer in [lo, hi] into *i where i is given (what names it in
+ * messages), else a number in [lo, hi], or null (NAN) where nullable, into
+ * *d.  Integer bounds stay below 2^53, so a double holds them exactly.
+ */
+static void read_number(struct rd *rd, struct json_object *obj, const char *key, int required,
+			double lo, double hi, const char *what, int nullable, int64_t *i, double *d)
+{
+	struct json_object *v;
+	size_t mark;
+
+	if (rd->failed || (!required && !json_object_object_get_ex(obj, key, NULL)))
+		return;
+	mark = push_key(rd, key);
+	if (!json_object_object_get_ex(obj, key, &v))
+		fail(rd, "missing");
+	else if (i)
+		int_value(rd, v, (int64_t)lo, (int64_t)hi, i, what);
+	else
+		double_value(rd, v, lo, hi, d, nullable);
+	pop(rd, mark);
+}
+
+/* An integer member; dflt where it is absent or bad. */
+static int64_t read_int(struct rd *rd, struct json_object *obj, const char *key, int64_t lo,
+			int64_t hi, const char *what, int required, int64_t dflt)
+{
+	int64_t x = dflt;
+
+	read_number(rd, obj, key, required, (double)lo, (double)hi, what, 0, &x, NULL);
+	return x;
+}
+
+/* A number member; NAN where it is absent, null or bad. */
 static double read_double(struct rd *rd, struct json_object *obj, const char *key, double lo,
 			  double hi, int nullable, int required)
 {
-	struct json_object *v;
 	double x = NAN;
-	size_t mark;
 
-	if (enter_member(rd, obj, key, required, &v, &mark)) {
-		double_value(rd, v, lo, hi, &x, nullable);
-		pop(rd, mark);
-	}
+	read_number(rd, obj, key, required, lo, hi, NULL, nullable, NULL, &x);
 	return x;
 }
 
@@ -706,10 +705,10 @@ static struct json_object *need_array(struct rd *rd, struct json_object *obj, co
 }
 
 /*
- * Like enter_member(), for the array member key of obj of at most max
- * elements: its length in *n, its path pushed at *mark for the caller to
- * pop; NULL, nothing pushed, where reading failed, an optional key is
- * absent, or the value is no such array.
+ * The array member key of obj of at most max elements: its length in *n,
+ * its path pushed at *mark for the caller to pop; NULL, nothing pushed,
+ * where reading failed, an optional key is absent, or the value is no such
+ * array.
  */
 static struct json_object *enter_array(struct rd *rd, struct json_object *obj, const char *key,
 				       size_t max, int required, size_t *n, size_t *mark)
