@@ -788,12 +788,14 @@ static void read_double_array(struct rd *rd, struct json_object *obj, const char
 	pop(rd, mark);
 }
 
-/* An optional array of sizes of the op, each setting flag on its cell. */
-static void read_flagged_sizes(struct rd *rd, struct json_object *jc, const char *key,
-			       uint8_t flag, struct policy_curve *c, const uint64_t *sizes,
-			       size_t n)
+/*
+ * The optional array key of obj: sizes of at least lo, each one of op's
+ * sizes_bytes; each sets flag on its cell in flags, where flags is given.
+ */
+static void read_size_list(struct rd *rd, struct json_object *obj, const char *key, int64_t lo,
+			   const struct policy_op *op, uint8_t *flags, uint8_t flag)
 {
-	struct json_object *arr = need_array(rd, jc, key, POLICY_MAX_SIZES, 0);
+	struct json_object *arr = need_array(rd, obj, key, POLICY_MAX_SIZES, 0);
 	size_t mark;
 
 	if (!arr)
@@ -802,48 +804,25 @@ static void read_flagged_sizes(struct rd *rd, struct json_object *jc, const char
 	for (size_t i = 0; i < json_object_array_length(arr) && !rd->failed; i++) {
 		size_t m2 = push_index(rd, i);
 		int64_t x;
-		size_t j;
+		int j;
 
-		if (!int_value(rd, json_object_array_get_idx(arr, i), 0, POLICY_MAX_SIZE_BYTES,
+		if (!int_value(rd, json_object_array_get_idx(arr, i), lo, POLICY_MAX_SIZE_BYTES,
 			       &x, "a size in bytes")) {
-			for (j = 0; j < n && sizes[j] != (uint64_t)x; j++)
-				;
-			if (j == n)
+			j = policy_op_size_index(op, (uint64_t)x);
+			if (j < 0)
 				fail(rd, "%" PRId64 " is not one of sizes_bytes", x);
-			else
-				c->cell_flags[j] |= flag;
+			else if (flags)
+				flags[j] |= flag;
 		}
 		pop(rd, m2);
 	}
 	pop(rd, mark);
 }
 
-/* partial_line_sizes_bytes: derived from sizes_bytes, so only checked. */
-static void check_partial_lines(struct rd *rd, struct json_object *jo, const struct policy_op *op)
-{
-	const char *key = "partial_line_sizes_bytes";
-	struct json_object *arr = need_array(rd, jo, key, POLICY_MAX_SIZES, 0);
-	size_t mark;
-
-	if (!arr)
-		return;
-	mark = push_key(rd, key);
-	for (size_t i = 0; i < json_object_array_length(arr) && !rd->failed; i++) {
-		size_t m2 = push_index(rd, i);
-		int64_t x;
-
-		if (!int_value(rd, json_object_array_get_idx(arr, i), 1, POLICY_MAX_SIZE_BYTES,
-			       &x, "a size in bytes") &&
-		    policy_op_size_index(op, (uint64_t)x) < 0)
-			fail(rd, "%" PRId64 " is not one of sizes_bytes", x);
-		pop(rd, m2);
-	}
-	pop(rd, mark);
-}
-
 static void read_curve(struct rd *rd, struct json_object *jc, struct policy_curve *c,
-		       const uint64_t *sizes, size_t n)
+		       const struct policy_op *op)
 {
+	size_t n = op->nsizes;
 	struct json_object *arr, *ro;
 
 	if (!json_object_is_type(jc, json_type_object)) {
@@ -901,8 +880,8 @@ static void read_curve(struct rd *rd, struct json_object *jc, struct policy_curv
 			c->samples[i] = isnan(c->median_mib_s[i]) ? 0 : 1;
 	}
 	for (size_t k = 0; k < ARRAY_SIZE(cell_flag_keys); k++)
-		read_flagged_sizes(rd, jc, cell_flag_keys[k].key, cell_flag_keys[k].flag, c, sizes,
-				   n);
+		read_size_list(rd, jc, cell_flag_keys[k].key, 0, op, c->cell_flags,
+			       cell_flag_keys[k].flag);
 	/* a cell's interval must contain its median */
 	for (size_t i = 0; i < n && !rd->failed; i++) {
 		if (isnan(c->median_mib_s[i]))
@@ -1176,7 +1155,8 @@ static void read_op(struct rd *rd, struct json_object *jo, struct policy_target 
 	op->margin = read_double(rd, jo, "margin", 0, 1, 0, 0);
 	if (isnan(op->margin))
 		op->margin = 0;
-	check_partial_lines(rd, jo, op);
+	/* derived from sizes_bytes, so only checked */
+	read_size_list(rd, jo, "partial_line_sizes_bytes", 1, op, NULL, 0);
 
 	jcurves = need(rd, jo, "curves", json_type_object, 0);
 	if (jcurves && json_object_object_length(jcurves) > POLICY_MAX_CURVES) {
@@ -1202,7 +1182,7 @@ static void read_op(struct rd *rd, struct json_object *jo, struct policy_target 
 				if (!c)
 					fail(rd, "out of memory");
 				else
-					read_curve(rd, val, c, op->sizes_bytes, n);
+					read_curve(rd, val, c, op);
 			}
 			pop(rd, mark);
 			if (rd->failed)
