@@ -134,13 +134,52 @@ static void add_partial_lines(struct json_object *o, const struct policy_op *op)
 		add(o, "partial_line_sizes_bytes", arr);
 }
 
+/* An array of n elements of size bytes from elems, each written by to_json(). */
+static struct json_object *object_array(const void *elems, size_t n, size_t size,
+					struct json_object *(*to_json)(const void *elem))
+{
+	struct json_object *arr = json_object_new_array_ext((int)n);
+
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(arr, to_json((const char *)elems + i * size));
+	return arr;
+}
+
+static struct json_object *range_to_json(const void *elem)
+{
+	const struct policy_range *r = elem;
+	struct json_object *o = json_object_new_object();
+
+	add(o, "from_bytes", json_object_new_int64((int64_t)r->from_bytes));
+	add(o, "to_bytes", jsize(r->to_bytes));
+	add(o, "strategy", json_object_new_string(r->strategy));
+	add(o, "tie", json_object_new_boolean(r->tie));
+	if (r->family[0])
+		add(o, "family", json_object_new_string(r->family));
+	if (r->baseline[0])
+		add(o, "baseline", json_object_new_string(r->baseline));
+	return o;
+}
+
+static struct json_object *crossover_to_json(const void *elem)
+{
+	const struct policy_crossover *x = elem;
+	struct json_object *o = json_object_new_object();
+
+	add(o, "size_bytes", json_object_new_int64((int64_t)x->size_bytes));
+	add(o, "below", json_object_new_string(x->below));
+	add(o, "above", json_object_new_string(x->above));
+	add(o, "confidence", jnum(x->confidence, "%.3f"));
+	if (x->kind[0])
+		add(o, "kind", json_object_new_string(x->kind));
+	return o;
+}
+
 static struct json_object *op_to_json(const struct policy_op *op)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *sizes = json_object_new_array_ext((int)op->nsizes);
 	struct json_object *curves = json_object_new_object();
-	struct json_object *ranges = json_object_new_array();
-	struct json_object *xos = json_object_new_array();
 
 	add(o, "op", json_object_new_string(op->op));
 	add(o, "pattern", json_object_new_string(op->pattern));
@@ -163,34 +202,10 @@ static struct json_object *op_to_json(const struct policy_op *op)
 		add(curves, op->curves[i].strategy,
 		    curve_to_json(&op->curves[i], op->sizes_bytes, op->nsizes));
 	add(o, "curves", curves);
-	for (size_t i = 0; i < op->nranges; i++) {
-		const struct policy_range *r = &op->ranges[i];
-		struct json_object *jr = json_object_new_object();
-
-		add(jr, "from_bytes", json_object_new_int64((int64_t)r->from_bytes));
-		add(jr, "to_bytes", jsize(r->to_bytes));
-		add(jr, "strategy", json_object_new_string(r->strategy));
-		add(jr, "tie", json_object_new_boolean(r->tie));
-		if (r->family[0])
-			add(jr, "family", json_object_new_string(r->family));
-		if (r->baseline[0])
-			add(jr, "baseline", json_object_new_string(r->baseline));
-		json_object_array_add(ranges, jr);
-	}
-	add(o, "ranges", ranges);
-	for (size_t i = 0; i < op->ncrossovers; i++) {
-		const struct policy_crossover *x = &op->crossovers[i];
-		struct json_object *jx = json_object_new_object();
-
-		add(jx, "size_bytes", json_object_new_int64((int64_t)x->size_bytes));
-		add(jx, "below", json_object_new_string(x->below));
-		add(jx, "above", json_object_new_string(x->above));
-		add(jx, "confidence", jnum(x->confidence, "%.3f"));
-		if (x->kind[0])
-			add(jx, "kind", json_object_new_string(x->kind));
-		json_object_array_add(xos, jx);
-	}
-	add(o, "crossovers", xos);
+	add(o, "ranges", object_array(op->ranges, op->nranges, sizeof(*op->ranges),
+				      range_to_json));
+	add(o, "crossovers", object_array(op->crossovers, op->ncrossovers,
+					  sizeof(*op->crossovers), crossover_to_json));
 	return o;
 }
 
