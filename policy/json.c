@@ -134,13 +134,52 @@ static void add_partial_lines(struct json_object *o, const struct policy_op *op)
 		add(o, "partial_line_sizes_bytes", arr);
 }
 
+/* An array of n elements of size bytes from elems, each written by to_json(). */
+static struct json_object *object_array(const void *elems, size_t n, size_t size,
+					struct json_object *(*to_json)(const void *elem))
+{
+	struct json_object *arr = json_object_new_array_ext((int)n);
+
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(arr, to_json((const char *)elems + i * size));
+	return arr;
+}
+
+static struct json_object *range_to_json(const void *elem)
+{
+	const struct policy_range *r = elem;
+	struct json_object *o = json_object_new_object();
+
+	add(o, "from_bytes", json_object_new_int64((int64_t)r->from_bytes));
+	add(o, "to_bytes", jsize(r->to_bytes));
+	add(o, "strategy", json_object_new_string(r->strategy));
+	add(o, "tie", json_object_new_boolean(r->tie));
+	if (r->family[0])
+		add(o, "family", json_object_new_string(r->family));
+	if (r->baseline[0])
+		add(o, "baseline", json_object_new_string(r->baseline));
+	return o;
+}
+
+static struct json_object *crossover_to_json(const void *elem)
+{
+	const struct policy_crossover *x = elem;
+	struct json_object *o = json_object_new_object();
+
+	add(o, "size_bytes", json_object_new_int64((int64_t)x->size_bytes));
+	add(o, "below", json_object_new_string(x->below));
+	add(o, "above", json_object_new_string(x->above));
+	add(o, "confidence", jnum(x->confidence, "%.3f"));
+	if (x->kind[0])
+		add(o, "kind", json_object_new_string(x->kind));
+	return o;
+}
+
 static struct json_object *op_to_json(const struct policy_op *op)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *sizes = json_object_new_array_ext((int)op->nsizes);
 	struct json_object *curves = json_object_new_object();
-	struct json_object *ranges = json_object_new_array();
-	struct json_object *xos = json_object_new_array();
 
 	add(o, "op", json_object_new_string(op->op));
 	add(o, "pattern", json_object_new_string(op->pattern));
@@ -163,34 +202,10 @@ static struct json_object *op_to_json(const struct policy_op *op)
 		add(curves, op->curves[i].strategy,
 		    curve_to_json(&op->curves[i], op->sizes_bytes, op->nsizes));
 	add(o, "curves", curves);
-	for (size_t i = 0; i < op->nranges; i++) {
-		const struct policy_range *r = &op->ranges[i];
-		struct json_object *jr = json_object_new_object();
-
-		add(jr, "from_bytes", json_object_new_int64((int64_t)r->from_bytes));
-		add(jr, "to_bytes", jsize(r->to_bytes));
-		add(jr, "strategy", json_object_new_string(r->strategy));
-		add(jr, "tie", json_object_new_boolean(r->tie));
-		if (r->family[0])
-			add(jr, "family", json_object_new_string(r->family));
-		if (r->baseline[0])
-			add(jr, "baseline", json_object_new_string(r->baseline));
-		json_object_array_add(ranges, jr);
-	}
-	add(o, "ranges", ranges);
-	for (size_t i = 0; i < op->ncrossovers; i++) {
-		const struct policy_crossover *x = &op->crossovers[i];
-		struct json_object *jx = json_object_new_object();
-
-		add(jx, "size_bytes", json_object_new_int64((int64_t)x->size_bytes));
-		add(jx, "below", json_object_new_string(x->below));
-		add(jx, "above", json_object_new_string(x->above));
-		add(jx, "confidence", jnum(x->confidence, "%.3f"));
-		if (x->kind[0])
-			add(jx, "kind", json_object_new_string(x->kind));
-		json_object_array_add(xos, jx);
-	}
-	add(o, "crossovers", xos);
+	add(o, "ranges", object_array(op->ranges, op->nranges, sizeof(*op->ranges),
+				      range_to_json));
+	add(o, "crossovers", object_array(op->crossovers, op->ncrossovers,
+					  sizeof(*op->crossovers), crossover_to_json));
 	return o;
 }
 
@@ -599,26 +614,9 @@ static int int_value(struct rd *rd, struct json_object *v, int64_t lo, int64_t h
 }
 
 /*
- * The member key of obj in *v (NULL for a JSON null), its path pushed at
- * *mark for the caller to pop; false, nothing pushed, where reading failed
- * already, an optional key is absent, or a required one is missing.
- */
-static bool enter_member(struct rd *rd, struct json_object *obj, const char *key, int required,
-			 struct json_object **v, size_t *mark)
-{
-	if (rd->failed || (!required && !json_object_object_get_ex(obj, key, NULL)))
-		return false;
-	*mark = push_key(rd, key);
-	if (json_object_object_get_ex(obj, key, v))
-		return true;
-	fail(rd, "missing");
-	pop(rd, *mark);
-	return false;
-}
-
-/*
- * Like enter_member(), for an optional member key of obj that must be an
- * object where it is there.
+ * An optional member key of obj that must be an object where it is there,
+ * its path pushed at *mark for the caller to pop; NULL, nothing pushed,
+ * where reading failed already, it is absent or it is no object.
  */
 static struct json_object *enter_object_member(struct rd *rd, struct json_object *obj,
 					       const char *key, size_t *mark)
@@ -631,20 +629,6 @@ static struct json_object *enter_object_member(struct rd *rd, struct json_object
 	if (v)
 		*mark = push_key(rd, key);
 	return v;
-}
-
-static int64_t read_int(struct rd *rd, struct json_object *obj, const char *key, int64_t lo,
-			int64_t hi, const char *what, int required, int64_t dflt)
-{
-	struct json_object *v;
-	int64_t x = dflt;
-	size_t mark;
-
-	if (enter_member(rd, obj, key, required, &v, &mark)) {
-		int_value(rd, v, lo, hi, &x, what);
-		pop(rd, mark);
-	}
-	return x;
 }
 
 /* A number in [lo, hi] or null (NAN) from v; path already pushed. */
@@ -670,17 +654,47 @@ static int double_value(struct rd *rd, struct json_object *v, double lo, double 
 	return 0;
 }
 
+/*
+ * The number member key of obj, where it is there, checked with its path
+ * pushed: an integer in [lo, hi] into *i where i is given (what names it in
+ * messages), else a number in [lo, hi], or null (NAN) where nullable, into
+ * *d.  Integer bounds stay below 2^53, so a double holds them exactly.
+ */
+static void read_number(struct rd *rd, struct json_object *obj, const char *key, int required,
+			double lo, double hi, const char *what, int nullable, int64_t *i, double *d)
+{
+	struct json_object *v;
+	size_t mark;
+
+	if (rd->failed || (!required && !json_object_object_get_ex(obj, key, NULL)))
+		return;
+	mark = push_key(rd, key);
+	if (!json_object_object_get_ex(obj, key, &v))
+		fail(rd, "missing");
+	else if (i)
+		int_value(rd, v, (int64_t)lo, (int64_t)hi, i, what);
+	else
+		double_value(rd, v, lo, hi, d, nullable);
+	pop(rd, mark);
+}
+
+/* An integer member; dflt where it is absent or bad. */
+static int64_t read_int(struct rd *rd, struct json_object *obj, const char *key, int64_t lo,
+			int64_t hi, const char *what, int required, int64_t dflt)
+{
+	int64_t x = dflt;
+
+	read_number(rd, obj, key, required, (double)lo, (double)hi, what, 0, &x, NULL);
+	return x;
+}
+
+/* A number member; NAN where it is absent, null or bad. */
 static double read_double(struct rd *rd, struct json_object *obj, const char *key, double lo,
 			  double hi, int nullable, int required)
 {
-	struct json_object *v;
 	double x = NAN;
-	size_t mark;
 
-	if (enter_member(rd, obj, key, required, &v, &mark)) {
-		double_value(rd, v, lo, hi, &x, nullable);
-		pop(rd, mark);
-	}
+	read_number(rd, obj, key, required, lo, hi, NULL, nullable, NULL, &x);
 	return x;
 }
 
@@ -706,10 +720,10 @@ static struct json_object *need_array(struct rd *rd, struct json_object *obj, co
 }
 
 /*
- * Like enter_member(), for the array member key of obj of at most max
- * elements: its length in *n, its path pushed at *mark for the caller to
- * pop; NULL, nothing pushed, where reading failed, an optional key is
- * absent, or the value is no such array.
+ * The array member key of obj of at most max elements: its length in *n,
+ * its path pushed at *mark for the caller to pop; NULL, nothing pushed,
+ * where reading failed, an optional key is absent, or the value is no such
+ * array.
  */
 static struct json_object *enter_array(struct rd *rd, struct json_object *obj, const char *key,
 				       size_t max, int required, size_t *n, size_t *mark)
@@ -789,12 +803,14 @@ static void read_double_array(struct rd *rd, struct json_object *obj, const char
 	pop(rd, mark);
 }
 
-/* An optional array of sizes of the op, each setting flag on its cell. */
-static void read_flagged_sizes(struct rd *rd, struct json_object *jc, const char *key,
-			       uint8_t flag, struct policy_curve *c, const uint64_t *sizes,
-			       size_t n)
+/*
+ * The optional array key of obj: sizes of at least lo, each one of op's
+ * sizes_bytes; each sets flag on its cell in flags, where flags is given.
+ */
+static void read_size_list(struct rd *rd, struct json_object *obj, const char *key, int64_t lo,
+			   const struct policy_op *op, uint8_t *flags, uint8_t flag)
 {
-	struct json_object *arr = need_array(rd, jc, key, POLICY_MAX_SIZES, 0);
+	struct json_object *arr = need_array(rd, obj, key, POLICY_MAX_SIZES, 0);
 	size_t mark;
 
 	if (!arr)
@@ -803,48 +819,25 @@ static void read_flagged_sizes(struct rd *rd, struct json_object *jc, const char
 	for (size_t i = 0; i < json_object_array_length(arr) && !rd->failed; i++) {
 		size_t m2 = push_index(rd, i);
 		int64_t x;
-		size_t j;
+		int j;
 
-		if (!int_value(rd, json_object_array_get_idx(arr, i), 0, POLICY_MAX_SIZE_BYTES,
+		if (!int_value(rd, json_object_array_get_idx(arr, i), lo, POLICY_MAX_SIZE_BYTES,
 			       &x, "a size in bytes")) {
-			for (j = 0; j < n && sizes[j] != (uint64_t)x; j++)
-				;
-			if (j == n)
+			j = policy_op_size_index(op, (uint64_t)x);
+			if (j < 0)
 				fail(rd, "%" PRId64 " is not one of sizes_bytes", x);
-			else
-				c->cell_flags[j] |= flag;
+			else if (flags)
+				flags[j] |= flag;
 		}
 		pop(rd, m2);
 	}
 	pop(rd, mark);
 }
 
-/* partial_line_sizes_bytes: derived from sizes_bytes, so only checked. */
-static void check_partial_lines(struct rd *rd, struct json_object *jo, const struct policy_op *op)
-{
-	const char *key = "partial_line_sizes_bytes";
-	struct json_object *arr = need_array(rd, jo, key, POLICY_MAX_SIZES, 0);
-	size_t mark;
-
-	if (!arr)
-		return;
-	mark = push_key(rd, key);
-	for (size_t i = 0; i < json_object_array_length(arr) && !rd->failed; i++) {
-		size_t m2 = push_index(rd, i);
-		int64_t x;
-
-		if (!int_value(rd, json_object_array_get_idx(arr, i), 1, POLICY_MAX_SIZE_BYTES,
-			       &x, "a size in bytes") &&
-		    policy_op_size_index(op, (uint64_t)x) < 0)
-			fail(rd, "%" PRId64 " is not one of sizes_bytes", x);
-		pop(rd, m2);
-	}
-	pop(rd, mark);
-}
-
 static void read_curve(struct rd *rd, struct json_object *jc, struct policy_curve *c,
-		       const uint64_t *sizes, size_t n)
+		       const struct policy_op *op)
 {
+	size_t n = op->nsizes;
 	struct json_object *arr, *ro;
 
 	if (!json_object_is_type(jc, json_type_object)) {
@@ -902,8 +895,8 @@ static void read_curve(struct rd *rd, struct json_object *jc, struct policy_curv
 			c->samples[i] = isnan(c->median_mib_s[i]) ? 0 : 1;
 	}
 	for (size_t k = 0; k < ARRAY_SIZE(cell_flag_keys); k++)
-		read_flagged_sizes(rd, jc, cell_flag_keys[k].key, cell_flag_keys[k].flag, c, sizes,
-				   n);
+		read_size_list(rd, jc, cell_flag_keys[k].key, 0, op, c->cell_flags,
+			       cell_flag_keys[k].flag);
 	/* a cell's interval must contain its median */
 	for (size_t i = 0; i < n && !rd->failed; i++) {
 		if (isnan(c->median_mib_s[i]))
@@ -1177,7 +1170,8 @@ static void read_op(struct rd *rd, struct json_object *jo, struct policy_target 
 	op->margin = read_double(rd, jo, "margin", 0, 1, 0, 0);
 	if (isnan(op->margin))
 		op->margin = 0;
-	check_partial_lines(rd, jo, op);
+	/* derived from sizes_bytes, so only checked */
+	read_size_list(rd, jo, "partial_line_sizes_bytes", 1, op, NULL, 0);
 
 	jcurves = need(rd, jo, "curves", json_type_object, 0);
 	if (jcurves && json_object_object_length(jcurves) > POLICY_MAX_CURVES) {
@@ -1203,7 +1197,7 @@ static void read_op(struct rd *rd, struct json_object *jo, struct policy_target 
 				if (!c)
 					fail(rd, "out of memory");
 				else
-					read_curve(rd, val, c, op->sizes_bytes, n);
+					read_curve(rd, val, c, op);
 			}
 			pop(rd, mark);
 			if (rd->failed)
