@@ -134,45 +134,81 @@ static void add_partial_lines(struct json_object *o, const struct policy_op *op)
 		add(o, "partial_line_sizes_bytes", arr);
 }
 
-/* An array of n elements of size bytes from elems, each written by to_json(). */
+/* How a member of a flat struct (a range, a crossover) is written. */
+enum field_kind {
+	FIELD_BYTES,		/* uint64_t */
+	FIELD_BYTES_OR_OPEN,	/* uint64_t, null for POLICY_SIZE_OPEN */
+	FIELD_TEXT,		/* char[] */
+	FIELD_WORD,		/* char[], left out where empty (older files have none) */
+	FIELD_BOOL,		/* bool */
+	FIELD_FRACTION,		/* double in [0, 1], three decimals */
+};
+
+/* A member written under its own name, in table order. */
+struct field {
+	const char *key;
+	enum field_kind kind;
+	size_t off;
+};
+
+#define FIELD(type, m, kind) { #m, FIELD_##kind, offsetof(struct type, m) }
+
+static const struct field range_fields[] = {
+	FIELD(policy_range, from_bytes, BYTES),
+	FIELD(policy_range, to_bytes, BYTES_OR_OPEN),
+	FIELD(policy_range, strategy, TEXT),
+	FIELD(policy_range, tie, BOOL),
+	FIELD(policy_range, family, WORD),
+	FIELD(policy_range, baseline, WORD),
+}, crossover_fields[] = {
+	FIELD(policy_crossover, size_bytes, BYTES),
+	FIELD(policy_crossover, below, TEXT),
+	FIELD(policy_crossover, above, TEXT),
+	FIELD(policy_crossover, confidence, FRACTION),
+	FIELD(policy_crossover, kind, WORD),
+};
+
+static struct json_object *fields_to_json(const void *base, const struct field *f, size_t nf)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (size_t k = 0; k < nf; k++) {
+		const void *m = (const char *)base + f[k].off;
+
+		switch (f[k].kind) {
+		case FIELD_BYTES:
+			add(o, f[k].key, json_object_new_int64((int64_t)*(const uint64_t *)m));
+			break;
+		case FIELD_BYTES_OR_OPEN:
+			add(o, f[k].key, jsize(*(const uint64_t *)m));
+			break;
+		case FIELD_WORD:
+			if (!*(const char *)m)
+				break;
+			/* fall through */
+		case FIELD_TEXT:
+			add(o, f[k].key, json_object_new_string(m));
+			break;
+		case FIELD_BOOL:
+			add(o, f[k].key, json_object_new_boolean(*(const bool *)m));
+			break;
+		case FIELD_FRACTION:
+			add(o, f[k].key, jnum(*(const double *)m, "%.3f"));
+			break;
+		}
+	}
+	return o;
+}
+
+/* An array of n structs of size bytes from elems, each written by its fields. */
 static struct json_object *object_array(const void *elems, size_t n, size_t size,
-					struct json_object *(*to_json)(const void *elem))
+					const struct field *f, size_t nf)
 {
 	struct json_object *arr = json_object_new_array_ext((int)n);
 
 	for (size_t i = 0; i < n; i++)
-		json_object_array_add(arr, to_json((const char *)elems + i * size));
+		json_object_array_add(arr, fields_to_json((const char *)elems + i * size, f, nf));
 	return arr;
-}
-
-static struct json_object *range_to_json(const void *elem)
-{
-	const struct policy_range *r = elem;
-	struct json_object *o = json_object_new_object();
-
-	add(o, "from_bytes", json_object_new_int64((int64_t)r->from_bytes));
-	add(o, "to_bytes", jsize(r->to_bytes));
-	add(o, "strategy", json_object_new_string(r->strategy));
-	add(o, "tie", json_object_new_boolean(r->tie));
-	if (r->family[0])
-		add(o, "family", json_object_new_string(r->family));
-	if (r->baseline[0])
-		add(o, "baseline", json_object_new_string(r->baseline));
-	return o;
-}
-
-static struct json_object *crossover_to_json(const void *elem)
-{
-	const struct policy_crossover *x = elem;
-	struct json_object *o = json_object_new_object();
-
-	add(o, "size_bytes", json_object_new_int64((int64_t)x->size_bytes));
-	add(o, "below", json_object_new_string(x->below));
-	add(o, "above", json_object_new_string(x->above));
-	add(o, "confidence", jnum(x->confidence, "%.3f"));
-	if (x->kind[0])
-		add(o, "kind", json_object_new_string(x->kind));
-	return o;
 }
 
 static struct json_object *op_to_json(const struct policy_op *op)
@@ -203,9 +239,10 @@ static struct json_object *op_to_json(const struct policy_op *op)
 		    curve_to_json(&op->curves[i], op->sizes_bytes, op->nsizes));
 	add(o, "curves", curves);
 	add(o, "ranges", object_array(op->ranges, op->nranges, sizeof(*op->ranges),
-				      range_to_json));
+				      range_fields, ARRAY_SIZE(range_fields)));
 	add(o, "crossovers", object_array(op->crossovers, op->ncrossovers,
-					  sizeof(*op->crossovers), crossover_to_json));
+					  sizeof(*op->crossovers), crossover_fields,
+					  ARRAY_SIZE(crossover_fields)));
 	return o;
 }
 
@@ -753,21 +790,49 @@ static void *alloc_elems(struct rd *rd, size_t n, size_t size, size_t mark)
 	return elems;
 }
 
-/*
- * Element i of arr with its index pushed at *mark for the caller to pop;
- * NULL, nothing pushed, where it is no object.
- */
-static struct json_object *enter_object(struct rd *rd, struct json_object *arr, size_t i,
-					size_t *mark)
-{
-	struct json_object *v = json_object_array_get_idx(arr, i);
+/* Reads element i of n (v, its path pushed) into the array at elems. */
+typedef void (*read_elem_fn)(struct rd *rd, struct json_object *v, void *elems, size_t i,
+			     size_t n, void *ctx);
 
-	*mark = push_index(rd, i);
-	if (json_object_is_type(v, json_type_object))
-		return v;
-	fail(rd, "expected object, got %s", type_name(v));
-	pop(rd, *mark);
-	return NULL;
+/* An array member read element by element into a C array. */
+struct array_of {
+	const char *key;
+	size_t max;		/* elements at most */
+	int required;
+	bool objects;		/* each element must be an object */
+	size_t size;		/* bytes of one element read into */
+	read_elem_fn read;
+};
+
+/*
+ * The array member a->key of obj, read by a->read() into *n zeroed
+ * elements of a->size bytes (room for one where it is empty), returned
+ * for the caller to own, whether reading them failed or not.  The
+ * array's path is left pushed at *mark, for checks of the whole array,
+ * for the caller to pop.  NULL, nothing pushed, where reading failed
+ * already, an optional key is absent, or memory ran out.
+ */
+static void *read_array(struct rd *rd, struct json_object *obj, const struct array_of *a,
+			void *ctx, size_t *n, size_t *mark)
+{
+	struct json_object *arr = enter_array(rd, obj, a->key, a->max, a->required, n, mark);
+	void *elems = arr ? alloc_elems(rd, *n, a->size, *mark) : NULL;
+
+	if (!elems) {
+		*n = 0;
+		return NULL;
+	}
+	for (size_t i = 0; i < *n && !rd->failed; i++) {
+		struct json_object *v = json_object_array_get_idx(arr, i);
+		size_t m2 = push_index(rd, i);
+
+		if (a->objects && !json_object_is_type(v, json_type_object))
+			fail(rd, "expected object, got %s", type_name(v));
+		else
+			a->read(rd, v, elems, i, *n, ctx);
+		pop(rd, m2);
+	}
+	return elems;
 }
 
 static int read_name(struct rd *rd, struct json_object *obj, const char *key, char *dst,
@@ -961,9 +1026,10 @@ static bool read_bool(struct rd *rd, struct json_object *obj, const char *key, i
 	return true;
 }
 
-static void crossover_matches(struct rd *rd, const struct policy_op *op, size_t i)
+/* x, the crossover i of op, is the boundary between ranges i and i + 1, and says so. */
+static void crossover_matches(struct rd *rd, const struct policy_op *op,
+			      const struct policy_crossover *x, size_t i)
 {
-	const struct policy_crossover *x = &op->crossovers[i];
 	const struct policy_range *lo = &op->ranges[i], *hi = lo + 1;
 
 	if (i + 1 >= op->nranges)
@@ -1023,92 +1089,87 @@ static void check_undecided(struct rd *rd, const struct policy_op *op, size_t ma
 	free(cells);
 }
 
+static void read_range(struct rd *rd, struct json_object *jr, void *elems, size_t i, size_t n,
+		       void *ctx)
+{
+	const struct policy_op *op = ctx;
+	struct policy_range *r = (struct policy_range *)elems + i, *prev = i ? r - 1 : NULL;
+	struct json_object *to;
+	int tie;
+
+	r->from_bytes = (uint64_t)read_int(rd, jr, "from_bytes", 0, POLICY_MAX_SIZE_BYTES,
+					   "a size in bytes", 1, 0);
+	to = need(rd, jr, "to_bytes", json_type_int, 1);
+	if (!rd->failed) {
+		r->to_bytes = to ? (uint64_t)read_int(rd, jr, "to_bytes", 1, POLICY_MAX_SIZE_BYTES,
+						      "a size in bytes or null", 1, 0)
+				 : POLICY_SIZE_OPEN;
+	}
+	read_strategy(rd, jr, "strategy", op, r->strategy, true);
+	r->tie = read_bool(rd, jr, "tie", &tie) && tie;
+	read_word(rd, jr, "family", r->family, sizeof(r->family), families);
+	read_word(rd, jr, "baseline", r->baseline, sizeof(r->baseline), baselines);
+	if (!rd->failed && r->to_bytes <= r->from_bytes)
+		fail(rd, "to_bytes %" PRIu64 " is not above from_bytes %" PRIu64,
+		     r->to_bytes, r->from_bytes);
+	if (!rd->failed && prev && prev->to_bytes != r->from_bytes)
+		fail(rd, "from_bytes %" PRIu64 " does not continue the previous range",
+		     r->from_bytes);
+	if (!rd->failed && !prev && r->from_bytes != 0)
+		fail(rd, "the first range must start at 0");
+	if (!rd->failed && i + 1 == n && r->to_bytes != POLICY_SIZE_OPEN)
+		fail(rd, "the last range must end at null (no bound)");
+	if (!rd->failed && prev && !strcmp(prev->strategy, r->strategy))
+		fail(rd, "'%s' continues the previous range: one range per run", r->strategy);
+}
+
+static const struct array_of ranges_array = {
+	"ranges", POLICY_MAX_SIZES, 1, true, sizeof(struct policy_range), read_range,
+};
+
 static void read_ranges(struct rd *rd, struct json_object *jo, struct policy_op *op)
 {
-	size_t n, mark, m2;
-	struct json_object *arr = enter_array(rd, jo, "ranges", POLICY_MAX_SIZES, 1, &n, &mark);
+	size_t mark;
 
-	if (!arr)
-		return;
-	if (!n) {
-		check_undecided(rd, op, mark);
-		pop(rd, mark);
-		return;
-	}
-	op->ranges = alloc_elems(rd, n, sizeof(*op->ranges), mark);
+	op->ranges = read_array(rd, jo, &ranges_array, op, &op->nranges, &mark);
 	if (!op->ranges)
 		return;
-	op->nranges = n;
-	for (size_t i = 0; i < n && !rd->failed; i++) {
-		struct json_object *jr = enter_object(rd, arr, i, &m2);
-		struct policy_range *r = &op->ranges[i];
-		struct json_object *to;
-		int tie;
-
-		if (!jr)
-			break;
-		r->from_bytes = (uint64_t)read_int(rd, jr, "from_bytes", 0, POLICY_MAX_SIZE_BYTES,
-						   "a size in bytes", 1, 0);
-		to = need(rd, jr, "to_bytes", json_type_int, 1);
-		if (!rd->failed) {
-			r->to_bytes = to ? (uint64_t)read_int(rd, jr, "to_bytes", 1,
-							      POLICY_MAX_SIZE_BYTES,
-							      "a size in bytes or null", 1, 0)
-					 : POLICY_SIZE_OPEN;
-		}
-		read_strategy(rd, jr, "strategy", op, r->strategy, true);
-		r->tie = read_bool(rd, jr, "tie", &tie) && tie;
-		read_word(rd, jr, "family", r->family, sizeof(r->family), families);
-		read_word(rd, jr, "baseline", r->baseline, sizeof(r->baseline), baselines);
-		if (!rd->failed && r->to_bytes <= r->from_bytes)
-			fail(rd, "to_bytes %" PRIu64 " is not above from_bytes %" PRIu64,
-			     r->to_bytes, r->from_bytes);
-		if (!rd->failed && i && op->ranges[i - 1].to_bytes != r->from_bytes)
-			fail(rd, "from_bytes %" PRIu64 " does not continue the previous range",
-			     r->from_bytes);
-		if (!rd->failed && i == 0 && r->from_bytes != 0)
-			fail(rd, "the first range must start at 0");
-		if (!rd->failed && i + 1 == n && r->to_bytes != POLICY_SIZE_OPEN)
-			fail(rd, "the last range must end at null (no bound)");
-		if (!rd->failed && i && !strcmp(op->ranges[i - 1].strategy, r->strategy))
-			fail(rd, "'%s' continues the previous range: one range per run", r->strategy);
-		pop(rd, m2);
-	}
+	if (!op->nranges)
+		check_undecided(rd, op, mark);
 	pop(rd, mark);
 }
 
+static void read_crossover(struct rd *rd, struct json_object *jx, void *elems, size_t i,
+			   size_t n, void *ctx)
+{
+	const struct policy_op *op = ctx;
+	struct policy_crossover *x = (struct policy_crossover *)elems + i;
+
+	(void)n;
+	x->size_bytes = (uint64_t)read_int(rd, jx, "size_bytes", 1, POLICY_MAX_SIZE_BYTES,
+					   "a positive size in bytes", 1, 0);
+	read_strategy(rd, jx, "below", op, x->below, false);
+	read_strategy(rd, jx, "above", op, x->above, false);
+	x->confidence = read_double(rd, jx, "confidence", 0, 1, 1, 1);
+	read_word(rd, jx, "kind", x->kind, sizeof(x->kind), kinds);
+	if (!rd->failed)
+		crossover_matches(rd, op, x, i);
+}
+
+static const struct array_of crossovers_array = {
+	"crossovers", POLICY_MAX_SIZES, 1, true, sizeof(struct policy_crossover), read_crossover,
+};
+
 static void read_crossovers(struct rd *rd, struct json_object *jo, struct policy_op *op)
 {
-	size_t n, mark, m2;
-	struct json_object *arr = enter_array(rd, jo, "crossovers", POLICY_MAX_SIZES, 1, &n,
-					      &mark);
+	size_t mark;
 
-	if (!arr)
-		return;
-	op->crossovers = alloc_elems(rd, n, sizeof(*op->crossovers), mark);
+	op->crossovers = read_array(rd, jo, &crossovers_array, op, &op->ncrossovers, &mark);
 	if (!op->crossovers)
 		return;
-	op->ncrossovers = n;
-	for (size_t i = 0; i < n && !rd->failed; i++) {
-		struct json_object *jx = enter_object(rd, arr, i, &m2);
-		struct policy_crossover *x = &op->crossovers[i];
-
-		if (!jx)
-			break;
-		x->size_bytes = (uint64_t)read_int(rd, jx, "size_bytes", 1, POLICY_MAX_SIZE_BYTES,
-						   "a positive size in bytes", 1, 0);
-		read_strategy(rd, jx, "below", op, x->below, false);
-		read_strategy(rd, jx, "above", op, x->above, false);
-		x->confidence = read_double(rd, jx, "confidence", 0, 1, 1, 1);
-		read_word(rd, jx, "kind", x->kind, sizeof(x->kind), kinds);
-		/* a crossover is the boundary between ranges i and i + 1, and says so */
-		if (!rd->failed)
-			crossover_matches(rd, op, i);
-		pop(rd, m2);
-	}
-	if (!rd->failed && n != (op->nranges ? op->nranges - 1 : 0))
-		fail(rd, "%zu crossovers for %zu ranges: expected one between each two", n,
-		     op->nranges);
+	if (!rd->failed && op->ncrossovers != (op->nranges ? op->nranges - 1 : 0))
+		fail(rd, "%zu crossovers for %zu ranges: expected one between each two",
+		     op->ncrossovers, op->nranges);
 	pop(rd, mark);
 }
 
@@ -1211,27 +1272,28 @@ static void read_op(struct rd *rd, struct json_object *jo, struct policy_target 
 #define POLICY_MAX_NODE 4095
 #define POLICY_MAX_CPU 65535
 
+static void read_cpu(struct rd *rd, struct json_object *v, void *elems, size_t i, size_t n,
+		     void *ctx)
+{
+	int64_t x;
+
+	(void)n;
+	(void)ctx;
+	if (!int_value(rd, v, 0, POLICY_MAX_CPU, &x, "a CPU number"))
+		((int *)elems)[i] = (int)x;
+}
+
+static const struct array_of cpus_used_array = {
+	"cpus_used", POLICY_MAX_THREADS, 0, false, sizeof(int), read_cpu,
+};
+
 static void read_cpus_used(struct rd *rd, struct json_object *jt, struct policy_target *t)
 {
-	size_t n, mark;
-	struct json_object *arr = enter_array(rd, jt, "cpus_used", POLICY_MAX_THREADS, 0, &n,
-					      &mark);
+	size_t mark;
 
-	if (!arr)
-		return;
-	t->cpus_used = alloc_elems(rd, n, sizeof(*t->cpus_used), mark);
-	if (!t->cpus_used)
-		return;
-	for (size_t i = 0; i < n && !rd->failed; i++) {
-		size_t m2 = push_index(rd, i);
-		int64_t x;
-
-		if (!int_value(rd, json_object_array_get_idx(arr, i), 0, POLICY_MAX_CPU, &x,
-			       "a CPU number"))
-			t->cpus_used[t->ncpus_used++] = (int)x;
-		pop(rd, m2);
-	}
-	pop(rd, mark);
+	t->cpus_used = read_array(rd, jt, &cpus_used_array, NULL, &t->ncpus_used, &mark);
+	if (t->cpus_used)
+		pop(rd, mark);
 }
 
 static void read_saturation_one(struct rd *rd, struct json_object *js,
@@ -1384,29 +1446,30 @@ static void read_placement(struct rd *rd, struct json_object *jt, struct policy_
 	read_remote(rd, jt, &t->remote_penalty);
 }
 
+static void read_dimm(struct rd *rd, struct json_object *jd, void *elems, size_t i, size_t n,
+		      void *ctx)
+{
+	struct policy_dimm *d = (struct policy_dimm *)elems + i;
+
+	(void)n;
+	(void)ctx;
+	read_str(rd, jd, "name", d->name, sizeof(d->name), 0);
+	read_str(rd, jd, "vendor", d->vendor, sizeof(d->vendor), 0);
+	read_str(rd, jd, "device", d->device, sizeof(d->device), 0);
+	read_str(rd, jd, "firmware", d->firmware, sizeof(d->firmware), 0);
+}
+
+static const struct array_of dimms_array = {
+	"dimms", POLICY_MAX_DIMMS, 0, true, sizeof(struct policy_dimm), read_dimm,
+};
+
 static void read_dimms(struct rd *rd, struct json_object *jt, struct policy_target *t)
 {
-	size_t n, mark, m2;
-	struct json_object *arr = enter_array(rd, jt, "dimms", POLICY_MAX_DIMMS, 0, &n, &mark);
+	size_t mark;
 
-	if (!arr)
-		return;
-	t->dimms = alloc_elems(rd, n, sizeof(*t->dimms), mark);
-	if (!t->dimms)
-		return;
-	t->ndimms = n;
-	for (size_t i = 0; i < n && !rd->failed; i++) {
-		struct json_object *jd = enter_object(rd, arr, i, &m2);
-
-		if (!jd)
-			break;
-		read_str(rd, jd, "name", t->dimms[i].name, POLICY_NAME_MAX, 0);
-		read_str(rd, jd, "vendor", t->dimms[i].vendor, POLICY_NAME_MAX, 0);
-		read_str(rd, jd, "device", t->dimms[i].device, POLICY_NAME_MAX, 0);
-		read_str(rd, jd, "firmware", t->dimms[i].firmware, POLICY_NAME_MAX, 0);
-		pop(rd, m2);
-	}
-	pop(rd, mark);
+	t->dimms = read_array(rd, jt, &dimms_array, NULL, &t->ndimms, &mark);
+	if (t->dimms)
+		pop(rd, mark);
 }
 
 static void read_target(struct rd *rd, struct json_object *jt, struct policy *p)
