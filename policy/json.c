@@ -802,21 +802,23 @@ struct array_of {
 	bool objects;		/* each element must be an object */
 	size_t size;		/* bytes of one element read into */
 	read_elem_fn read;
+	/* then, where they all read, the whole array of n at its path (NULL: nothing) */
+	void (*check)(struct rd *rd, size_t n, void *ctx, size_t mark);
 };
 
 /*
  * The array member a->key of obj, read by a->read() into *n zeroed
- * elements of a->size bytes (room for one where it is empty), returned
- * for the caller to own, whether reading them failed or not.  The
- * array's path is left pushed at *mark, for checks of the whole array,
- * for the caller to pop.  NULL, nothing pushed, where reading failed
- * already, an optional key is absent, or memory ran out.
+ * elements of a->size bytes (room for one where it is empty), then
+ * checked whole by a->check(); returned for the caller to own, whether
+ * reading them failed or not.  NULL where reading failed already, an
+ * optional key is absent, or memory ran out.
  */
 static void *read_array(struct rd *rd, struct json_object *obj, const struct array_of *a,
-			void *ctx, size_t *n, size_t *mark)
+			void *ctx, size_t *n)
 {
-	struct json_object *arr = enter_array(rd, obj, a->key, a->max, a->required, n, mark);
-	void *elems = arr ? alloc_elems(rd, *n, a->size, *mark) : NULL;
+	size_t mark;
+	struct json_object *arr = enter_array(rd, obj, a->key, a->max, a->required, n, &mark);
+	void *elems = arr ? alloc_elems(rd, *n, a->size, mark) : NULL;
 
 	if (!elems) {
 		*n = 0;
@@ -832,6 +834,9 @@ static void *read_array(struct rd *rd, struct json_object *obj, const struct arr
 			a->read(rd, v, elems, i, *n, ctx);
 		pop(rd, m2);
 	}
+	if (a->check && !rd->failed)
+		a->check(rd, *n, ctx, mark);
+	pop(rd, mark);
 	return elems;
 }
 
@@ -1071,11 +1076,15 @@ static const char *const export_sources[] = { "default", "baseline", "measured",
  * No range is right only where the decision rule makes none (no size where
  * a family could be chosen); else the consumers would be left to guess.
  */
-static void check_undecided(struct rd *rd, const struct policy_op *op, size_t mark)
+static void check_ranges(struct rd *rd, size_t nranges, void *ctx, size_t mark)
 {
-	struct crossover_cell *cells = alloc_elems(rd, op->nsizes, sizeof(*cells), mark);
+	const struct policy_op *op = ctx;
+	struct crossover_cell *cells;
 	size_t i;
 
+	if (nranges)
+		return;
+	cells = alloc_elems(rd, op->nsizes, sizeof(*cells), mark);
 	if (!cells)
 		return;
 	if (!crossover_op_thin(op) && !crossover_cells(op, cells)) {
@@ -1125,19 +1134,8 @@ static void read_range(struct rd *rd, struct json_object *jr, void *elems, size_
 
 static const struct array_of ranges_array = {
 	"ranges", POLICY_MAX_SIZES, 1, true, sizeof(struct policy_range), read_range,
+	check_ranges,
 };
-
-static void read_ranges(struct rd *rd, struct json_object *jo, struct policy_op *op)
-{
-	size_t mark;
-
-	op->ranges = read_array(rd, jo, &ranges_array, op, &op->nranges, &mark);
-	if (!op->ranges)
-		return;
-	if (!op->nranges)
-		check_undecided(rd, op, mark);
-	pop(rd, mark);
-}
 
 static void read_crossover(struct rd *rd, struct json_object *jx, void *elems, size_t i,
 			   size_t n, void *ctx)
@@ -1156,22 +1154,21 @@ static void read_crossover(struct rd *rd, struct json_object *jx, void *elems, s
 		crossover_matches(rd, op, x, i);
 }
 
+/* a crossover between each two ranges, and no other */
+static void check_crossovers(struct rd *rd, size_t n, void *ctx, size_t mark)
+{
+	const struct policy_op *op = ctx;
+
+	(void)mark;
+	if (n != (op->nranges ? op->nranges - 1 : 0))
+		fail(rd, "%zu crossovers for %zu ranges: expected one between each two", n,
+		     op->nranges);
+}
+
 static const struct array_of crossovers_array = {
 	"crossovers", POLICY_MAX_SIZES, 1, true, sizeof(struct policy_crossover), read_crossover,
+	check_crossovers,
 };
-
-static void read_crossovers(struct rd *rd, struct json_object *jo, struct policy_op *op)
-{
-	size_t mark;
-
-	op->crossovers = read_array(rd, jo, &crossovers_array, op, &op->ncrossovers, &mark);
-	if (!op->crossovers)
-		return;
-	if (!rd->failed && op->ncrossovers != (op->nranges ? op->nranges - 1 : 0))
-		fail(rd, "%zu crossovers for %zu ranges: expected one between each two",
-		     op->ncrossovers, op->nranges);
-	pop(rd, mark);
-}
 
 static void read_op(struct rd *rd, struct json_object *jo, struct policy_target *t)
 {
@@ -1265,8 +1262,8 @@ static void read_op(struct rd *rd, struct json_object *jo, struct policy_target 
 				break;
 		}
 	}
-	read_ranges(rd, jo, op);
-	read_crossovers(rd, jo, op);
+	op->ranges = read_array(rd, jo, &ranges_array, op, &op->nranges);
+	op->crossovers = read_array(rd, jo, &crossovers_array, op, &op->ncrossovers);
 }
 
 #define POLICY_MAX_NODE 4095
@@ -1284,17 +1281,8 @@ static void read_cpu(struct rd *rd, struct json_object *v, void *elems, size_t i
 }
 
 static const struct array_of cpus_used_array = {
-	"cpus_used", POLICY_MAX_THREADS, 0, false, sizeof(int), read_cpu,
+	"cpus_used", POLICY_MAX_THREADS, 0, false, sizeof(int), read_cpu, NULL,
 };
-
-static void read_cpus_used(struct rd *rd, struct json_object *jt, struct policy_target *t)
-{
-	size_t mark;
-
-	t->cpus_used = read_array(rd, jt, &cpus_used_array, NULL, &t->ncpus_used, &mark);
-	if (t->cpus_used)
-		pop(rd, mark);
-}
 
 static void read_saturation_one(struct rd *rd, struct json_object *js,
 				struct policy_saturation *s)
@@ -1439,7 +1427,7 @@ static void read_placement(struct rd *rd, struct json_object *jt, struct policy_
 		fail(rd, "expected local, nearest, caller or no_numa");
 		pop(rd, mark);
 	}
-	read_cpus_used(rd, jt, t);
+	t->cpus_used = read_array(rd, jt, &cpus_used_array, NULL, &t->ncpus_used);
 	if (!read_bool(rd, jt, "memory_bound", &t->memory_bound))
 		t->memory_bound = -1;
 	read_saturation(rd, jt, t);
@@ -1460,17 +1448,8 @@ static void read_dimm(struct rd *rd, struct json_object *jd, void *elems, size_t
 }
 
 static const struct array_of dimms_array = {
-	"dimms", POLICY_MAX_DIMMS, 0, true, sizeof(struct policy_dimm), read_dimm,
+	"dimms", POLICY_MAX_DIMMS, 0, true, sizeof(struct policy_dimm), read_dimm, NULL,
 };
-
-static void read_dimms(struct rd *rd, struct json_object *jt, struct policy_target *t)
-{
-	size_t mark;
-
-	t->dimms = read_array(rd, jt, &dimms_array, NULL, &t->ndimms, &mark);
-	if (t->dimms)
-		pop(rd, mark);
-}
 
 static void read_target(struct rd *rd, struct json_object *jt, struct policy *p)
 {
@@ -1509,7 +1488,7 @@ static void read_target(struct rd *rd, struct json_object *jt, struct policy *p)
 	t->area_bytes = (uint64_t)read_int(rd, jt, "area_bytes", 0, POLICY_MAX_SIZE_BYTES,
 					   "a size in bytes", 0, 0);
 	t->ceiling_mib_s = read_double(rd, jt, "ceiling_mib_s", 0, POLICY_MAX_MIB_S, 1, 0);
-	read_dimms(rd, jt, t);
+	t->dimms = read_array(rd, jt, &dimms_array, NULL, &t->ndimms);
 	ops = need_array(rd, jt, "ops", POLICY_MAX_OPS, 1);
 	if (!ops)
 		return;
