@@ -2,9 +2,9 @@
 /*
  * movdir64b: one 64-byte direct store per line, written as a single
  * non-temporal transaction (Sapphire Rapids and later).  The
- * destination must be 64-byte aligned, the source need not be; heads
- * and tails go through the cache and are flushed, as for the movnt
- * strategies.  Direct stores are weakly ordered like WC stores, hence
+ * destination must be 64-byte aligned, the source need not be; the
+ * head and a tail shorter than a line are done as for the movnt
+ * strategies (strategy_nt_ends.h).  Direct stores are weakly ordered like WC stores, hence
  * the closing sfence.
  */
 #include "strategy_nt_ends.h"

@@ -2,7 +2,8 @@
 /*
  * Non-temporal copies, after the kernel's __memcpy_flushcache and PMDK's
  * memcpy_nt: a cached head up to the store width's alignment (flushed),
- * the streaming body, a cached tail (flushed), one sfence that drains
+ * the streaming body, a tail streamed in narrower stores where it is
+ * whole words (cached and flushed where not), one sfence that drains
  * the write-combining buffers and orders the flushes.  Loads are
  * unaligned; only the NT stores need the alignment.
  */
