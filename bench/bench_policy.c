@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Does the policy pay?  A held-out sweep of the policy's own sizes, both
- * patterns, timing side by side (two interleaved sweep_bench_measure()
- * calls per size, whose orders put the policy once before and once after
- * its strategy: see order_size()):
+ * patterns, timing side by side (two sweep_bench_measure() calls per
+ * size, the second in the reverse order of the first, which puts the
+ * policy once before and once after its strategy: see order_size()):
  *
  *   policy         dispatch by the policy's ranges for that op
  *   each strategy  alone; the best median at a size is the naive oracle,
@@ -114,6 +114,7 @@ struct opts {
 	enum sweep_mode mode;
 	uint64_t seed;
 	bool one_thread;
+	bool cells;		/* print every contender's per-half medians */
 	bool child;
 	uint64_t area;
 };
@@ -227,15 +228,16 @@ static void bench_config(struct sweep_config *cfg, enum sweep_mode mode, uint64_
 		cfg->min_samples = 7;
 		cfg->max_samples = 31;
 	} else {
-		cfg->rel_ci = 0.02;
-		cfg->min_samples = 11;
-		cfg->max_samples = 81;
+		/* +-1 % on each median: two of them make a ratio good to ~1.5 % */
+		cfg->rel_ci = 0.01;
+		cfg->min_samples = 15;
+		cfg->max_samples = 161;
 	}
 }
 
 static double op_budget_s(enum sweep_mode mode)
 {
-	return mode == SWEEP_QUICK ? 4.0 : 25.0;
+	return mode == SWEEP_QUICK ? 4.0 : 60.0;
 }
 
 static int open_target(const struct opts *o, const struct cpu_info *ci, uint64_t area,
@@ -399,15 +401,22 @@ static bool is_nt(const struct contenders *k, unsigned j, uint64_t size, const c
  *  - the contenders go in two blocks by class, each opened by a
  *    throwaway copy of its first member, so that every timed copy
  *    follows one of its own class;
- *  - the policy goes next to the strategy it dispatches to: right before
- *    it (policy_after false) or right after it, and each size is
- *    measured both ways (see measure_parent()), so that what favours the
- *    later of the two favours each of them once.
+ *  - the policy goes next to the strategy it dispatches to;
+ *  - each size is measured twice (see measure_parent()): the first half
+ *    in the table's order with the policy right before its strategy,
+ *    the second (reversed) with every block in reverse order, so the
+ *    policy comes right after it.  A contender's places in the two
+ *    halves then add up to the same for all, so a place's effect favours
+ *    none of them in the mean; and the cross-validated oracle, chosen on
+ *    one half and scored on the other, does not keep a contender that
+ *    won by its place.  With one fixed order the strategy last in the
+ *    streaming block took every size from 6 MiB up in both halves, by
+ *    up to 14 %, ahead of the same stores one place earlier.
  * slot[i] is the contender behind fns[i], -1 for a throwaway.  Returns
  * the count.
  */
 static unsigned order_size(const struct contenders *k, uint64_t size, const char *pick,
-			   bool policy_after, strategy_copy_fn *fns, int *slot)
+			   bool reversed, strategy_copy_fn *fns, int *slot)
 {
 	bool pnt = is_nt(k, 0, size, pick);
 	int block[SWEEP_BENCH_MAX_FNS];
@@ -419,15 +428,17 @@ static unsigned order_size(const struct contenders *k, uint64_t size, const char
 		bool placed = !pass;
 		unsigned nb = 0;
 
-		for (unsigned j = 1; j < k->n; j++) {
+		for (unsigned i = 1; i < k->n; i++) {
+			unsigned j = reversed ? k->n - i : i;
+
 			if (is_nt(k, j, size, pick) != want)
 				continue;
 			bool here = !placed && (int)j != k->dm && !strcmp(k->name[j], pick);
 
-			if (here && !policy_after)
+			if (here && !reversed)
 				block[nb++] = 0;
 			block[nb++] = (int)j;
-			if (here && policy_after)
+			if (here && reversed)
 				block[nb++] = 0;
 			placed |= here;
 		}
@@ -524,9 +535,10 @@ static int measure_parent(const struct opts *o, const struct target *t,
 			for (unsigned j = 0; j < k->n; j++)
 				c->v[j] = c->vh[0][j] = c->vh[1][j] = NAN;
 			/*
-			 * Counterbalanced: half the time with the policy before its
-			 * strategy, half after it; each figure is the mean of its two
-			 * medians, so the position effect cancels out.
+			 * Counterbalanced: the second half in reverse order (the
+			 * policy after its strategy, not before); each figure is
+			 * the mean of its two medians, so the places' effects
+			 * cancel out.
 			 */
 			for (int half = 0; half < 2 && !rc; half++) {
 				nf = order_size(k, c->size, c->policy_pick, half, fns, slot);
@@ -845,6 +857,29 @@ static void print_run(const struct op_run *r, const struct contenders *k)
 	}
 }
 
+/* --cells: what the ratios came from, each contender's median in each half. */
+static void print_cells(const struct op_run *r, const struct contenders *k)
+{
+	char lb[160], sb[32];
+
+	printf("\nwrite %s: each contender's median, MiB/s, in order / in reverse order\n",
+	       op_label(r->op, lb, sizeof(lb)));
+	printf("%10s", "size");
+	for (unsigned j = 0; j < k->n; j++)
+		printf(" %14.14s", k->name[j]);
+	printf("\n");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct cell *c = &r->c[i];
+
+		for (int h = 0; h < 2; h++) {
+			printf("%10s", h ? "" : table_format_bytes(c->size, sb, sizeof(sb)));
+			for (unsigned j = 0; j < k->n; j++)
+				printf(" %14.0f", c->vh[h][j]);
+			printf("\n");
+		}
+	}
+}
+
 /* The worst ratio of col over every measured cell; NULL if none. */
 static const struct cell *worst(const struct op_run *runs, size_t nruns, enum col col,
 				const struct op_run **wr)
@@ -966,7 +1001,7 @@ static void usage(FILE *f)
 		"Usage: bench_policy [--policy FILE] [--target dram|file:PATH] "
 		"[--mode quick|standard]\n"
 		"                    [--seed N] [--threads 1|all] [--pmem-tune PATH] "
-		"[--save-policy FILE]\n"
+		"[--save-policy FILE] [--cells]\n"
 		"Without --policy, runs `pmem-tune --probe` on the target first.\n");
 }
 
@@ -980,6 +1015,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "threads", required_argument, NULL, 'T' },
 		{ "pmem-tune", required_argument, NULL, 'P' },
 		{ "save-policy", required_argument, NULL, 'S' },
+		{ "cells", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		/* internal: one PMDK variant, run by the parent */
 		{ "pmdk-child", no_argument, NULL, 'C' },
@@ -1027,6 +1063,9 @@ static int parse(int argc, char **argv, struct opts *o)
 				return 2;
 			}
 			o->one_thread = !strcmp(optarg, "1");
+			break;
+		case 'c':
+			o->cells = true;
 			break;
 		case 'C':
 			o->child = true;
@@ -1196,8 +1235,11 @@ int main(int argc, char **argv)
 	       dm_flush == dm_nt ? "movnt (no clflushopt)" : "clflushopt",
 	       DM_WRITECACHE_FLUSH_FROM);
 	printf("memcpy+clwb: the memcpy_clwb strategy (glibc memcpy, clwb each line, sfence)\n");
-	for (size_t r = 0; r < nruns; r++)
+	for (size_t r = 0; r < nruns; r++) {
 		print_run(&runs[r], &k);
+		if (o.cells)
+			print_cells(&runs[r], &k);
+	}
 	printf("\nover every size and pattern (total wall time %.1f s):\n",
 	       (double)(now_ns() - t0) * 1e-9);
 	for (int c = 0; c < NCOLS; c++)
