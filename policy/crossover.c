@@ -651,9 +651,9 @@ static bool fresh(const struct policy_op *op, int c, size_t i)
 }
 
 /*
- * Most of the op's cells could not be measured (threads that never ran
- * together): what is left is too thin to decide anything, and deciding
- * from it would flicker from probe to probe.
+ * Too many of the op's cells could not be measured (threads that never
+ * ran together): what is left is too thin to decide anything, and
+ * deciding from it would flicker from probe to probe.
  */
 bool crossover_op_thin(const struct policy_op *op)
 {
@@ -671,7 +671,7 @@ bool crossover_op_thin(const struct policy_op *op)
 			bad += un;
 		}
 	}
-	return all && bad * 2 > all;
+	return all && (double)bad > CROSSOVER_THIN_SHARE * (double)all;
 }
 
 /*
