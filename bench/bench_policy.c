@@ -97,6 +97,7 @@ struct cell {
 	double ratio_naive;		/* policy / oracle */
 	const char *policy_pick;
 	double ratio[NCOLS];		/* NAN: not measured */
+	double self;			/* policy / the strategy it dispatches to */
 	unsigned remeasured;		/* times its halves disagreed, then agreed */
 	bool disturbed;			/* still disagreeing after REMEASURE_MAX */
 };
@@ -605,6 +606,10 @@ static int measure_parent(const struct opts *o, const struct target *t,
 					c->oracle_idx = (int)j;
 				}
 			c->oracle_cv = cross_validated(c, k);
+			c->self = NAN;
+			for (unsigned j = k->first_single; j < k->first_single + k->nsingle; j++)
+				if (!strcmp(k->name[j], c->policy_pick))
+					c->self = c->v[0] / c->v[j];
 			c->ratio_naive = c->v[0] / c->oracle;
 			c->ratio[COL_POLICY] = c->v[0] / c->oracle_cv;
 			c->ratio[COL_DM] = k->dm >= 0 ? c->v[k->dm] / c->oracle_cv : NAN;
@@ -986,6 +991,36 @@ static void print_worst(const struct op_run *runs, size_t nruns, enum col col)
  * How far the naive oracle sits above the cross-validated one, per size
  * band: the part of a policy/oracle gap that is the score, not the policy.
  */
+/*
+ * The judge's own resolution: the policy and the strategy it dispatches
+ * to run the same stores, timed side by side, so their ratio would be 1
+ * with a perfect judge.  A policy/oracle ratio nearer 1 than this spread
+ * says nothing about the policy.
+ */
+static void print_self(const struct op_run *runs, size_t nruns)
+{
+	double sum = 0, lo = INFINITY, hi = 0;
+	unsigned n = 0, out = 0;
+
+	for (size_t r = 0; r < nruns; r++)
+		for (size_t i = 0; i < runs[r].n; i++) {
+			double q = runs[r].c[i].self;
+
+			if (!(q > 0))
+				continue;
+			sum += log(q);
+			lo = fmin(lo, q);
+			hi = fmax(hi, q);
+			out += q < 0.97 || q > 1 / 0.97;
+			n++;
+		}
+	if (!n)
+		return;
+	printf("\nthe judge's resolution: policy / the strategy it runs (the same stores, timed "
+	       "beside it)\n  geometric mean %.3f, from %.3f to %.3f, more than 3 %% off at "
+	       "%u/%u sizes\n", exp(sum / n), lo, hi, out, n);
+}
+
 static void print_bands(const struct op_run *runs, size_t nruns)
 {
 	static const struct {
@@ -1295,6 +1330,7 @@ int main(int argc, char **argv)
 	for (int c = 0; c < NCOLS; c++)
 		print_summary(runs, nruns, c);
 	print_bands(runs, nruns);
+	print_self(runs, nruns);
 	printf("\nthe ratios to the oracle below use the cross-validated oracle:\n");
 	for (int c = 0; c < NCOLS; c++)
 		print_worst(runs, nruns, c);
