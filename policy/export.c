@@ -840,7 +840,7 @@ static int export_kernel(struct policy *p, const struct policy_target *t,
 {
 	struct policy_export *e = &p->exports.kernel;
 	struct target_views tv;
-	struct threshold thr;
+	struct threshold thr = { 0 };
 	uint64_t bthr = 0, *bp = NULL;
 	int rc;
 

@@ -1272,7 +1272,7 @@ static void read_op(struct rd *rd, struct json_object *jo, struct policy_target 
 static void read_cpu(struct rd *rd, struct json_object *v, void *elems, size_t i, size_t n,
 		     void *ctx)
 {
-	int64_t x;
+	int64_t x = 0;
 
 	(void)n;
 	(void)ctx;
