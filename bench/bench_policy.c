@@ -1017,10 +1017,6 @@ static void print_worst(const struct op_run *runs, size_t nruns, enum col col)
 }
 
 /*
- * How far the naive oracle sits above the cross-validated one, per size
- * band: the part of a policy/oracle gap that is the score, not the policy.
- */
-/*
  * The judge's own resolution: the policy and the strategy it dispatches
  * to run the same stores, timed side by side, so their ratio would be 1
  * with a perfect judge.  A policy/oracle ratio nearer 1 than this spread
@@ -1050,6 +1046,10 @@ static void print_self(const struct op_run *runs, size_t nruns)
 	       "%u/%u sizes\n", exp(sum / n), lo, hi, out, n);
 }
 
+/*
+ * How far the naive oracle sits above the cross-validated one, per size
+ * band: the part of a policy/oracle gap that is the score, not the policy.
+ */
 static void print_bands(const struct op_run *runs, size_t nruns)
 {
 	static const struct {
