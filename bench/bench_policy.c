@@ -413,9 +413,11 @@ static bool is_nt(const struct contenders *k, unsigned j, uint64_t size, const c
  *    halves then add up to the same for all, so a place's effect favours
  *    none of them in the mean; and the cross-validated oracle, chosen on
  *    one half and scored on the other, does not keep a contender that
- *    won by its place.  With one fixed order the strategy last in the
- *    streaming block took every size from 6 MiB up in both halves, by
- *    up to 14 %, ahead of the same stores one place earlier.
+ *    won by its place.  With one fixed order, from 8 MiB up the
+ *    streaming copies ran faster the later they came in their block
+ *    (16 MiB: movnt 12.6k, sse2 14.8k, avx2 17.3k, avx512 19.2k,
+ *    movdir64b 20.2k MiB/s), and the oracle kept movdir64b, the last,
+ *    at 16 MiB, where the policy (avx512's stores) then scored 0.866.
  * slot[i] is the contender behind fns[i], -1 for a throwaway.  Returns
  * the count.
  */
@@ -499,8 +501,10 @@ static double cross_validated(const struct cell *c, const struct contenders *k)
  * REMEASURE_MAX times (each median is good to +-1 % in standard mode,
  * +-4 % in quick):
  *  - a contender whose two halves are more than HALVES_APART apart was
- *    disturbed in one of them (the places' effect between the halves
- *    reached 14 %, so the bar is above it).  Once, one half of
+ *    disturbed in one of them.  The places' effect alone moved one
+ *    contender's halves by up to 31 % (movnt at 12 MiB), so at the
+ *    largest sizes this can fire without a disturbance; the size is then
+ *    measured again for nothing, and listed.  Once, one half of
  *    movnt_avx512 at 768 B read 4.5x its other half and every
  *    neighbour, and the cross-validated oracle, scored on that half, put
  *    the policy at 0.364;
