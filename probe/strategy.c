@@ -12,28 +12,28 @@
 const struct strategy strategy_table[] = {
 	{
 		.name = "movnt",
-		.summary = "8-byte movnti stores, cached head flushed, tail streamed, sfence",
+		.summary = "8-byte movnti stores, cached head flushed, NT tail, sfence",
 		.needs = CPU_BIT(CPU_SSE2),
 		.copy = strategy_copy_movnt,
 	}, {
 		.name = "movnt_sse2",
-		.summary = "16-byte movntdq stores, cached head flushed, tail streamed, sfence",
+		.summary = "16-byte movntdq stores, cached head flushed, NT tail, sfence",
 		.needs = CPU_BIT(CPU_SSE2),
 		.copy = strategy_copy_movnt_sse2,
 	}, {
 		/* The name follows PMDK; 256-bit vmovntdq is an AVX instruction. */
 		.name = "movnt_avx2",
-		.summary = "32-byte vmovntdq stores (needs avx only), tail streamed, sfence",
+		.summary = "32-byte vmovntdq stores (needs avx only), NT tail, sfence",
 		.needs = CPU_BIT(CPU_AVX),
 		.copy = strategy_copy_movnt_avx2,
 	}, {
 		.name = "movnt_avx512",
-		.summary = "64-byte vmovntdq zmm stores, cached head flushed, tail streamed, sfence",
+		.summary = "64-byte vmovntdq zmm stores, cached head flushed, NT tail, sfence",
 		.needs = CPU_BIT(CPU_AVX512F),
 		.copy = strategy_copy_movnt_avx512,
 	}, {
 		.name = "movdir64b",
-		.summary = "64-byte direct stores (movdir64b), cached head flushed, tail streamed, sfence",
+		.summary = "64-byte direct stores (movdir64b), cached head flushed, NT tail, sfence",
 		.needs = CPU_BIT(CPU_MOVDIR64B),
 		.copy = strategy_copy_movdir64b,
 	}, {

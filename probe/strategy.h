@@ -5,8 +5,9 @@
  * platform whose persistence domain is the memory controller (ADR): the
  * flush of every touched line and the closing fence are included, and
  * unaligned heads, and tails of odd bytes, are copied with cached stores
- * and flushed, as the kernel's __memcpy_flushcache does.  noflush only orders the
- * stores (sfence): it is persistent only where the domain is cpu_cache.
+ * and flushed, as the kernel's __memcpy_flushcache does.  noflush only
+ * orders the stores (sfence): it is persistent only where the domain is
+ * cpu_cache.
  */
 #ifndef PMEM_TUNE_STRATEGY_H
 #define PMEM_TUNE_STRATEGY_H

@@ -4,8 +4,8 @@
  * non-temporal transaction (Sapphire Rapids and later).  The
  * destination must be 64-byte aligned, the source need not be; the
  * head and a tail shorter than a line are done as for the movnt
- * strategies (strategy_nt_ends.h).  Direct stores are weakly ordered like WC stores, hence
- * the closing sfence.
+ * strategies (strategy_nt_ends.h).  Direct stores are weakly ordered
+ * like WC stores, hence the closing sfence.
  */
 #include "strategy_nt_ends.h"
 

@@ -53,9 +53,9 @@ static inline void strategy_nt_tail(char *d, const char *s, size_t len)
 		return;
 	}
 	for (; len >= 16; d += 16, s += 16, len -= 16)
-		_mm_stream_si128((__m128i *)d, _mm_loadu_si128((const __m128i *)s));
+		STRATEGY_STREAM16(d, STRATEGY_LOAD16(s));
 	if (len >= 8) {
-		_mm_stream_si64((long long *)d, (long long)strategy_load64(s));
+		STRATEGY_STREAM8(d, STRATEGY_LOAD8(s));
 		d += 8;
 		s += 8;
 		len -= 8;
