@@ -96,10 +96,10 @@ struct cell {
 	double oracle_cv;		/* chosen on one half, scored on the other */
 	double ratio_naive;		/* policy / oracle */
 	const char *policy_pick;
+	int pick;			/* policy_pick's contender, -1 if it is none alone */
 	double ratio[NCOLS];		/* NAN: not measured */
-	double self;			/* policy / the strategy it dispatches to */
 	unsigned remeasured;		/* times it was found disturbed and measured again */
-	const char *why;		/* the last disturbance found, NULL if none */
+	int why;			/* enum disturbance: the last one found */
 	bool disturbed;			/* still disturbed after REMEASURE_MAX */
 };
 
@@ -237,6 +237,18 @@ static void bench_config(struct sweep_config *cfg, enum sweep_mode mode, uint64_
 		cfg->min_samples = 15;
 		cfg->max_samples = 161;
 	}
+}
+
+/*
+ * How far apart the policy and the strategy it runs may be in one half:
+ * twice a median's interval, and no less than 5 %.
+ */
+static double self_apart(enum sweep_mode mode)
+{
+	struct sweep_config cfg;
+
+	bench_config(&cfg, mode, 0);
+	return fmax(0.05, 2 * cfg.rel_ci);
 }
 
 static double op_budget_s(enum sweep_mode mode)
@@ -421,10 +433,10 @@ static bool is_nt(const struct contenders *k, unsigned j, uint64_t size, const c
  * slot[i] is the contender behind fns[i], -1 for a throwaway.  Returns
  * the count.
  */
-static unsigned order_size(const struct contenders *k, uint64_t size, const char *pick,
-			   bool reversed, strategy_copy_fn *fns, int *slot)
+static unsigned order_size(const struct contenders *k, const struct cell *c, bool reversed,
+			   strategy_copy_fn *fns, int *slot)
 {
-	bool pnt = is_nt(k, 0, size, pick);
+	bool pnt = is_nt(k, 0, c->size, c->policy_pick);
 	int block[SWEEP_BENCH_MAX_FNS];
 	unsigned n = 0;
 
@@ -437,9 +449,9 @@ static unsigned order_size(const struct contenders *k, uint64_t size, const char
 		for (unsigned i = 1; i < k->n; i++) {
 			unsigned j = reversed ? k->n - i : i;
 
-			if (is_nt(k, j, size, pick) != want)
+			if (is_nt(k, j, c->size, c->policy_pick) != want)
 				continue;
-			bool here = !placed && (int)j != k->dm && !strcmp(k->name[j], pick);
+			bool here = (int)j == c->pick;
 
 			if (here && !reversed)
 				block[nb++] = 0;
@@ -509,7 +521,7 @@ static double cross_validated(const struct cell *c, const struct contenders *k)
  *    neighbour, and the cross-validated oracle, scored on that half, put
  *    the policy at 0.364;
  *  - the policy and the strategy it runs do the same stores, side by
- *    side in the same place of each half: more than self_apart between
+ *    side in the same place of each half: more than self_apart() between
  *    them in one half is a disturbance of that half, not a property of
  *    the policy.  In one standard run 8 of 74 sizes were 3-13 % apart,
  *    mostly in one half only (2 KiB random: 10341 vs 11800 MiB/s, then
@@ -518,26 +530,33 @@ static double cross_validated(const struct cell *c, const struct contenders *k)
 #define HALVES_APART	1.25
 #define REMEASURE_MAX	2
 
-static const char *disturbance(const struct cell *c, const struct contenders *k,
-			       double self_apart)
+enum disturbance { UNDISTURBED, HALVES_DISAGREE, SELF_DISAGREES };
+
+/* Two medians further apart than the factor bar; false where either is missing. */
+static bool apart(double a, double e, double bar)
 {
-	for (unsigned j = 0; j < k->n; j++) {
-		double a = c->vh[0][j], e = c->vh[1][j];
+	return !isnan(a) && !isnan(e) && fmax(a, e) > bar * fmin(a, e);
+}
 
-		if (!isnan(a) && !isnan(e) && fmax(a, e) > HALVES_APART * fmin(a, e))
-			return "a contender's halves were more than 25 % apart";
-	}
-	for (unsigned j = k->first_single; j < k->first_single + k->nsingle; j++) {
-		if (strcmp(k->name[j], c->policy_pick))
-			continue;
-		for (int h = 0; h < 2; h++) {
-			double a = c->vh[h][0], e = c->vh[h][j];
+static enum disturbance disturbance(const struct cell *c, const struct contenders *k,
+				    double self_bar)
+{
+	for (unsigned j = 0; j < k->n; j++)
+		if (apart(c->vh[0][j], c->vh[1][j], HALVES_APART))
+			return HALVES_DISAGREE;
+	for (int h = 0; h < 2 && c->pick >= 0; h++)
+		if (apart(c->vh[h][0], c->vh[h][c->pick], 1 + self_bar))
+			return SELF_DISAGREES;
+	return UNDISTURBED;
+}
 
-			if (!isnan(a) && !isnan(e) && fmax(a, e) > (1 + self_apart) * fmin(a, e))
-				return "the policy and the strategy it runs were apart in one half";
-		}
-	}
-	return NULL;
+/* The contender that runs strategy name alone; -1 if none does. */
+static int single_contender(const struct contenders *k, const char *name)
+{
+	for (unsigned j = k->first_single; j < k->first_single + k->nsingle; j++)
+		if (!strcmp(k->name[j], name))
+			return (int)j;
+	return -1;
 }
 
 /*
@@ -556,7 +575,7 @@ static int measure_halves(struct sweep_bench *b, const struct contenders *k,
 	for (unsigned j = 0; j < k->n; j++)
 		c->v[j] = c->vh[0][j] = c->vh[1][j] = NAN;
 	for (int half = 0; half < 2 && !rc; half++) {
-		unsigned nf = order_size(k, c->size, c->policy_pick, half, fns, slot);
+		unsigned nf = order_size(k, c, half, fns, slot);
 
 		rc = sweep_bench_measure(b, fns, nf, c->size, run->random, run->op->threads,
 					 c->seconds / 2, res);
@@ -577,14 +596,12 @@ static int measure_parent(const struct opts *o, const struct target *t,
 			  const struct cpu_info *ci, const struct contenders *k,
 			  struct op_run *runs, size_t nruns, unsigned nthreads, uint64_t max_size)
 {
+	double self_bar = self_apart(o->mode);
 	struct sweep_config cfg;
 	struct sweep_bench *b;
-	double self_apart;
 	int rc;
 
 	bench_config(&cfg, o->mode, o->seed);
-	/* twice a median's interval, and no less than 5 % */
-	self_apart = fmax(0.05, 2 * cfg.rel_ci);
 	cfg.nthreads = nthreads;
 	cfg.max_size_bytes = max_size;
 	rc = sweep_bench_open(t, &cfg, &b);
@@ -614,14 +631,15 @@ static int measure_parent(const struct opts *o, const struct target *t,
 			left -= w;
 			progress("bench", run, i);
 			c->policy_pick = dispatch_pick(c->size);
+			c->pick = single_contender(k, c->policy_pick);
 			for (unsigned tries = 0;; tries++) {
-				const char *why;
+				enum disturbance why;
 
 				rc = measure_halves(b, k, run, c);
 				if (rc)
 					break;
-				why = disturbance(c, k, self_apart);
-				if (!why)
+				why = disturbance(c, k, self_bar);
+				if (why == UNDISTURBED)
 					break;
 				c->why = why;
 				if (tries == REMEASURE_MAX) {
@@ -640,10 +658,6 @@ static int measure_parent(const struct opts *o, const struct target *t,
 					c->oracle_idx = (int)j;
 				}
 			c->oracle_cv = cross_validated(c, k);
-			c->self = NAN;
-			for (unsigned j = k->first_single; j < k->first_single + k->nsingle; j++)
-				if (!strcmp(k->name[j], c->policy_pick))
-					c->self = c->v[0] / c->v[j];
 			c->ratio_naive = c->v[0] / c->oracle;
 			c->ratio[COL_POLICY] = c->v[0] / c->oracle_cv;
 			c->ratio[COL_DM] = k->dm >= 0 ? c->v[k->dm] / c->oracle_cv : NAN;
@@ -915,7 +929,7 @@ static void print_ratio(double r)
 		printf(" %13.3f", r);
 }
 
-static void print_run(const struct op_run *r, const struct contenders *k)
+static void print_run(const struct op_run *r, const struct contenders *k, double self_bar)
 {
 	char lb[160], sb[32];
 
@@ -938,10 +952,17 @@ static void print_run(const struct op_run *r, const struct contenders *k)
 	for (size_t i = 0; i < r->n; i++) {
 		const struct cell *c = &r->c[i];
 
-		if (c->remeasured || c->disturbed)
-			printf("%10s  measured again (%ux): %s%s\n",
-			       table_format_bytes(c->size, sb, sizeof(sb)), c->remeasured, c->why,
-			       c->disturbed ? ", and still were" : "");
+		if (!c->remeasured && !c->disturbed)
+			continue;
+		printf("%10s  measured again (%ux): ", table_format_bytes(c->size, sb, sizeof(sb)),
+		       c->remeasured);
+		if (c->why == HALVES_DISAGREE)
+			printf("a contender's halves were more than %.0f %% apart",
+			       (HALVES_APART - 1) * 100);
+		else
+			printf("the policy and the strategy it runs were more than %.0f %% apart "
+			       "in one half", self_bar * 100);
+		printf("%s\n", c->disturbed ? ", and still were" : "");
 	}
 }
 
@@ -1033,7 +1054,8 @@ static void print_self(const struct op_run *runs, size_t nruns)
 
 	for (size_t r = 0; r < nruns; r++)
 		for (size_t i = 0; i < runs[r].n; i++) {
-			double q = runs[r].c[i].self;
+			const struct cell *c = &runs[r].c[i];
+			double q = c->pick >= 0 ? c->v[0] / c->v[c->pick] : NAN;
 
 			if (!(q > 0))
 				continue;
@@ -1354,7 +1376,7 @@ int main(int argc, char **argv)
 	       DM_WRITECACHE_FLUSH_FROM);
 	printf("memcpy+clwb: the memcpy_clwb strategy (glibc memcpy, clwb each line, sfence)\n");
 	for (size_t r = 0; r < nruns; r++) {
-		print_run(&runs[r], &k);
+		print_run(&runs[r], &k, self_apart(o.mode));
 		if (o.cells)
 			print_cells(&runs[r], &k);
 	}
