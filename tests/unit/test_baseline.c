@@ -181,6 +181,17 @@ static void test_member_sticky(void)
 	policy_free(p);
 }
 
+/* Sizes [from, to) of every curve unmeasurable (threads that never ran together), or measured. */
+static void set_unmeasurable(struct policy_op *op, size_t from, size_t to, bool un)
+{
+	for (size_t c = 0; c < op->ncurves; c++)
+		for (size_t i = from; i < to; i++) {
+			op->curves[c].median_mib_s[i] = un ? NAN : 10000;
+			op->curves[c].samples[i] = un ? 0 : 25;
+			op->curves[c].cell_flags[i] = un ? POLICY_CELL_UNMEASURABLE : 0;
+		}
+}
+
 /* Too many cells unmeasurable: no decision of its own, the baseline's kept exactly. */
 static void test_unmeasurable_op(void)
 {
@@ -192,12 +203,7 @@ static void test_unmeasurable_op(void)
 		lead(base, "clwb", i, false);
 	CHECK_INT(crossover_decide(base), 0);
 	CHECK_INT(base->nranges, 2);
-	for (size_t c = 0; c < op->ncurves; c++)
-		for (size_t i = 0; i < 6; i++) {
-			op->curves[c].median_mib_s[i] = NAN;
-			op->curves[c].samples[i] = 0;
-			op->curves[c].cell_flags[i] |= POLICY_CELL_UNMEASURABLE;
-		}
+	set_unmeasurable(op, 0, 6, true);
 	/* 6 of 11 sizes unmeasurable: nothing decided, nothing to measure again */
 	CHECK_INT(crossover_decide(op), 0);
 	CHECK_INT(op->nranges, 0);
@@ -234,21 +240,12 @@ static void test_unmeasurable_op(void)
 	check_range(op, 0, 0, 512, "clwb", "kept");
 	check_range(op, 1, 512, POLICY_SIZE_OPEN, "movnt_avx512", "kept");
 	/* 2 of 11 sizes (18 %, over CROSSOVER_THIN_SHARE): still nothing */
-	for (size_t i = 2; i < 6; i++)
-		for (size_t c = 0; c < op->ncurves; c++) {
-			op->curves[c].median_mib_s[i] = 10000;
-			op->curves[c].samples[i] = 25;
-			op->curves[c].cell_flags[i] = 0;
-		}
+	set_unmeasurable(op, 2, 6, false);
 	CHECK(crossover_op_thin(op));
 	CHECK_INT(crossover_decide(op), 0);
 	CHECK_INT(op->nranges, 0);
 	/* 1 of 11 (9 %): decides */
-	for (size_t c = 0; c < op->ncurves; c++) {
-		op->curves[c].median_mib_s[1] = 10000;
-		op->curves[c].samples[1] = 25;
-		op->curves[c].cell_flags[1] = 0;
-	}
+	set_unmeasurable(op, 1, 2, false);
 	CHECK(!crossover_op_thin(op));
 	CHECK_INT(crossover_decide(op), 0);
 	CHECK_INT(op->nranges, 1);
