@@ -651,27 +651,20 @@ static bool fresh(const struct policy_op *op, int c, size_t i)
 }
 
 /*
- * Too many of the op's cells could not be measured (threads that never
- * ran together): what is left is too thin to decide anything, and
- * deciding from it would flicker from probe to probe.
+ * One of the op's cells could not be measured (threads that never ran
+ * together): what is left is too thin to decide anything, and deciding
+ * from it would flicker from probe to probe.
  */
 bool crossover_op_thin(const struct policy_op *op)
 {
-	size_t bad = 0, all = 0;
-
 	for (size_t c = 0; c < op->ncurves; c++) {
 		const uint8_t *f = op->curves[c].cell_flags;
 
-		if (op->curves[c].reference_only)
-			continue;
-		for (size_t i = 0; i < op->nsizes; i++) {
-			bool un = f && (f[i] & POLICY_CELL_UNMEASURABLE);
-
-			all += un || measured(op, c, i);
-			bad += un;
-		}
+		for (size_t i = 0; f && !op->curves[c].reference_only && i < op->nsizes; i++)
+			if (f[i] & POLICY_CELL_UNMEASURABLE)
+				return true;
 	}
-	return all && (double)bad > CROSSOVER_THIN_SHARE * (double)all;
+	return false;
 }
 
 /*

@@ -43,15 +43,6 @@
 #define CROSSOVER_IMPLAUSIBLE_RATIO	0.5
 /* A non-default member needs consecutive wins spanning this factor in size. */
 #define CROSSOVER_MEMBER_MIN_SPAN	4.0
-/*
- * An op with more than this share of its cells unmeasurable (threads
- * that never ran together) decides nothing: its other cells are the
- * moments the threads happened to overlap, not a sample of the op.  The
- * dev VM's two-thread ops had 21-65 % of their cells so, its one-thread
- * ops none; at one half, one op decided in 9 re-probes of 10 but not in
- * the probe they were compared with, and --diff exited 1 in 8 of 10.
- */
-#define CROSSOVER_THIN_SHARE		0.1
 
 /* Raw per-size verdict of the family comparison. */
 enum crossover_verdict {
@@ -114,10 +105,14 @@ int crossover_family_default(const struct policy_op *op, int family);
 int crossover_cells(const struct policy_op *op, struct crossover_cell *cells);
 
 /*
- * More than CROSSOVER_THIN_SHARE of op's cells were flagged unmeasurable
- * (threads that never ran together): the op decides nothing from what
- * is left, so no ranges is its valid decision (against a baseline, the
- * baseline's ranges).
+ * A cell of op was flagged unmeasurable (threads that never ran
+ * together): the op decides nothing from what is left, which is the
+ * moments the threads happened to overlap, not a sample of the op; so no
+ * ranges is its valid decision (against a baseline, the baseline's
+ * ranges).  Any share above none straddles what a shared host gives:
+ * the dev VM's two-thread ops had 1.5-97 % of their cells so (its
+ * one-thread ops none), and at one half, or one tenth, the same op
+ * decided in some probes and not in others.
  */
 bool crossover_op_thin(const struct policy_op *op);
 

@@ -192,7 +192,7 @@ static void set_unmeasurable(struct policy_op *op, size_t from, size_t to, bool 
 		}
 }
 
-/* Too many cells unmeasurable: no decision of its own, the baseline's kept exactly. */
+/* A cell unmeasurable: no decision of its own, the baseline's kept exactly. */
 static void test_unmeasurable_op(void)
 {
 	struct policy *p = policy_new();
@@ -239,13 +239,16 @@ static void test_unmeasurable_op(void)
 	CHECK_INT(op->nranges, 2);
 	check_range(op, 0, 0, 512, "clwb", "kept");
 	check_range(op, 1, 512, POLICY_SIZE_OPEN, "movnt_avx512", "kept");
-	/* 2 of 11 sizes (18 %, over CROSSOVER_THIN_SHARE): still nothing */
-	set_unmeasurable(op, 2, 6, false);
+	/* one cell of one curve: still nothing */
+	set_unmeasurable(op, 0, 6, false);
+	op->curves[0].median_mib_s[3] = NAN;
+	op->curves[0].samples[3] = 0;
+	op->curves[0].cell_flags[3] = POLICY_CELL_UNMEASURABLE;
 	CHECK(crossover_op_thin(op));
 	CHECK_INT(crossover_decide(op), 0);
 	CHECK_INT(op->nranges, 0);
-	/* 1 of 11 (9 %): decides */
-	set_unmeasurable(op, 1, 2, false);
+	/* none: decides */
+	set_unmeasurable(op, 3, 4, false);
 	CHECK(!crossover_op_thin(op));
 	CHECK_INT(crossover_decide(op), 0);
 	CHECK_INT(op->nranges, 1);
