@@ -234,6 +234,8 @@ static const struct policy_target *persistent_target(const struct policy *p)
  * of each side there (its representative's median).
  */
 struct side_view {
+	const struct policy_op *op;
+	const char *pair[2];	/* high, low; NULL for the families */
 	size_t n;
 	const uint64_t *sizes;
 	int *side;
@@ -256,6 +258,7 @@ static int view_alloc(struct side_view *v, const struct policy_op *op)
 	size_t n = op->nsizes ? op->nsizes : 1;
 
 	memset(v, 0, sizeof(*v));
+	v->op = op;
 	v->n = op->nsizes;
 	v->sizes = op->sizes_bytes;
 	v->side = calloc(n, sizeof(*v->side));
@@ -328,6 +331,8 @@ static int pair_view(const struct policy_op *op, const char *high, const char *l
 	rc = view_alloc(v, op);
 	if (rc)
 		return rc;
+	v->pair[0] = op->curves[h].strategy;
+	v->pair[1] = op->curves[l].strategy;
 	verdict = calloc(v->n + 1, sizeof(*verdict));
 	side = calloc(v->n + 1, sizeof(*side));
 	grid = calloc(v->n + 1, sizeof(*grid));
@@ -427,6 +432,48 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static uint64_t u64_max(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* Where export_rechecks() collects the cells of target t; NULL when nobody asks. */
+struct recheck_sink {
+	const struct policy_target *t;
+	struct export_recheck *out;
+	size_t max, n;
+};
+
+static void recheck_add(struct recheck_sink *rx, const struct side_view *v, size_t i)
+{
+	const struct policy_op *op = v->op;
+	size_t o = (size_t)(op - rx->t->ops);
+
+	if (op < rx->t->ops || o >= rx->t->nops)
+		return;
+	for (size_t k = 0; k < rx->n; k++)
+		if (rx->out[k].op == o && rx->out[k].index == i &&
+		    rx->out[k].strategy[0] == v->pair[0] && rx->out[k].strategy[1] == v->pair[1])
+			return;
+	if (rx->n < rx->max)
+		rx->out[rx->n++] = (struct export_recheck){ o, i, { v->pair[0], v->pair[1] } };
+}
+
+/*
+ * A knob moving from the value from to the value to: the sizes decided by
+ * separation that the two put on different sides, where alone their
+ * regrets differ.
+ */
+static void note_rechecks(const struct side_view *views, size_t nv, uint64_t from, uint64_t to,
+			  struct recheck_sink *rx)
+{
+	for (size_t o = 0; o < nv; o++)
+		for (size_t i = 0; i < views[o].n; i++)
+			if (views[o].side[i] >= 0 && views[o].sep[i] &&
+			    (views[o].sizes[i] < from) != (views[o].sizes[i] < to))
+				recheck_add(rx, &views[o], i);
+}
+
 enum threshold_source { FROM_DEFAULT, FROM_BASELINE, FROM_MEASURED };
 
 static const char *const source_names[] = {
@@ -446,12 +493,18 @@ struct threshold {
  * then least regret, then nearest the default); then the baseline's
  * value, then the consumer's default, each kept unless T* beats it by
  * more than r_margin in regret.  Values compare rounded to 1e-9, so that
- * the order of summation never decides.  -ENOENT when nothing is decided.
+ * the order of summation never decides.  A move from the baseline's value
+ * (the default's without one) by less than EXPORT_RECHECK_MARGINS margins
+ * notes its cells in rx; least is the least value the consumer takes (a
+ * smaller one acts as least), so that a move within it is none.  -ENOENT
+ * when nothing is decided.
  */
 static int knob_threshold(const struct side_view *views, size_t nv, int low,
 			  const uint64_t *dflt, const uint64_t *baseline, double r_margin,
-			  const struct export_weights *w, struct threshold *out)
+			  const struct export_weights *w, uint64_t least, struct recheck_sink *rx,
+			  struct threshold *out)
 {
+	const uint64_t *old = baseline ? baseline : dflt;
 	size_t nc = 2, total = 2;
 	uint64_t *cand;
 	long long best_m = LLONG_MAX, best_r = LLONG_MAX;
@@ -512,6 +565,14 @@ static int knob_threshold(const struct side_view *views, size_t nv, int low,
 			break;
 		}
 	}
+	if (rx && old && u64_max(*old, least) != u64_max(out->bytes, least)) {
+		double r;
+
+		rule_score(views, nv, low, *old, w, &r, &mm);
+		if (!isnan(r) && r - rs <= EXPORT_RECHECK_MARGINS * r_margin)
+			note_rechecks(views, nv, u64_max(*old, least), u64_max(out->bytes, least),
+				      rx);
+	}
 	return 0;
 }
 
@@ -570,10 +631,10 @@ static int target_views_init(struct target_views *tv, const struct policy_target
 static int export_threshold(struct policy_export *e, const struct policy_target *t,
 			    const struct target_views *tv, int low, const uint64_t *dflt,
 			    const uint64_t *baseline, const struct export_weights *w,
-			    struct threshold *out)
+			    struct recheck_sink *rx, struct threshold *out)
 {
 	double margin = views_margin(tv->v, tv->nv);
-	int rc = knob_threshold(tv->v, tv->nv, low, dflt, baseline, margin, w, out);
+	int rc = knob_threshold(tv->v, tv->nv, low, dflt, baseline, margin, w, 0, rx, out);
 
 	if (rc)
 		return rc == -ENOENT ? 0 : rc;
@@ -796,7 +857,8 @@ static void export_member(struct policy_export *e, const struct policy_op *const
 }
 
 static int export_libpmem(struct policy *p, const struct policy_target *t,
-			  const struct export_weights *w, const struct policy *base)
+			  const struct export_weights *w, const struct policy *base,
+			  struct recheck_sink *rx)
 {
 	struct policy_export *e = &p->exports.libpmem;
 	struct target_views tv;
@@ -818,7 +880,7 @@ static int export_libpmem(struct policy *p, const struct policy_target *t,
 		}
 	}
 	/* PMDK: cached + flush (side 1) below the threshold */
-	rc = export_threshold(e, t, &tv, 1, &pmdk_default, bp, w, &thr);
+	rc = export_threshold(e, t, &tv, 1, &pmdk_default, bp, w, rx, &thr);
 	if (rc || !e->present)
 		goto out;
 	e->regret = thr.regret;
@@ -836,7 +898,8 @@ out:
 }
 
 static int export_kernel(struct policy *p, const struct policy_target *t,
-			 const struct export_weights *w, const struct policy *base)
+			 const struct export_weights *w, const struct policy *base,
+			 struct recheck_sink *rx)
 {
 	struct policy_export *e = &p->exports.kernel;
 	struct target_views tv;
@@ -864,7 +927,7 @@ static int export_kernel(struct policy *p, const struct policy_target *t,
 		bp = &bthr;
 	}
 	/* the kernel's rule is PMDK's reversed: non-temporal (side 0) below */
-	rc = export_threshold(e, t, &tv, 0, &kernel_default, bp, w, &thr);
+	rc = export_threshold(e, t, &tv, 0, &kernel_default, bp, w, rx, &thr);
 	if (rc || !e->present)
 		goto out;
 	/*
@@ -909,15 +972,16 @@ static uint64_t glibc_movsb_min(const struct policy_cpu *cpu)
 
 /* One glibc pair over the one-thread ops of t; -ENOENT when no op has both curves. */
 static int glibc_pair(const struct policy_target *t, const char *high, const char *low,
-		      const uint64_t *dflt, const uint64_t *baseline,
-		      const struct export_weights *w, struct threshold *thr, double *margin)
+		      const uint64_t *dflt, const uint64_t *baseline, uint64_t least,
+		      const struct export_weights *w, struct recheck_sink *rx,
+		      struct threshold *thr, double *margin)
 {
 	struct target_views tv;
 	int rc = target_views_init(&tv, t, high, low);
 
 	*margin = views_margin(tv.v, tv.nv);
 	if (!rc)
-		rc = knob_threshold(tv.v, tv.nv, 1, dflt, baseline, *margin, w, thr);
+		rc = knob_threshold(tv.v, tv.nv, 1, dflt, baseline, *margin, w, least, rx, thr);
 	target_views_free(&tv);
 	return rc;
 }
@@ -938,7 +1002,7 @@ static const char *glibc_streaming(const struct policy_target *t, const struct p
 }
 
 static int export_glibc(struct policy *p, const struct export_weights *w,
-			const struct policy *base)
+			const struct policy *base, struct recheck_sink *rx)
 {
 	struct policy_export *e = &p->exports.glibc;
 	const struct policy_target *t = policy_find_target(p, "dram");
@@ -971,8 +1035,8 @@ static int export_glibc(struct policy *p, const struct export_weights *w,
 		uint64_t bthr;
 		double margin;
 		int rc = glibc_pair(t, tunables[k].high, tunables[k].low, tunables[k].dflt,
-				    baseline_kv(be, tunables[k].key, &bthr) ? &bthr : NULL, w,
-				    &thr, &margin);
+				    baseline_kv(be, tunables[k].key, &bthr) ? &bthr : NULL,
+				    tunables[k].min, w, rx, &thr, &margin);
 
 		if (rc == -ENOENT)
 			continue;
@@ -1037,8 +1101,8 @@ static void mark_baseline(struct policy_exports *x, const struct policy *baselin
 				 same_export(e[i], b[i]) ? "kept" : "changed");
 }
 
-int export_compute_with_baseline(struct policy *p, const struct export_weights *w,
-				 const struct policy *baseline)
+static int exports_compute(struct policy *p, const struct export_weights *w,
+			   const struct policy *baseline, struct recheck_sink *rx)
 {
 	const struct policy_target *t = persistent_target(p);
 	int rc;
@@ -1046,16 +1110,32 @@ int export_compute_with_baseline(struct policy *p, const struct export_weights *
 	memset(&p->exports, 0, sizeof(p->exports));
 	p->exports.kernel.threshold_bytes = POLICY_SIZE_OPEN;
 	if (t) {
-		rc = export_libpmem(p, t, w, baseline);
+		rc = export_libpmem(p, t, w, baseline, rx);
 		if (!rc)
-			rc = export_kernel(p, t, w, baseline);
+			rc = export_kernel(p, t, w, baseline, rx);
 		if (rc)
 			return rc;
 	}
-	rc = export_glibc(p, w, baseline);
+	rc = export_glibc(p, w, baseline, rx);
 	if (!rc)
 		mark_baseline(&p->exports, baseline);
 	return rc;
+}
+
+int export_compute_with_baseline(struct policy *p, const struct export_weights *w,
+				 const struct policy *baseline)
+{
+	return exports_compute(p, w, baseline, NULL);
+}
+
+ssize_t export_rechecks(struct policy *p, const struct export_weights *w,
+			const struct policy *baseline, const struct policy_target *t,
+			struct export_recheck *out, size_t max)
+{
+	struct recheck_sink rx = { .t = t, .out = out, .max = max };
+	int rc = exports_compute(p, w, baseline, &rx);
+
+	return rc ? rc : (ssize_t)rx.n;
 }
 
 void export_print(FILE *f, const struct policy *p)

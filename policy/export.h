@@ -14,6 +14,7 @@
 #define PMEM_POLICY_EXPORT_H
 
 #include <stdint.h>
+#include <sys/types.h>
 #include <stdio.h>
 
 #include "policy.h"
@@ -57,6 +58,35 @@ int export_compute(struct policy *p, const struct export_weights *w);
  */
 int export_compute_with_baseline(struct policy *p, const struct export_weights *w,
 				 const struct policy *baseline);
+/*
+ * A change of an export by less than this many times its margin in
+ * regret is made on two looks: the probe measures the cells it rests on
+ * again, fresh (export_rechecks()), and the change stands only if the
+ * fresh cells show it too.  A clearer change stands on one look.
+ */
+#define EXPORT_RECHECK_MARGINS 2.0
+
+/* One size of one op that a change of an export rests on. */
+struct export_recheck {
+	size_t op;		/* index into the target's ops */
+	size_t index;		/* size index in that op */
+	/* the two curves the knob chooses between; NULL: every strategy measured there */
+	const char *strategy[2];
+};
+
+/*
+ * Where the exports of p, computed as export_compute_with_baseline()
+ * does, change a threshold on this look by less than
+ * EXPORT_RECHECK_MARGINS margins of regret: the sizes of target t (one of
+ * p's) that were decided by separation and that the old value (the
+ * baseline's, else the consumer's default) and the new one put on
+ * different sides.  At most max into out; returns the count, or a
+ * negative errno.  p->exports is left computed from the cells as they are.
+ */
+ssize_t export_rechecks(struct policy *p, const struct export_weights *w,
+			const struct policy *baseline, const struct policy_target *t,
+			struct export_recheck *out, size_t max);
+
 /* One line per export, for humans. */
 void export_print(FILE *f, const struct policy *p);
 

@@ -44,6 +44,8 @@ static struct topology topo;
 static bool have_topo;
 /* The policy in place (--baseline, or the output file's entry for this host), NULL none. */
 static const struct policy *probe_base;
+/* --weights, NULL none */
+static const struct export_weights *probe_weights;
 
 static void on_signal(int sig)
 {
@@ -240,6 +242,13 @@ static void remote_penalty(const struct target *t, const struct sweep_config *cf
 	free(far);
 }
 
+/* The exports' second look (sweep_config.export_rechecks): arg is the policy probed. */
+static ssize_t probe_export_rechecks(const struct policy_target *t, void *arg,
+				     struct export_recheck *out, size_t max)
+{
+	return export_rechecks(arg, probe_weights, probe_base, t, out, max);
+}
+
 /*
  * Map spec and sweep it into a new target of p.  id: the region's
  * identity when spec is scratch space on a pmem region.  Returns an
@@ -341,6 +350,8 @@ static int probe_one(struct policy *p, const char *spec, const char *name,
 		fprintf(stderr, "pmem-tune: probing %s (%s, %zu MiB, %s mode, up to %u threads)\n",
 			t.name, spec, t.len >> 20, sweep_mode_name(o->mode), cfg.nthreads);
 	cfg.baseline = probe_base ? policy_find_target(probe_base, t.name) : NULL;
+	cfg.export_rechecks = probe_export_rechecks;
+	cfg.export_arg = p;
 	rc = sweep_run(&t, ci, &cfg, pt);
 	if (!rc && placed && set_placement(pt, ch, cfg.nthreads, &t))
 		rc = -ENOMEM;
@@ -480,6 +491,7 @@ int probe_cmd(const struct probe_opts *o)
 	/* before measuring: the sweep re-measures what would change it */
 	base = load_baseline(o, p);
 	probe_base = base;
+	probe_weights = o->weights ? &w : NULL;
 	/* without sysfs (a container) the threads take the first CPUs of the mask */
 	have_topo = topo_load("", NULL, &topo) == 0;
 	catch_signals(true);
@@ -544,6 +556,7 @@ out:
 	have_topo = false;
 	export_weights_free(&w);
 	probe_base = NULL;
+	probe_weights = NULL;
 	policy_free(base);
 	policy_free(p);
 	return status;

@@ -58,6 +58,8 @@
 #define STOLEN_SHARE 0.25
 /* at most this many sizes per op and screening are measured again */
 #define MAX_REMEASURE 8
+/* at most this many cells are measured again for the exports, per target */
+#define MAX_EXPORT_RECHECK 128
 
 static const char *const mode_names[] = {
 	[SWEEP_QUICK] = "quick", [SWEEP_STANDARD] = "standard", [SWEEP_THOROUGH] = "thorough",
@@ -739,7 +741,7 @@ static int refine(struct sweep *sw, struct policy_op *op, bool random, struct co
  * fresh cells show the loss again.  Returns whether anything was measured.
  */
 static bool remeasure_losses(struct sweep *sw, struct policy_op *op, bool random,
-			     struct contender *all, unsigned nall)
+			     struct contender *all, unsigned nall, const bool *only)
 {
 	const struct policy_op *bo = sw->cfg->baseline ?
 				     policy_find_op(sw->cfg->baseline, op->op, op->pattern,
@@ -752,7 +754,7 @@ static bool remeasure_losses(struct sweep *sw, struct policy_op *op, bool random
 					 op->curves[loss[k].challenger].strategy };
 		struct contender pair[2];
 
-		if (pick(op, all, nall, names, 2, pair) != 2)
+		if ((only && !only[loss[k].index]) || pick(op, all, nall, names, 2, pair) != 2)
 			continue;
 		progress(sw, op, op->sizes_bytes[loss[k].index]);
 		measure_size(sw, op, op->threads, random, pair, 2, (int)loss[k].index);
@@ -784,12 +786,94 @@ static int sweep_op(struct sweep *sw, struct policy_op *op, bool random, struct 
 	/* the bisection points, measured last, get the same second look */
 	if (!rc && screen(sw, op, random, ct, nct))
 		rc = crossover_decide(op);
-	if (!rc && remeasure_losses(sw, op, random, ct, nct))
+	if (!rc && remeasure_losses(sw, op, random, ct, nct, NULL))
 		rc = crossover_decide(op);
 	if (op->threads > 1) {
 		op->min_overlap = sw->min_overlap;
 		op->rejected_samples = sw->rejected;
 	}
+	return rc;
+}
+
+/* Has the cell at idx of any of the strategies had its second look already? */
+static bool looked_twice(const struct policy_op *op, size_t idx, const char *const *names,
+			 unsigned n)
+{
+	for (unsigned j = 0; j < n; j++) {
+		const struct policy_curve *cv = policy_op_find_curve(op, names[j]);
+
+		if (cv && (cv->cell_flags[idx] & (POLICY_CELL_REMEASURED | POLICY_CELL_CONFIRMED)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A second look at the cells that a marginal change of an export rests
+ * on (export_rechecks()): the knob's two curves, or every strategy
+ * measured there for the families, measured again after every op and
+ * flagged POLICY_CELL_REMEASURED, so that the change stands only where
+ * the fresh cells show it too.  A cell that had its second look already
+ * is what it is.  The baseline's losses at those sizes then get their own
+ * second look, as in sweep_op(): a cell made fresh here must not let a
+ * range change on one look.
+ */
+static int recheck_exports(struct sweep *sw, struct policy_target *t, struct contender *all,
+			   unsigned nall)
+{
+	struct export_recheck rx[MAX_EXPORT_RECHECK];
+	ssize_t n = sw->cfg->export_rechecks(t, sw->cfg->export_arg, rx, MAX_EXPORT_RECHECK);
+	bool *fresh = n > 0 ? calloc(t->nops * MAX_GRID, sizeof(*fresh)) : NULL;
+	int rc = 0;
+
+	if (n <= 0)
+		return (int)n;
+	if (!fresh)
+		return -ENOMEM;
+	for (ssize_t k = 0; k < n && !(sw->cfg->stop && *sw->cfg->stop); k++) {
+		struct policy_op *op = &t->ops[rx[k].op];
+		size_t idx = rx[k].index;
+		const char *names[MAX_STRATEGIES];
+		struct contender ct[MAX_STRATEGIES];
+		unsigned nn = 0, np;
+
+		if (rx[k].strategy[0]) {
+			names[nn++] = rx[k].strategy[0];
+			names[nn++] = rx[k].strategy[1];
+		} else {
+			for (size_t c = 0; c < op->ncurves && nn < MAX_STRATEGIES; c++)
+				if (cell_measured(&op->curves[c], idx))
+					names[nn++] = op->curves[c].strategy;
+		}
+		if (idx >= MAX_GRID || looked_twice(op, idx, names, nn))
+			continue;
+		np = pick(op, all, nall, names, nn, ct);
+		if (np != nn)
+			continue;
+		set_threads(sw, op->threads);
+		progress(sw, op, op->sizes_bytes[idx]);
+		measure_size(sw, op, op->threads, !strcmp(op->pattern, "random"), ct, np,
+			     (int)idx);
+		for (unsigned j = 0; j < np; j++)
+			ct[j].curve->cell_flags[idx] |= POLICY_CELL_REMEASURED;
+		fresh[rx[k].op * MAX_GRID + idx] = true;
+	}
+	for (size_t o = 0; o < t->nops && !rc; o++) {
+		struct policy_op *op = &t->ops[o];
+		bool any = false;
+
+		for (size_t i = 0; i < op->nsizes && i < MAX_GRID; i++)
+			any |= fresh[o * MAX_GRID + i];
+		if (!any)
+			continue;
+		set_threads(sw, op->threads);
+		remeasure_losses(sw, op, !strcmp(op->pattern, "random"), all, nall,
+				 &fresh[o * MAX_GRID]);
+		rc = crossover_decide(op);
+	}
+	free(fresh);
+	if (!rc && sw->cfg->stop && *sw->cfg->stop)
+		rc = -EINTR;
 	return rc;
 }
 
@@ -1174,6 +1258,8 @@ int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sw
 			sw.deadline_ns = sw.start_ns + (uint64_t)(cfg->budget_s * 0.97 * 1e9);
 		rc = sweep_op(&sw, op, !strcmp(op->pattern, "random"), ct, nct);
 	}
+	if (!rc && cfg->export_rechecks)
+		rc = recheck_exports(&sw, out, ct, nct);
 	sw.phase = "ceiling";
 	/* fmax: a ceiling not measurable once (NAN) takes the other one */
 	for (unsigned d = 0; d < ndims && !rc; d++)

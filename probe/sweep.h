@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "cpu.h"
+#include "export.h"
 #include "policy.h"
 #include "strategy.h"
 #include "target.h"
@@ -51,6 +52,15 @@ struct sweep_config {
 	 * say which thread counts to measure (see saturate()).
 	 */
 	const struct policy_target *baseline;
+	/*
+	 * The cells a marginal change of an export rests on (NULL: not
+	 * asked; see export_rechecks()), asked once every op of the target
+	 * is measured: they are measured again, fresh, so that such a change
+	 * is made on two looks.  arg is export_arg.
+	 */
+	ssize_t (*export_rechecks)(const struct policy_target *t, void *arg,
+				   struct export_recheck *out, size_t max);
+	void *export_arg;
 	/* set from a signal handler: the sweep stops at the next sample */
 	volatile sig_atomic_t *stop;
 };
