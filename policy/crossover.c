@@ -539,6 +539,26 @@ size_t crossover_rechecks(const struct policy_op *op, const struct crossover_cel
 	return n;
 }
 
+size_t crossover_member_rechecks(const struct policy_op *op, const struct crossover_cell *cells,
+				 struct crossover_recheck *out, size_t max)
+{
+	size_t n = 0;
+
+	if (!op || !cells || !out)
+		return 0;
+	for (size_t i = 0; i < op->nsizes && n < max; i++) {
+		const struct crossover_cell *x = &cells[i];
+		int d = x->family >= 0 ? family_default(op, (enum strategy_family)x->family) : -1;
+
+		if (x->winner < 0 || d < 0 || x->winner == d)
+			continue;
+		out[n++] = (struct crossover_recheck){ .index = i, .why = CROSSOVER_RECHECK_MEMBER,
+						       .verdict = VERDICT_NONE,
+						       .curves = { x->winner, d }, .ncurves = 2 };
+	}
+	return n;
+}
+
 static void copy_name(char *dst, const char *src)
 {
 	snprintf(dst, POLICY_NAME_MAX, "%s", src);

@@ -120,6 +120,7 @@ bool crossover_op_thin(const struct policy_op *op);
 enum crossover_recheck_why {
 	CROSSOVER_RECHECK_ISLAND,	/* one size between two of another winner */
 	CROSSOVER_RECHECK_EDGE,		/* one size at the grid's edge, the next differ */
+	CROSSOVER_RECHECK_MEMBER,	/* a size of a member range: not the family's default */
 };
 
 #define CROSSOVER_RECHECK_MAX_CURVES 2
@@ -145,6 +146,19 @@ struct crossover_recheck {
  */
 size_t crossover_rechecks(const struct policy_op *op, const struct crossover_cell *cells,
 			  struct crossover_recheck *out, size_t max);
+
+/*
+ * The sizes of op (cells from crossover_cells()) whose decided member is
+ * not its family's default: the member (curves[0]) and the default
+ * (curves[1]), verdict VERDICT_NONE.  A member range needs a run
+ * spanning CROSSOVER_MEMBER_MIN_SPAN, so one look at a 4-10 % effect
+ * among ties makes one in a probe or two; the probe measures these again,
+ * fresh (POLICY_CELL_REMEASURED), and decides again: the range stands
+ * only if the fresh cells give it too.  Lists up to max, in size order;
+ * returns the count.
+ */
+size_t crossover_member_rechecks(const struct policy_op *op, const struct crossover_cell *cells,
+				 struct crossover_recheck *out, size_t max);
 
 /*
  * Replace op->ranges and op->crossovers with those derived from the

@@ -764,6 +764,60 @@ static bool remeasure_losses(struct sweep *sw, struct policy_op *op, bool random
 	return n > 0;
 }
 
+/* Has the cell at idx of any of the strategies had its second look already? */
+static bool looked_twice(const struct policy_op *op, size_t idx, const char *const *names,
+			 unsigned n)
+{
+	for (unsigned j = 0; j < n; j++) {
+		const struct policy_curve *cv = policy_op_find_curve(op, names[j]);
+
+		if (cv && (cv->cell_flags[idx] & (POLICY_CELL_REMEASURED | POLICY_CELL_CONFIRMED)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A second look at the member ranges (crossover_member_rechecks()): the
+ * member and its family's default measured again, fresh, after the rest
+ * of the op, so that a range of another member than the default stands
+ * only where the fresh cells give it too.  The baseline's losses at those
+ * sizes get their own second look, as a cell made fresh here must not
+ * let a range change against the baseline on one look.  Returns whether
+ * anything was measured.
+ */
+static bool recheck_members(struct sweep *sw, struct policy_op *op, bool random,
+			    struct contender *all, unsigned nall)
+{
+	struct crossover_cell cells[op->nsizes ? op->nsizes : 1];
+	struct crossover_recheck rc[op->nsizes ? op->nsizes : 1];
+	bool fresh[op->nsizes ? op->nsizes : 1];
+	size_t n;
+	bool any = false;
+
+	if (crossover_cells(op, cells))
+		return false;
+	n = crossover_member_rechecks(op, cells, rc, op->nsizes);
+	memset(fresh, 0, sizeof(fresh));
+	for (size_t k = 0; k < n && !(sw->cfg->stop && *sw->cfg->stop); k++) {
+		const char *names[2] = { op->curves[rc[k].curves[0]].strategy,
+					 op->curves[rc[k].curves[1]].strategy };
+		struct contender pair[2];
+		size_t idx = rc[k].index;
+
+		if (looked_twice(op, idx, names, 2) || pick(op, all, nall, names, 2, pair) != 2)
+			continue;
+		progress(sw, op, op->sizes_bytes[idx]);
+		measure_size(sw, op, op->threads, random, pair, 2, (int)idx);
+		for (unsigned j = 0; j < 2; j++)
+			pair[j].curve->cell_flags[idx] |= POLICY_CELL_REMEASURED;
+		fresh[idx] = any = true;
+	}
+	if (any)
+		remeasure_losses(sw, op, random, all, nall, fresh);
+	return any;
+}
+
 static int sweep_op(struct sweep *sw, struct policy_op *op, bool random, struct contender *ct,
 		    unsigned nct)
 {
@@ -788,24 +842,13 @@ static int sweep_op(struct sweep *sw, struct policy_op *op, bool random, struct 
 		rc = crossover_decide(op);
 	if (!rc && remeasure_losses(sw, op, random, ct, nct, NULL))
 		rc = crossover_decide(op);
+	if (!rc && recheck_members(sw, op, random, ct, nct))
+		rc = crossover_decide(op);
 	if (op->threads > 1) {
 		op->min_overlap = sw->min_overlap;
 		op->rejected_samples = sw->rejected;
 	}
 	return rc;
-}
-
-/* Has the cell at idx of any of the strategies had its second look already? */
-static bool looked_twice(const struct policy_op *op, size_t idx, const char *const *names,
-			 unsigned n)
-{
-	for (unsigned j = 0; j < n; j++) {
-		const struct policy_curve *cv = policy_op_find_curve(op, names[j]);
-
-		if (cv && (cv->cell_flags[idx] & (POLICY_CELL_REMEASURED | POLICY_CELL_CONFIRMED)))
-			return true;
-	}
-	return false;
 }
 
 /*

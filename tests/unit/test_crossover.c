@@ -645,6 +645,7 @@ static void test_member_default(void)
 	struct policy_target *t = policy_add_target(p, "t");
 	struct policy_op *op = policy_target_add_op(t, "write", "sequential", 1, sz, 4);
 	struct crossover_cell cells[4];
+	struct crossover_recheck rc[4];
 	struct policy_curve *a, *b;
 	/* sse2 ahead by 1 %, 1 %, then 10 % once, each with a 0.2 % interval */
 	double va[4] = { 10100, 10100, 11000, 10000 }, vb[4] = { 10000, 10000, 10000, 10000 };
@@ -674,6 +675,8 @@ static void test_member_default(void)
 			CHECK_STR(op->ranges[0].strategy, "movnt_avx2");
 			CHECK_STR(op->ranges[0].family, "streaming");
 			CHECK_INT(op->ncrossovers, 0);
+			/* the default everywhere: no member range to look at again */
+			CHECK_INT(crossover_member_rechecks(op, cells, rc, 4), 0);
 			/* the same lead from 1 KiB to 4 KiB: a run spanning 4x */
 			va[0] = va[1] = 11000;
 		} else {
@@ -682,6 +685,26 @@ static void test_member_default(void)
 			check_range(op, 0, 0, 8192, "movnt_sse2", true);
 			check_range(op, 1, 8192, POLICY_SIZE_OPEN, "movnt_avx2", true);
 			CHECK_STR(op->crossovers[0].kind, "member");
+			/* each size of the member range: sse2 and the default, avx2 */
+			CHECK_INT(crossover_member_rechecks(op, cells, rc, 4), 3);
+			for (size_t k = 0; k < 3; k++) {
+				CHECK_INT(rc[k].index, k);
+				CHECK_INT(rc[k].why, CROSSOVER_RECHECK_MEMBER);
+				CHECK_INT(rc[k].ncurves, 2);
+				CHECK_INT(rc[k].curves[0], 0);
+				CHECK_INT(rc[k].curves[1], 1);
+			}
+			CHECK_INT(crossover_member_rechecks(op, cells, rc, 2), 2);
+			/*
+			 * the fresh look shows the lead at 1 KiB only: no run
+			 * spanning 4x, the range is gone
+			 */
+			a->median_mib_s[1] = a->median_mib_s[2] = 10100;
+			a->ci_lo_mib_s[1] = a->ci_lo_mib_s[2] = 10100 * 0.999;
+			a->ci_hi_mib_s[1] = a->ci_hi_mib_s[2] = 10100 * 1.001;
+			CHECK_INT(crossover_decide(op), 0);
+			CHECK_INT(op->nranges, 1);
+			CHECK_STR(op->ranges[0].strategy, "movnt_avx2");
 		}
 	}
 	policy_free(p);
