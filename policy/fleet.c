@@ -193,7 +193,12 @@ static double host_median(const double *v, const unsigned *w, size_t n)
  * One op aggregated over the hosts' ops: the union of their sizes and
  * strategies; each cell is the median over the hosts that measured it
  * (of medians, spreads and interval bounds alike), and the hosts' range
- * of medians is kept beside it.
+ * of medians is kept beside it.  The cells' flags carry over, so that the
+ * merged op is decided by the rule each host's was: a cell a host could
+ * not measure is unmeasurable merged (the op decides nothing, as on that
+ * host), a suspect cell adds nothing to the median, and an island is
+ * confirmed merged where the hosts that measured it, by weight, mostly
+ * confirmed it; a cell is fresh where every host's was.
  */
 static int merge_op(struct policy_op *dst, struct policy_op *const *src, const unsigned *hosts,
 		    size_t nsrc)
@@ -251,16 +256,25 @@ static int merge_op(struct policy_op *dst, struct policy_op *const *src, const u
 
 		for (size_t i = 0; i < nsizes; i++) {
 			double mn = INFINITY, mx = -INFINITY;
-			uint64_t samples = 0;
+			uint64_t samples = 0, w_all = 0, w_confirmed = 0;
+			uint8_t flags = POLICY_CELL_REMEASURED;
 			size_t k = 0;
 
 			for (size_t s = 0; s < nsrc; s++) {
 				const struct policy_curve *sc =
 					policy_op_find_curve(src[s], mc->strategy);
 				int idx = sc ? policy_op_size_index(src[s], sizes[i]) : -1;
+				uint8_t f = idx >= 0 && sc->cell_flags ? sc->cell_flags[idx] : 0;
 
-				if (idx < 0 || !sc->samples[idx] || isnan(sc->median_mib_s[idx]))
+				if (idx >= 0)
+					flags |= f & POLICY_CELL_UNMEASURABLE;
+				if (idx < 0 || !sc->samples[idx] || isnan(sc->median_mib_s[idx]) ||
+				    (f & POLICY_CELL_SUSPECT))
 					continue;
+				if (!(f & POLICY_CELL_REMEASURED))
+					flags &= (uint8_t)~POLICY_CELL_REMEASURED;
+				w_all += hosts[s];
+				w_confirmed += f & POLICY_CELL_CONFIRMED ? hosts[s] : 0;
 				med[k] = sc->median_mib_s[idx];
 				p10[k] = sc->p10_mib_s[idx];
 				p90[k] = sc->p90_mib_s[idx];
@@ -272,6 +286,9 @@ static int merge_op(struct policy_op *dst, struct policy_op *const *src, const u
 				wk[k] = hosts[s];
 				k++;
 			}
+			if (2 * w_confirmed > w_all)
+				flags |= POLICY_CELL_CONFIRMED;
+			mc->cell_flags[i] = k ? flags : flags & POLICY_CELL_UNMEASURABLE;
 			if (!k) {
 				mc->hosts_min_mib_s[i] = mc->hosts_max_mib_s[i] = NAN;
 				continue;

@@ -117,6 +117,97 @@ out:
 	policy_bundle_free(out);
 }
 
+/* The clwb cell at sizes[at] of b's host gets flag f (and the value v, when v > 0). */
+static void flag_cell(struct policy_bundle *b, size_t at, uint8_t f, double v)
+{
+	struct policy_curve *c = policy_op_find_curve(&b->entries[0]->targets[0].ops[0], "clwb");
+
+	c->cell_flags[at] |= f;
+	if (v > 0) {
+		c->median_mib_s[at] = v;
+		c->ci_lo_mib_s[at] = c->p10_mib_s[at] = v * 0.98;
+		c->ci_hi_mib_s[at] = c->p90_mib_s[at] = v * 1.02;
+	}
+	if (f & POLICY_CELL_UNMEASURABLE) {
+		c->median_mib_s[at] = c->p10_mib_s[at] = c->p90_mib_s[at] = NAN;
+		c->ci_lo_mib_s[at] = c->ci_hi_mib_s[at] = NAN;
+		c->samples[at] = 0;
+	}
+}
+
+/*
+ * The merged op is decided by the rule each host's was: its cells carry
+ * the hosts' flags over.
+ */
+static void test_merge_flags(void)
+{
+	struct policy_bundle *in[3], *out = NULL;
+	struct policy_curve *c;
+	struct policy *m;
+	char err[256];
+
+	for (int i = 0; i < 3; i++)
+		in[i] = one(host(FP("a"), "2026-11-01T00:00:00Z", 1.0, 2048));
+	/* a cell one host flagged suspect, at 10x: no part of the median */
+	flag_cell(in[0], 0, POLICY_CELL_SUSPECT, 10000);
+	flag_cell(in[1], 0, 0, 1100);
+	/* confirmed on two hosts of three: confirmed merged; on one: not */
+	flag_cell(in[0], 1, POLICY_CELL_CONFIRMED, 0);
+	flag_cell(in[1], 1, POLICY_CELL_CONFIRMED, 0);
+	flag_cell(in[2], 2, POLICY_CELL_CONFIRMED, 0);
+	/* fresh on every host: fresh merged; on two of three: not */
+	for (int i = 0; i < 3; i++)
+		flag_cell(in[i], 3, POLICY_CELL_REMEASURED, 0);
+	flag_cell(in[0], 4, POLICY_CELL_REMEASURED, 0);
+	flag_cell(in[1], 4, POLICY_CELL_REMEASURED, 0);
+	CHECK_INT(policy_merge(in, 3, NULL, &out, err, sizeof(err)), 0);
+	m = out ? policy_bundle_find(out, FP("a")) : NULL;
+	CHECK(m != NULL);
+	if (!m)
+		goto out;
+	c = policy_op_find_curve(&m->targets[0].ops[0], "clwb");
+	/* the median of the two believed cells, 1000 and 1100 */
+	CHECK_NEAR(c->median_mib_s[0], 1050, 1e-9);
+	CHECK_NEAR(c->hosts_max_mib_s[0], 1100, 1e-9);
+	CHECK(c->cell_flags[1] & POLICY_CELL_CONFIRMED);
+	CHECK(!(c->cell_flags[2] & POLICY_CELL_CONFIRMED));
+	CHECK(c->cell_flags[3] & POLICY_CELL_REMEASURED);
+	CHECK(!(c->cell_flags[4] & POLICY_CELL_REMEASURED));
+	CHECK(!(c->cell_flags[0] & POLICY_CELL_UNMEASURABLE));
+	CHECK_INT(m->targets[0].ops[0].ncrossovers, 1);
+	policy_bundle_free(out);
+	out = NULL;
+
+	/* one host could not measure one cell: the merged op decides nothing, as that host's */
+	flag_cell(in[2], 5, POLICY_CELL_UNMEASURABLE, 0);
+	crossover_decide(&in[2]->entries[0]->targets[0].ops[0]);
+	CHECK_INT(in[2]->entries[0]->targets[0].ops[0].nranges, 0);
+	CHECK_INT(policy_merge(in, 3, NULL, &out, err, sizeof(err)), 0);
+	m = out ? policy_bundle_find(out, FP("a")) : NULL;
+	CHECK(m != NULL);
+	if (!m)
+		goto out;
+	c = policy_op_find_curve(&m->targets[0].ops[0], "clwb");
+	CHECK(c->cell_flags[5] & POLICY_CELL_UNMEASURABLE);
+	CHECK_NEAR(c->median_mib_s[5], 1000, 1e-9);
+	CHECK(crossover_op_thin(&m->targets[0].ops[0]));
+	CHECK_INT(m->targets[0].ops[0].nranges, 0);
+	/* and the merged bundle loads back */
+	{
+		char *str = policy_bundle_to_string(out);
+		struct policy_bundle *back = str ? policy_bundle_parse(str, strlen(str), err,
+								       sizeof(err)) : NULL;
+
+		CHECK_MSG(back != NULL, "%s", err);
+		policy_bundle_free(back);
+		free(str);
+	}
+out:
+	for (int i = 0; i < 3; i++)
+		policy_bundle_free(in[i]);
+	policy_bundle_free(out);
+}
+
 /*
  * Merging a merged bundle again weighs it by its hosts: three hosts near
  * 1000 MiB/s merged, then with one outlier at 100; the outlier must not
@@ -469,6 +560,7 @@ static void test_bundle_errors(void)
 int main(void)
 {
 	test_merge();
+	test_merge_flags();
 	test_merge_weighted();
 	test_merge_same_host();
 	test_merge_host_ids();
