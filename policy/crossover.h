@@ -150,12 +150,12 @@ size_t crossover_rechecks(const struct policy_op *op, const struct crossover_cel
 /*
  * The sizes of op (cells from crossover_cells()) whose decided member is
  * not its family's default: the member (curves[0]) and the default
- * (curves[1]), verdict VERDICT_NONE.  A member range needs a run
- * spanning CROSSOVER_MEMBER_MIN_SPAN, so one look at a 4-10 % effect
- * among ties makes one in a probe or two; the probe measures these again,
- * fresh (POLICY_CELL_REMEASURED), and decides again: the range stands
- * only if the fresh cells give it too.  Lists up to max, in size order;
- * returns the count.
+ * (curves[1]), verdict VERDICT_NONE.  One look at a member that leads
+ * for a moment of a shared host makes a run spanning
+ * CROSSOVER_MEMBER_MIN_SPAN in a probe or two of ten; the probe measures
+ * these again, fresh and side by side (POLICY_CELL_REMEASURED), and
+ * decides again: the range stands only if the fresh cells give it too.
+ * Lists up to max, in size order; returns the count.
  */
 size_t crossover_member_rechecks(const struct policy_op *op, const struct crossover_cell *cells,
 				 struct crossover_recheck *out, size_t max);

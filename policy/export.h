@@ -70,7 +70,10 @@ int export_compute_with_baseline(struct policy *p, const struct export_weights *
 struct export_recheck {
 	size_t op;		/* index into the target's ops */
 	size_t index;		/* size index in that op */
-	/* the two curves the knob chooses between; NULL: every strategy measured there */
+	/*
+	 * the two curves the knob chooses between; NULL: the families (the
+	 * probe measures every strategy at the size again either way)
+	 */
 	const char *strategy[2];
 };
 

@@ -764,7 +764,7 @@ static bool remeasure_losses(struct sweep *sw, struct policy_op *op, bool random
 	return n > 0;
 }
 
-/* Has the cell at idx of any of the strategies had its second look already? */
+/* Has the size at idx had a second look already, for any of the strategies? */
 static bool looked_twice(const struct policy_op *op, size_t idx, const char *const *names,
 			 unsigned n)
 {
@@ -779,9 +779,13 @@ static bool looked_twice(const struct policy_op *op, size_t idx, const char *con
 
 /*
  * A second look at the member ranges (crossover_member_rechecks()): the
- * member and its family's default measured again, fresh, after the rest
- * of the op, so that a range of another member than the default stands
- * only where the fresh cells give it too.  The baseline's losses at those
+ * member and its family's default measured again, fresh and side by
+ * side, after every op and every other second look, so that a range of
+ * another member than the default stands only where the fresh cells give
+ * it too.  Always, even where one of the cells was measured again
+ * already: a second look at some curves of a size (the baseline's
+ * losses, an export's) puts two moments of a shared host side by side,
+ * and a member can win on that alone.  The baseline's losses at those
  * sizes get their own second look, as a cell made fresh here must not
  * let a range change against the baseline on one look.  Returns whether
  * anything was measured.
@@ -805,7 +809,7 @@ static bool recheck_members(struct sweep *sw, struct policy_op *op, bool random,
 		struct contender pair[2];
 		size_t idx = rc[k].index;
 
-		if (looked_twice(op, idx, names, 2) || pick(op, all, nall, names, 2, pair) != 2)
+		if (pick(op, all, nall, names, 2, pair) != 2)
 			continue;
 		progress(sw, op, op->sizes_bytes[idx]);
 		measure_size(sw, op, op->threads, random, pair, 2, (int)idx);
@@ -842,8 +846,6 @@ static int sweep_op(struct sweep *sw, struct policy_op *op, bool random, struct 
 		rc = crossover_decide(op);
 	if (!rc && remeasure_losses(sw, op, random, ct, nct, NULL))
 		rc = crossover_decide(op);
-	if (!rc && recheck_members(sw, op, random, ct, nct))
-		rc = crossover_decide(op);
 	if (op->threads > 1) {
 		op->min_overlap = sw->min_overlap;
 		op->rejected_samples = sw->rejected;
@@ -853,13 +855,14 @@ static int sweep_op(struct sweep *sw, struct policy_op *op, bool random, struct 
 
 /*
  * A second look at the cells that a marginal change of an export rests
- * on (export_rechecks()): the knob's two curves, or every strategy
- * measured there for the families, measured again after every op and
- * flagged POLICY_CELL_REMEASURED, so that the change stands only where
- * the fresh cells show it too.  A cell that had its second look already
- * is what it is.  The baseline's losses at those sizes then get their own
- * second look, as in sweep_op(): a cell made fresh here must not let a
- * range change on one look.
+ * on (export_rechecks()), measured again after every op and flagged
+ * POLICY_CELL_REMEASURED, so that the change stands only where the fresh
+ * cells show it too.  Every strategy measured at the size, not only the
+ * knob's two curves: the ranges read them all, and a fresh default beside
+ * an old member compares two moments of a shared host.  A size that had
+ * a second look already is what it is.  The baseline's losses at those
+ * sizes then get their own second look, as in sweep_op(): a cell made
+ * fresh here must not let a range change on one look.
  */
 static int recheck_exports(struct sweep *sw, struct policy_target *t, struct contender *all,
 			   unsigned nall)
@@ -880,15 +883,12 @@ static int recheck_exports(struct sweep *sw, struct policy_target *t, struct con
 		struct contender ct[MAX_STRATEGIES];
 		unsigned nn = 0, np;
 
-		if (rx[k].strategy[0]) {
-			names[nn++] = rx[k].strategy[0];
-			names[nn++] = rx[k].strategy[1];
-		} else {
-			for (size_t c = 0; c < op->ncurves && nn < MAX_STRATEGIES; c++)
-				if (cell_measured(&op->curves[c], idx))
-					names[nn++] = op->curves[c].strategy;
-		}
-		if (idx >= MAX_GRID || looked_twice(op, idx, names, nn))
+		if (idx >= MAX_GRID)
+			continue;
+		for (size_t c = 0; c < op->ncurves && nn < MAX_STRATEGIES; c++)
+			if (cell_measured(&op->curves[c], idx))
+				names[nn++] = op->curves[c].strategy;
+		if (looked_twice(op, idx, names, nn))
 			continue;
 		np = pick(op, all, nall, names, nn, ct);
 		if (np != nn)
@@ -1303,6 +1303,16 @@ int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sw
 	}
 	if (!rc && cfg->export_rechecks)
 		rc = recheck_exports(&sw, out, ct, nct);
+	/* the member ranges last: every other look is in by then */
+	for (size_t o = 0; o < out->nops && !rc; o++) {
+		struct policy_op *op = &out->ops[o];
+
+		set_threads(&sw, op->threads);
+		if (recheck_members(&sw, op, !strcmp(op->pattern, "random"), ct, nct))
+			rc = crossover_decide(op);
+	}
+	if (!rc && cfg->stop && *cfg->stop)
+		rc = -EINTR;
 	sw.phase = "ceiling";
 	/* fmax: a ceiling not measurable once (NAN) takes the other one */
 	for (unsigned d = 0; d < ndims && !rc; d++)
