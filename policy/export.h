@@ -58,6 +58,7 @@ int export_compute(struct policy *p, const struct export_weights *w);
  */
 int export_compute_with_baseline(struct policy *p, const struct export_weights *w,
 				 const struct policy *baseline);
+
 /*
  * A change of an export by less than this many times its margin in
  * regret is made on two looks: the probe measures the cells it rests on

@@ -58,7 +58,7 @@
 #define STOLEN_SHARE 0.25
 /* at most this many sizes per op and screening are measured again */
 #define MAX_REMEASURE 8
-/* at most this many cells are measured again for the exports, per target */
+/* at most this many sizes are measured again for the exports, per target */
 #define MAX_EXPORT_RECHECK 128
 
 static const char *const mode_names[] = {
@@ -799,7 +799,8 @@ static bool recheck_members(struct sweep *sw, struct policy_op *op, bool random,
 	size_t n;
 	bool any = false;
 
-	if (crossover_cells(op, cells))
+	/* a thin op decides nothing: no range to look at */
+	if (crossover_op_thin(op) || crossover_cells(op, cells))
 		return false;
 	n = crossover_member_rechecks(op, cells, rc, op->nsizes);
 	memset(fresh, 0, sizeof(fresh));

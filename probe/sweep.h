@@ -55,8 +55,9 @@ struct sweep_config {
 	/*
 	 * The cells a marginal change of an export rests on (NULL: not
 	 * asked; see export_rechecks()), asked once every op of the target
-	 * is measured: they are measured again, fresh, so that such a change
-	 * is made on two looks.  arg is export_arg.
+	 * is measured: every strategy at their sizes is measured again,
+	 * fresh, so that such a change is made on two looks.  arg is
+	 * export_arg.
 	 */
 	ssize_t (*export_rechecks)(const struct policy_target *t, void *arg,
 				   struct export_recheck *out, size_t max);
