@@ -60,6 +60,24 @@ static struct policy_bundle *one(struct policy *p)
 	return b;
 }
 
+/* b round-trips through its JSON form: it loads back, the same text and decisions */
+static void check_round_trip(const struct policy_bundle *b)
+{
+	char err[256], *s = policy_bundle_to_string(b);
+	struct policy_bundle *back = s ? policy_bundle_parse(s, strlen(s), err, sizeof(err)) : NULL;
+
+	CHECK_MSG(back != NULL, "%s", s ? err : "no text");
+	if (back) {
+		char *s2 = policy_bundle_to_string(back);
+
+		CHECK_STR(s, s2);
+		CHECK_INT(policy_bundle_diff(b, back, NULL), 0);
+		free(s2);
+		policy_bundle_free(back);
+	}
+	free(s);
+}
+
 static void test_merge(void)
 {
 	struct policy_bundle *in[4], *out = NULL;
@@ -95,22 +113,7 @@ static void test_merge(void)
 	m = policy_bundle_find(out, FP("b"));
 	CHECK(m && m->merged.hosts == 0 && m->targets[0].ops[0].crossovers[0].size_bytes == 1024);
 
-	/* the bundle round-trips through its JSON form */
-	{
-		char *s = policy_bundle_to_string(out);
-		struct policy_bundle *back = policy_bundle_parse(s, strlen(s), err, sizeof(err));
-
-		CHECK_MSG(back != NULL, "%s", err);
-		if (back) {
-			char *s2 = policy_bundle_to_string(back);
-
-			CHECK_STR(s, s2);
-			CHECK_INT(policy_bundle_diff(out, back, NULL), 0);
-			free(s2);
-			policy_bundle_free(back);
-		}
-		free(s);
-	}
+	check_round_trip(out);
 out:
 	for (int i = 0; i < 4; i++)
 		policy_bundle_free(in[i]);
@@ -135,6 +138,18 @@ static void flag_cell(struct policy_bundle *b, size_t at, uint8_t f, double v)
 	}
 }
 
+/* in merged into *out: platform a's entry *m and its clwb curve, NULL on failure */
+static struct policy_curve *merged_clwb(struct policy_bundle **in, size_t n,
+					struct policy_bundle **out, struct policy **m)
+{
+	char err[256];
+
+	CHECK_INT(policy_merge(in, n, NULL, out, err, sizeof(err)), 0);
+	*m = *out ? policy_bundle_find(*out, FP("a")) : NULL;
+	CHECK(*m != NULL);
+	return *m ? policy_op_find_curve(&(*m)->targets[0].ops[0], "clwb") : NULL;
+}
+
 /*
  * The merged op is decided by the rule each host's was: its cells carry
  * the hosts' flags over.
@@ -144,7 +159,6 @@ static void test_merge_flags(void)
 	struct policy_bundle *in[3], *out = NULL;
 	struct policy_curve *c;
 	struct policy *m;
-	char err[256];
 
 	for (int i = 0; i < 3; i++)
 		in[i] = one(host(FP("a"), "2026-11-01T00:00:00Z", 1.0, 2048));
@@ -160,12 +174,9 @@ static void test_merge_flags(void)
 		flag_cell(in[i], 3, POLICY_CELL_REMEASURED, 0);
 	flag_cell(in[0], 4, POLICY_CELL_REMEASURED, 0);
 	flag_cell(in[1], 4, POLICY_CELL_REMEASURED, 0);
-	CHECK_INT(policy_merge(in, 3, NULL, &out, err, sizeof(err)), 0);
-	m = out ? policy_bundle_find(out, FP("a")) : NULL;
-	CHECK(m != NULL);
-	if (!m)
+	c = merged_clwb(in, 3, &out, &m);
+	if (!c)
 		goto out;
-	c = policy_op_find_curve(&m->targets[0].ops[0], "clwb");
 	/* the median of the two believed cells, 1000 and 1100 */
 	CHECK_NEAR(c->median_mib_s[0], 1050, 1e-9);
 	CHECK_NEAR(c->hosts_max_mib_s[0], 1100, 1e-9);
@@ -182,26 +193,14 @@ static void test_merge_flags(void)
 	flag_cell(in[2], 5, POLICY_CELL_UNMEASURABLE, 0);
 	crossover_decide(&in[2]->entries[0]->targets[0].ops[0]);
 	CHECK_INT(in[2]->entries[0]->targets[0].ops[0].nranges, 0);
-	CHECK_INT(policy_merge(in, 3, NULL, &out, err, sizeof(err)), 0);
-	m = out ? policy_bundle_find(out, FP("a")) : NULL;
-	CHECK(m != NULL);
-	if (!m)
+	c = merged_clwb(in, 3, &out, &m);
+	if (!c)
 		goto out;
-	c = policy_op_find_curve(&m->targets[0].ops[0], "clwb");
 	CHECK(c->cell_flags[5] & POLICY_CELL_UNMEASURABLE);
 	CHECK_NEAR(c->median_mib_s[5], 1000, 1e-9);
 	CHECK(crossover_op_thin(&m->targets[0].ops[0]));
 	CHECK_INT(m->targets[0].ops[0].nranges, 0);
-	/* and the merged bundle loads back */
-	{
-		char *str = policy_bundle_to_string(out);
-		struct policy_bundle *back = str ? policy_bundle_parse(str, strlen(str), err,
-								       sizeof(err)) : NULL;
-
-		CHECK_MSG(back != NULL, "%s", err);
-		policy_bundle_free(back);
-		free(str);
-	}
+	check_round_trip(out);
 out:
 	for (int i = 0; i < 3; i++)
 		policy_bundle_free(in[i]);
