@@ -558,6 +558,40 @@ static bool cell_measured(const struct policy_curve *cv, size_t i)
 }
 
 /*
+ * A second look at size idx of op: the strategies names[0..n) (NULL:
+ * every one measured there) measured again, fresh, their new cells
+ * replacing the old and flagged with flag.  ct (NULL: none wanted) gets
+ * the contenders with their results.  Returns how many were measured: 0
+ * when one of them has no contender.
+ */
+static unsigned measure_again(struct sweep *sw, struct policy_op *op, bool random,
+			      struct contender *all, unsigned nall, const char *const *names,
+			      unsigned n, size_t idx, uint8_t flag, struct contender *ct)
+{
+	const char *every[MAX_STRATEGIES] = { NULL };
+	struct contender own[MAX_STRATEGIES];
+	unsigned np;
+
+	if (!names) {
+		n = 0;
+		for (size_t c = 0; c < op->ncurves && n < MAX_STRATEGIES; c++)
+			if (cell_measured(&op->curves[c], idx))
+				every[n++] = op->curves[c].strategy;
+		names = every;
+	}
+	if (!ct)
+		ct = own;
+	np = pick(op, all, nall, names, n, ct);
+	if (!np || np != n)
+		return 0;
+	progress(sw, op, op->sizes_bytes[idx]);
+	measure_size(sw, op, op->threads, random, ct, np, (int)idx);
+	for (unsigned j = 0; j < np; j++)
+		ct[j].curve->cell_flags[idx] |= flag;
+	return np;
+}
+
+/*
  * Measure again, fresh, what the decision code will not believe from
  * one grid point (crossover_rechecks()); the new cells replace the old.
  * Every strategy measured at the size is measured again, not only the
@@ -580,18 +614,9 @@ static void recheck(struct sweep *sw, struct policy_op *op, bool random,
 	for (size_t k = 0; k < n && !(sw->cfg->stop && *sw->cfg->stop); k++) {
 		size_t idx = rc[k].index;
 		struct contender ct[MAX_STRATEGIES];
-		const char *names[MAX_STRATEGIES];
-		unsigned nn = 0, np;
+		unsigned np = measure_again(sw, op, random, all, nall, NULL, 0, idx, 0, ct);
 
-		for (size_t c = 0; c < op->ncurves && nn < MAX_STRATEGIES; c++)
-			if (cell_measured(&op->curves[c], idx))
-				names[nn++] = op->curves[c].strategy;
-		np = pick(op, all, nall, names, nn, ct);
-		if (np != nn)
-			continue;
-		progress(sw, op, op->sizes_bytes[idx]);
-		measure_size(sw, op, op->threads, random, ct, np, (int)idx);
-		if (crossover_cells(op, cells) || cells[idx].verdict != rc[k].verdict)
+		if (!np || crossover_cells(op, cells) || cells[idx].verdict != rc[k].verdict)
 			continue;
 		for (unsigned j = 0; j < np; j++)
 			if (!ct[j].curve->reference_only && ct[j].n)
@@ -659,27 +684,9 @@ static bool screen(struct sweep *sw, struct policy_op *op, bool random, struct c
 		for (size_t i = 0; i < op->nsizes && npick < MAX_REMEASURE; i++)
 			if (remeasure_reason(sw, op, i) == want)
 				pick_idx[npick++] = i;
-	for (unsigned k = 0; k < npick && !(sw->cfg->stop && *sw->cfg->stop); k++) {
-		uint64_t size = op->sizes_bytes[pick_idx[k]];
-		const char *names[MAX_STRATEGIES];
-		struct contender ct[MAX_STRATEGIES];
-		unsigned n = 0, np;
-		int idx = policy_op_size_index(op, size);
-
-		if (idx < 0)
-			continue;
-		for (size_t c = 0; c < op->ncurves && n < MAX_STRATEGIES; c++)
-			if (cell_measured(&op->curves[c], (size_t)idx))
-				names[n++] = op->curves[c].strategy;
-		np = pick(op, all, nall, names, n, ct);
-		if (!np)
-			continue;
-		progress(sw, op, size);
-		measure_size(sw, op, op->threads, random, ct, np, idx);
-		for (unsigned j = 0; j < np; j++)
-			ct[j].curve->cell_flags[idx] |= POLICY_CELL_REMEASURED;
-		changed = true;
-	}
+	for (unsigned k = 0; k < npick && !(sw->cfg->stop && *sw->cfg->stop); k++)
+		changed |= measure_again(sw, op, random, all, nall, NULL, 0, pick_idx[k],
+					 POLICY_CELL_REMEASURED, NULL) > 0;
 	for (size_t c = 0; c < op->ncurves; c++) {
 		struct policy_curve *cv = &op->curves[c];
 
@@ -752,28 +759,20 @@ static bool remeasure_losses(struct sweep *sw, struct policy_op *op, bool random
 	for (size_t k = 0; k < n && !(sw->cfg->stop && *sw->cfg->stop); k++) {
 		const char *names[2] = { op->curves[loss[k].baseline].strategy,
 					 op->curves[loss[k].challenger].strategy };
-		struct contender pair[2];
 
-		if ((only && !only[loss[k].index]) || pick(op, all, nall, names, 2, pair) != 2)
-			continue;
-		progress(sw, op, op->sizes_bytes[loss[k].index]);
-		measure_size(sw, op, op->threads, random, pair, 2, (int)loss[k].index);
-		for (unsigned j = 0; j < 2; j++)
-			pair[j].curve->cell_flags[loss[k].index] |= POLICY_CELL_REMEASURED;
+		if (!only || only[loss[k].index])
+			measure_again(sw, op, random, all, nall, names, 2, loss[k].index,
+				      POLICY_CELL_REMEASURED, NULL);
 	}
 	return n > 0;
 }
 
-/* Has the size at idx had a second look already, for any of the strategies? */
-static bool looked_twice(const struct policy_op *op, size_t idx, const char *const *names,
-			 unsigned n)
+/* Has size idx of op had a second look already, on any curve? */
+static bool looked_twice(const struct policy_op *op, size_t idx)
 {
-	for (unsigned j = 0; j < n; j++) {
-		const struct policy_curve *cv = policy_op_find_curve(op, names[j]);
-
-		if (cv && (cv->cell_flags[idx] & (POLICY_CELL_REMEASURED | POLICY_CELL_CONFIRMED)))
+	for (size_t c = 0; c < op->ncurves; c++)
+		if (op->curves[c].cell_flags[idx] & (POLICY_CELL_REMEASURED | POLICY_CELL_CONFIRMED))
 			return true;
-	}
 	return false;
 }
 
@@ -807,16 +806,13 @@ static bool recheck_members(struct sweep *sw, struct policy_op *op, bool random,
 	for (size_t k = 0; k < n && !(sw->cfg->stop && *sw->cfg->stop); k++) {
 		const char *names[2] = { op->curves[rc[k].curves[0]].strategy,
 					 op->curves[rc[k].curves[1]].strategy };
-		struct contender pair[2];
 		size_t idx = rc[k].index;
 
-		if (pick(op, all, nall, names, 2, pair) != 2)
-			continue;
-		progress(sw, op, op->sizes_bytes[idx]);
-		measure_size(sw, op, op->threads, random, pair, 2, (int)idx);
-		for (unsigned j = 0; j < 2; j++)
-			pair[j].curve->cell_flags[idx] |= POLICY_CELL_REMEASURED;
-		fresh[idx] = any = true;
+		if (measure_again(sw, op, random, all, nall, names, 2, idx,
+				  POLICY_CELL_REMEASURED, NULL)) {
+			fresh[idx] = true;
+			any = true;
+		}
 	}
 	if (any)
 		remeasure_losses(sw, op, random, all, nall, fresh);
@@ -880,27 +876,13 @@ static int recheck_exports(struct sweep *sw, struct policy_target *t, struct con
 	for (ssize_t k = 0; k < n && !(sw->cfg->stop && *sw->cfg->stop); k++) {
 		struct policy_op *op = &t->ops[rx[k].op];
 		size_t idx = rx[k].index;
-		const char *names[MAX_STRATEGIES];
-		struct contender ct[MAX_STRATEGIES];
-		unsigned nn = 0, np;
 
-		if (idx >= MAX_GRID)
-			continue;
-		for (size_t c = 0; c < op->ncurves && nn < MAX_STRATEGIES; c++)
-			if (cell_measured(&op->curves[c], idx))
-				names[nn++] = op->curves[c].strategy;
-		if (looked_twice(op, idx, names, nn))
-			continue;
-		np = pick(op, all, nall, names, nn, ct);
-		if (np != nn)
+		if (idx >= MAX_GRID || looked_twice(op, idx))
 			continue;
 		set_threads(sw, op->threads);
-		progress(sw, op, op->sizes_bytes[idx]);
-		measure_size(sw, op, op->threads, !strcmp(op->pattern, "random"), ct, np,
-			     (int)idx);
-		for (unsigned j = 0; j < np; j++)
-			ct[j].curve->cell_flags[idx] |= POLICY_CELL_REMEASURED;
-		fresh[rx[k].op * MAX_GRID + idx] = true;
+		if (measure_again(sw, op, !strcmp(op->pattern, "random"), all, nall, NULL, 0, idx,
+				  POLICY_CELL_REMEASURED, NULL))
+			fresh[rx[k].op * MAX_GRID + idx] = true;
 	}
 	for (size_t o = 0; o < t->nops && !rc; o++) {
 		struct policy_op *op = &t->ops[o];
