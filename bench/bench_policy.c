@@ -51,6 +51,7 @@
 
 #include "common/macros.h"
 #include "cpu.h"
+#include "crossover.h"
 #include "fingerprint.h"
 #include "policy.h"
 #include "stats.h"
@@ -1112,6 +1113,59 @@ static void print_bands(const struct op_run *runs, size_t nruns)
 	}
 }
 
+/*
+ * Each size where the policy fell under 0.97 of the oracle, beside what
+ * the policy's own cells said of the same two strategies there.  Within
+ * the op's margin (or behind) in the probe, no rule with that margin picks
+ * the oracle's strategy: the host moved between the probe and this
+ * sweep.  Ahead by more than the margin, the rule itself passed it over.
+ */
+static void print_misses(const struct op_run *runs, size_t nruns, const struct contenders *k)
+{
+	unsigned moved = 0, kept = 0, unknown = 0;
+	char lb[160], sb[32];
+
+	for (size_t r = 0; r < nruns; r++) {
+		const struct policy_op *op = runs[r].op;
+
+		for (size_t i = 0; i < runs[r].n; i++) {
+			const struct cell *c = &runs[r].c[i];
+			const struct policy_curve *a, *b;
+			int at = policy_op_size_index(op, c->size);
+			/* a file without its margin: the one its cells give */
+			double m = op->margin > 0 ? op->margin : crossover_margin(op);
+			double here, then = NAN;
+
+			if (!(c->ratio[COL_POLICY] < 0.97) || c->oracle_idx < 0 || c->pick < 0)
+				continue;
+			if (!moved && !kept && !unknown)
+				printf("\nsizes under 0.97 of the oracle: the oracle's strategy / the "
+				       "policy's, in this sweep and in the probe's cells\n");
+			a = policy_op_find_curve(op, k->name[c->oracle_idx]);
+			b = policy_op_find_curve(op, c->policy_pick);
+			here = c->v[c->oracle_idx] / c->v[c->pick];
+			if (at >= 0 && a && b && b->median_mib_s[at] > 0)
+				then = a->median_mib_s[at] / b->median_mib_s[at];
+			printf("%10s  %-24s %-14s here %.3f, probe %.3f: %s\n",
+			       table_format_bytes(c->size, sb, sizeof(sb)),
+			       op_label(op, lb, sizeof(lb)), k->name[c->oracle_idx], here, then,
+			       isnan(then) ? "not in the probe" :
+			       then > 1 + m ? "ahead by more than the margin" :
+			       "within the margin");
+			if (isnan(then))
+				unknown++;
+			else if (then > 1 + m)
+				kept++;
+			else
+				moved++;
+		}
+	}
+	if (moved + kept + unknown)
+		printf("  %u sizes: the probe had the oracle's strategy within the margin at %u, "
+		       "ahead by more at %u, unmeasured at %u\n", moved + kept + unknown, moved,
+		       kept, unknown);
+}
+
 static void print_worst_naive(const struct op_run *runs, size_t nruns)
 {
 	const struct op_run *wr = NULL;
@@ -1386,6 +1440,7 @@ int main(int argc, char **argv)
 		print_summary(runs, nruns, c);
 	print_bands(runs, nruns);
 	print_self(runs, nruns);
+	print_misses(runs, nruns, &k);
 	printf("\nthe ratios to the oracle below use the cross-validated oracle:\n");
 	for (int c = 0; c < NCOLS; c++)
 		print_worst(runs, nruns, c);
