@@ -1122,7 +1122,7 @@ static void print_bands(const struct op_run *runs, size_t nruns)
  */
 static void print_misses(const struct op_run *runs, size_t nruns, const struct contenders *k)
 {
-	unsigned moved = 0, kept = 0, unknown = 0;
+	unsigned not_ahead = 0, kept = 0, unknown = 0;
 	char lb[160], sb[32];
 
 	for (size_t r = 0; r < nruns; r++) {
@@ -1138,7 +1138,7 @@ static void print_misses(const struct op_run *runs, size_t nruns, const struct c
 
 			if (!(c->ratio[COL_POLICY] < 0.97) || c->oracle_idx < 0 || c->pick < 0)
 				continue;
-			if (!moved && !kept && !unknown)
+			if (!not_ahead && !kept && !unknown)
 				printf("\nsizes under 0.97 of the oracle: the oracle's strategy / the "
 				       "policy's, in this sweep and in the probe's cells\n");
 			a = policy_op_find_curve(op, k->name[c->oracle_idx]);
@@ -1151,19 +1151,19 @@ static void print_misses(const struct op_run *runs, size_t nruns, const struct c
 			       op_label(op, lb, sizeof(lb)), k->name[c->oracle_idx], here, then,
 			       isnan(then) ? "not in the probe" :
 			       then > 1 + m ? "ahead by more than the margin" :
-			       "within the margin");
+			       then >= 1 / (1 + m) ? "within the margin" : "behind by more");
 			if (isnan(then))
 				unknown++;
 			else if (then > 1 + m)
 				kept++;
 			else
-				moved++;
+				not_ahead++;
 		}
 	}
-	if (moved + kept + unknown)
-		printf("  %u sizes: the probe had the oracle's strategy within the margin at %u, "
-		       "ahead by more at %u, unmeasured at %u\n", moved + kept + unknown, moved,
-		       kept, unknown);
+	if (not_ahead + kept + unknown)
+		printf("  %u sizes: the probe had the oracle's strategy ahead by more than the "
+		       "margin at %u, not (within it or behind) at %u, unmeasured at %u\n",
+		       not_ahead + kept + unknown, kept, not_ahead, unknown);
 }
 
 static void print_worst_naive(const struct op_run *runs, size_t nruns)
