@@ -1127,13 +1127,13 @@ static void print_misses(const struct op_run *runs, size_t nruns, const struct c
 
 	for (size_t r = 0; r < nruns; r++) {
 		const struct policy_op *op = runs[r].op;
+		/* a file without its margin: the one its cells give */
+		double m = op->margin > 0 ? op->margin : crossover_margin(op);
 
 		for (size_t i = 0; i < runs[r].n; i++) {
 			const struct cell *c = &runs[r].c[i];
 			const struct policy_curve *a, *b;
 			int at = policy_op_size_index(op, c->size);
-			/* a file without its margin: the one its cells give */
-			double m = op->margin > 0 ? op->margin : crossover_margin(op);
 			double here, then = NAN;
 
 			if (!(c->ratio[COL_POLICY] < 0.97) || c->oracle_idx < 0 || c->pick < 0)
