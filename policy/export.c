@@ -241,6 +241,7 @@ struct side_view {
 	int *side;
 	bool *sep;
 	double *val[2];
+	double *lo[2], *hi[2];	/* the medians' 95 % intervals, MiB/s (val where unknown) */
 	double margin;
 };
 
@@ -248,8 +249,11 @@ static void view_free(struct side_view *v)
 {
 	free(v->side);
 	free(v->sep);
-	free(v->val[0]);
-	free(v->val[1]);
+	for (int k = 0; k < 2; k++) {
+		free(v->val[k]);
+		free(v->lo[k]);
+		free(v->hi[k]);
+	}
 	memset(v, 0, sizeof(*v));
 }
 
@@ -263,13 +267,32 @@ static int view_alloc(struct side_view *v, const struct policy_op *op)
 	v->sizes = op->sizes_bytes;
 	v->side = calloc(n, sizeof(*v->side));
 	v->sep = calloc(n, sizeof(*v->sep));
-	v->val[0] = calloc(n, sizeof(double));
-	v->val[1] = calloc(n, sizeof(double));
-	if (!v->side || !v->sep || !v->val[0] || !v->val[1]) {
+	for (int k = 0; k < 2; k++) {
+		v->val[k] = calloc(n, sizeof(double));
+		v->lo[k] = calloc(n, sizeof(double));
+		v->hi[k] = calloc(n, sizeof(double));
+		if (!v->val[k] || !v->lo[k] || !v->hi[k]) {
+			view_free(v);
+			return -ENOMEM;
+		}
+	}
+	if (!v->side || !v->sep) {
 		view_free(v);
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/* Side k of size i is curve c's cell: its median and its interval (the median where unknown). */
+static void view_cell(struct side_view *v, int k, size_t i, const struct policy_curve *c)
+{
+	double m = c->median_mib_s[i];
+	double lo = c->ci_lo_mib_s ? c->ci_lo_mib_s[i] : NAN;
+	double hi = c->ci_hi_mib_s ? c->ci_hi_mib_s[i] : NAN;
+
+	v->val[k][i] = m;
+	v->lo[k][i] = lo > 0 && lo <= m ? lo : m;
+	v->hi[k][i] = hi >= m ? hi : m;
 }
 
 /* From raw verdicts, smoothed sides and islands: what a threshold can express. */
@@ -299,8 +322,8 @@ static int family_view(const struct policy_op *op, struct side_view *v)
 			v->side[i] = -1;
 			continue;
 		}
-		v->val[0][i] = op->curves[cells[i].rep[0]].median_mib_s[i];
-		v->val[1][i] = op->curves[cells[i].rep[1]].median_mib_s[i];
+		view_cell(v, 0, i, &op->curves[cells[i].rep[0]]);
+		view_cell(v, 1, i, &op->curves[cells[i].rep[1]]);
 	}
 	if (!rc)
 		v->margin = crossover_margin(op);
@@ -351,8 +374,8 @@ static int pair_view(const struct policy_op *op, const char *high, const char *l
 		for (size_t i = 0; !rc && i < v->n; i++) {
 			view_set(v, i, raw[i], side[i], island[i]);
 			if (v->side[i] >= 0) {
-				v->val[0][i] = op->curves[h].median_mib_s[i];
-				v->val[1][i] = op->curves[l].median_mib_s[i];
+				view_cell(v, 0, i, &op->curves[h]);
+				view_cell(v, 1, i, &op->curves[l]);
 			}
 		}
 	}
@@ -379,9 +402,13 @@ static double view_weight(const struct side_view *v, const size_t *idx, size_t k
  * at sizes decided by separation that T contradicts (a tie costs nothing:
  * either side is as good), averaged over the ops.  Mismatch: the weighted
  * share of decided sizes, ties included, that T contradicts, summed.
+ * bound: 0 from the medians; -1 each loss at the least its two intervals
+ * allow (the decided side's low end against the rule's high end), +1 at
+ * the most.
  */
-static void rule_score(const struct side_view *views, size_t nv, int low, uint64_t t,
-		       const struct export_weights *w, double *regret, double *mismatch)
+static void rule_score_bound(const struct side_view *views, size_t nv, int low, uint64_t t,
+			     const struct export_weights *w, int bound, double *regret,
+			     double *mismatch)
 {
 	double rsum = 0, msum = 0;
 	size_t nr = 0;
@@ -403,8 +430,14 @@ static void rule_score(const struct side_view *views, size_t nv, int low, uint64
 			if (f == v->side[i])
 				continue;
 			mis += wi;
-			if (v->sep[i] && v->val[v->side[i]][i] > 0)
-				num += wi * fmax(0.0, 1 - v->val[f][i] / v->val[v->side[i]][i]);
+			if (v->sep[i] && v->val[v->side[i]][i] > 0) {
+				const double *got = bound < 0 ? v->hi[f] : bound > 0 ? v->lo[f] :
+						    v->val[f];
+				const double *best = bound < 0 ? v->lo[v->side[i]] :
+						     bound > 0 ? v->hi[v->side[i]] : v->val[v->side[i]];
+
+				num += wi * fmax(0.0, 1 - got[i] / best[i]);
+			}
 		}
 		if (den > 0) {
 			rsum += num / den;
@@ -414,6 +447,28 @@ static void rule_score(const struct side_view *views, size_t nv, int low, uint64
 	}
 	*regret = nr ? rsum / (double)nr : NAN;
 	*mismatch = msum;
+}
+
+static void rule_score(const struct side_view *views, size_t nv, int low, uint64_t t,
+		       const struct export_weights *w, double *regret, double *mismatch)
+{
+	rule_score_bound(views, nv, low, t, w, 0, regret, mismatch);
+}
+
+/*
+ * What moving from t to tstar gains in regret, at the least the cells'
+ * intervals allow: t's losses at their least, tstar's at their most.  A
+ * gain by the medians that sits at the margin is a coin toss between
+ * probes of one host; at the least it is not.
+ */
+static double least_gain(const struct side_view *views, size_t nv, int low, uint64_t t,
+			 uint64_t tstar, const struct export_weights *w)
+{
+	double rt, rs, mm;
+
+	rule_score_bound(views, nv, low, t, w, -1, &rt, &mm);
+	rule_score_bound(views, nv, low, tstar, w, +1, &rs, &mm);
+	return rt - rs;
 }
 
 static double log_distance(uint64_t a, uint64_t b)
@@ -559,7 +614,7 @@ static int knob_threshold(const struct side_view *views, size_t nv, int low,
 		if (!t)
 			continue;
 		rule_score(views, nv, low, *t, w, &r, &mm);
-		if (!isnan(r) && r - rs <= r_margin) {
+		if (!isnan(r) && !(least_gain(views, nv, low, *t, tstar, w) > r_margin)) {
 			*out = (struct threshold){ .bytes = *t, .regret = r,
 						   .src = k ? FROM_DEFAULT : FROM_BASELINE };
 			break;
