@@ -730,15 +730,20 @@ static void diff_policy(struct differ *d, const struct policy *a, const struct p
 
 			snprintf(where, sizeof(where), "targets.%s %s/%s/%ut", ta->name, oa->op,
 				 oa->pattern, oa->threads);
-			if (!ob)
+			/*
+			 * An op that decides nothing (its cells never separated the
+			 * families) takes no decision with it: whether the probe wrote
+			 * it follows the op set's own test, which a busy host tips.
+			 */
+			if (!ob && oa->nranges)
 				say(d, "%s: removed", where);
-			else
+			else if (ob)
 				diff_op(d, where, oa, ob);
 		}
 		for (size_t o = 0; o < tb->nops; o++) {
 			const struct policy_op *ob = &tb->ops[o];
 
-			if (!policy_find_op(ta, ob->op, ob->pattern, ob->threads))
+			if (ob->nranges && !policy_find_op(ta, ob->op, ob->pattern, ob->threads))
 				say(d, "targets.%s %s/%s/%ut: added", tb->name, ob->op, ob->pattern,
 				    ob->threads);
 		}

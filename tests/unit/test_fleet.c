@@ -517,6 +517,27 @@ static void test_diff(void)
 	CHECK_INT(policy_bundle_diff(a, nb, NULL), 0);
 	nb->entries[0]->targets[0].ops[0].crossovers[0].size_bytes = 4096;
 	CHECK(policy_bundle_diff(a, nb, NULL) >= 1);
+	/* an op that decides nothing, in one of the two: no decision changed */
+	{
+		struct policy_target *t = &noise->entries[0]->targets[0];
+		struct policy_op *two = policy_target_add_op(t, "write", "sequential", 2, sizes, N);
+
+		CHECK(two != NULL);
+		CHECK_INT(policy_bundle_diff(a, noise, NULL), 0);
+		CHECK_INT(policy_bundle_diff(noise, a, NULL), 0);
+		/* one that decides: added, or removed */
+		if (two) {
+			two->ranges = calloc(1, sizeof(*two->ranges));
+			if (two->ranges) {
+				two->nranges = 1;
+				snprintf(two->ranges[0].strategy, sizeof(two->ranges[0].strategy),
+					 "movnt_avx2");
+				two->ranges[0].to_bytes = POLICY_SIZE_OPEN;
+			}
+		}
+		CHECK_INT(policy_bundle_diff(a, noise, NULL), 1);
+		CHECK_INT(policy_bundle_diff(noise, a, NULL), 1);
+	}
 	policy_bundle_free(a);
 	policy_bundle_free(noise);
 	policy_bundle_free(moved);
