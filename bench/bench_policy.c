@@ -1118,11 +1118,50 @@ static void print_bands(const struct op_run *runs, size_t nruns)
  * the policy's own cells said of the same two strategies there.  Within
  * the op's margin (or behind) in the probe, no rule with that margin picks
  * the oracle's strategy: the host moved between the probe and this
- * sweep.  Ahead by more than the margin, the rule itself passed it over.
+ * sweep.  Ahead by more than the margin on the medians only, the probe
+ * could not tell them apart: its 95 % intervals overlap, and the rule
+ * (crossover_pair_verdict()) counts no win there.  A win by the rule's own
+ * test that is still not the policy was passed over by the rule: too few
+ * consecutive wins for a member range, an island, or a fresh look that
+ * did not repeat it.
  */
+enum miss_cause {
+	MISS_WON, MISS_OVERLAP, MISS_SUSPECT, MISS_WITHIN, MISS_BEHIND, MISS_UNMEASURED, MISS_N
+};
+
+static const char *const miss_text[MISS_N] = {
+	[MISS_WON] = "won by the margin, intervals apart",
+	[MISS_OVERLAP] = "ahead by more than the margin, intervals overlapping",
+	[MISS_SUSPECT] = "ahead by more than the margin in a cell not believed",
+	[MISS_WITHIN] = "within the margin",
+	[MISS_BEHIND] = "behind by more",
+	[MISS_UNMEASURED] = "not in the probe",
+};
+
+static enum miss_cause miss_cause(const struct policy_op *op, const struct policy_curve *a,
+				  const struct policy_curve *b, int at, double m, double *then)
+{
+	size_t ia, ib;
+
+	*then = NAN;
+	if (at < 0 || !a || !b || !(b->median_mib_s[at] > 0))
+		return MISS_UNMEASURED;
+	*then = a->median_mib_s[at] / b->median_mib_s[at];
+	if (!(*then > 1 + m))
+		return *then >= 1 / (1 + m) ? MISS_WITHIN : MISS_BEHIND;
+	ia = (size_t)(a - op->curves);
+	ib = (size_t)(b - op->curves);
+	if (crossover_cell_suspect(op, ia, (size_t)at) || crossover_cell_suspect(op, ib, (size_t)at))
+		return MISS_SUSPECT;
+	/* 0: side 0, a, won; otherwise a tie */
+	if (crossover_pair_verdict(op, (int)ia, (int)ib, (size_t)at, m) == 0)
+		return MISS_WON;
+	return MISS_OVERLAP;
+}
+
 static void print_misses(const struct op_run *runs, size_t nruns, const struct contenders *k)
 {
-	unsigned not_ahead = 0, kept = 0, unknown = 0;
+	unsigned count[MISS_N] = { 0 }, total = 0;
 	char lb[160], sb[32];
 
 	for (size_t r = 0; r < nruns; r++) {
@@ -1132,38 +1171,30 @@ static void print_misses(const struct op_run *runs, size_t nruns, const struct c
 
 		for (size_t i = 0; i < runs[r].n; i++) {
 			const struct cell *c = &runs[r].c[i];
-			const struct policy_curve *a, *b;
-			int at = policy_op_size_index(op, c->size);
-			double here, then = NAN;
+			enum miss_cause why;
+			double then;
 
 			if (!(c->ratio[COL_POLICY] < 0.97) || c->oracle_idx < 0 || c->pick < 0)
 				continue;
-			if (!not_ahead && !kept && !unknown)
+			if (!total++)
 				printf("\nsizes under 0.97 of the oracle: the oracle's strategy / the "
 				       "policy's, in this sweep and in the probe's cells\n");
-			a = policy_op_find_curve(op, k->name[c->oracle_idx]);
-			b = policy_op_find_curve(op, c->policy_pick);
-			here = c->v[c->oracle_idx] / c->v[c->pick];
-			if (at >= 0 && a && b && b->median_mib_s[at] > 0)
-				then = a->median_mib_s[at] / b->median_mib_s[at];
+			why = miss_cause(op, policy_op_find_curve(op, k->name[c->oracle_idx]),
+					 policy_op_find_curve(op, c->policy_pick),
+					 policy_op_size_index(op, c->size), m, &then);
+			count[why]++;
 			printf("%10s  %-24s %-14s here %.3f, probe %.3f: %s\n",
 			       table_format_bytes(c->size, sb, sizeof(sb)),
-			       op_label(op, lb, sizeof(lb)), k->name[c->oracle_idx], here, then,
-			       isnan(then) ? "not in the probe" :
-			       then > 1 + m ? "ahead by more than the margin" :
-			       then >= 1 / (1 + m) ? "within the margin" : "behind by more");
-			if (isnan(then))
-				unknown++;
-			else if (then > 1 + m)
-				kept++;
-			else
-				not_ahead++;
+			       op_label(op, lb, sizeof(lb)), k->name[c->oracle_idx],
+			       c->v[c->oracle_idx] / c->v[c->pick], then, miss_text[why]);
 		}
 	}
-	if (not_ahead + kept + unknown)
-		printf("  %u sizes: the probe had the oracle's strategy ahead by more than the "
-		       "margin at %u, not (within it or behind) at %u, unmeasured at %u\n",
-		       not_ahead + kept + unknown, kept, not_ahead, unknown);
+	if (!total)
+		return;
+	printf("  %u sizes, by what the probe's cells said of the oracle's strategy:\n", total);
+	for (int w = 0; w < MISS_N; w++)
+		if (count[w])
+			printf("    %-56s %u\n", miss_text[w], count[w]);
 }
 
 static void print_worst_naive(const struct op_run *runs, size_t nruns)
