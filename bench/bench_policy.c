@@ -1141,22 +1141,21 @@ static const char *const miss_text[MISS_N] = {
 static enum miss_cause miss_cause(const struct policy_op *op, const struct policy_curve *a,
 				  const struct policy_curve *b, int at, double m, double *then)
 {
-	size_t ia, ib;
-
 	*then = NAN;
-	if (at < 0 || !a || !b || !(b->median_mib_s[at] > 0))
+	if (at < 0 || !a || !b || !(a->median_mib_s[at] > 0) || !(b->median_mib_s[at] > 0))
 		return MISS_UNMEASURED;
 	*then = a->median_mib_s[at] / b->median_mib_s[at];
 	if (!(*then > 1 + m))
 		return *then >= 1 / (1 + m) ? MISS_WITHIN : MISS_BEHIND;
-	ia = (size_t)(a - op->curves);
-	ib = (size_t)(b - op->curves);
-	if (crossover_cell_suspect(op, ia, (size_t)at) || crossover_cell_suspect(op, ib, (size_t)at))
-		return MISS_SUSPECT;
-	/* 0: side 0, a, won; otherwise a tie */
-	if (crossover_pair_verdict(op, (int)ia, (int)ib, (size_t)at, m) == 0)
+	switch (crossover_pair_verdict(op, (int)(a - op->curves), (int)(b - op->curves),
+				       (size_t)at, m)) {
+	case 0:			/* side 0: a won */
 		return MISS_WON;
-	return MISS_OVERLAP;
+	case VERDICT_NONE:	/* both measured, so a cell not believed */
+		return MISS_SUSPECT;
+	default:
+		return MISS_OVERLAP;
+	}
 }
 
 static void print_misses(const struct op_run *runs, size_t nruns, const struct contenders *k)
