@@ -556,6 +556,12 @@ int policy_merge_named(struct policy_bundle *const *in, const char *const *names
 		if (rc)
 			goto fail;
 		m = n == 1 ? policy_dup(group[0]) : merge_group(group, n, w);
+		/*
+		 * A fleet file carries summaries: one host's raw samples would
+		 * outweigh them and, under merged medians, contradict them.
+		 */
+		if (m)
+			policy_drop_raw(m);
 		if (!m) {
 			snprintf(err, errlen, "cannot merge the entries of %s",
 				 all[i]->platform.fingerprint);

@@ -52,7 +52,7 @@ static void add(struct json_object *o, const char *key, struct json_object *v)
 
 static struct json_object *double_array(const double *a, size_t n, const char *fmt)
 {
-	struct json_object *arr = json_object_new_array_ext((int)n);
+	struct json_object *arr = n ? json_object_new_array_ext((int)n) : json_object_new_array();
 
 	for (size_t i = 0; i < n; i++)
 		json_object_array_add(arr, jnum(a[i], fmt));
@@ -104,6 +104,15 @@ static struct json_object *curve_to_json(const struct policy_curve *c, const uin
 	if (c->hosts_min_mib_s) {
 		add(o, "hosts_min_mib_s", double_array(c->hosts_min_mib_s, n, "%.1f"));
 		add(o, "hosts_max_mib_s", double_array(c->hosts_max_mib_s, n, "%.1f"));
+	}
+	if (c->raw_mib_s) {
+		struct json_object *raw = json_object_new_array_ext((int)n);
+
+		for (size_t i = 0; i < n; i++)
+			json_object_array_add(raw, double_array(c->raw_mib_s[i],
+								c->raw_mib_s[i] ? c->samples[i] : 0,
+								"%.1f"));
+		add(o, "raw_mib_s", raw);
 	}
 	for (size_t k = 0; k < ARRAY_SIZE(cell_flag_keys); k++) {
 		struct json_object *a = flagged_sizes(c, sizes, n, cell_flag_keys[k].flag);
@@ -904,6 +913,62 @@ static void read_size_list(struct rd *rd, struct json_object *obj, const char *k
 	pop(rd, mark);
 }
 
+/*
+ * raw_mib_s, where there: one array per size, each of that cell's samples
+ * (samples[i] of them, as the probe took them, or none), every one a
+ * throughput.
+ */
+static void read_raw(struct rd *rd, struct json_object *jc, struct policy_curve *c,
+		     const struct policy_op *op)
+{
+	struct json_object *arr = need_array(rd, jc, "raw_mib_s", POLICY_MAX_SIZES, 0);
+	size_t n = op->nsizes, mark;
+
+	if (!arr)
+		return;
+	mark = push_key(rd, "raw_mib_s");
+	if (json_object_array_length(arr) != n)
+		fail(rd, "has %zu elements, sizes_bytes has %zu", json_object_array_length(arr), n);
+	for (size_t i = 0; i < n && !rd->failed; i++) {
+		struct json_object *cell = json_object_array_get_idx(arr, i);
+		size_t m2 = push_index(rd, i), len;
+		double *v;
+		int ret;
+
+		if (!cell || !json_object_is_type(cell, json_type_array)) {
+			fail(rd, "expected an array of samples, got %s", type_name(cell));
+			pop(rd, m2);
+			break;
+		}
+		len = json_object_array_length(cell);
+		/* empty: none kept for this cell (the probe ran out of memory there) */
+		if (len && len != c->samples[i]) {
+			fail(rd, "has %zu samples, samples[%zu] says %u", len, i, c->samples[i]);
+			pop(rd, m2);
+			break;
+		}
+		v = malloc((len ? len : 1) * sizeof(*v));
+		if (!v) {
+			fail(rd, "out of memory");
+			pop(rd, m2);
+			break;
+		}
+		for (size_t k = 0; k < len && !rd->failed; k++) {
+			size_t m3 = push_index(rd, k);
+
+			double_value(rd, json_object_array_get_idx(cell, k), 0, POLICY_MAX_MIB_S,
+				     &v[k], 0);
+			pop(rd, m3);
+		}
+		ret = rd->failed ? 0 : policy_curve_set_raw(c, n, i, v, (unsigned)len);
+		free(v);
+		if (ret)
+			fail(rd, "out of memory");
+		pop(rd, m2);
+	}
+	pop(rd, mark);
+}
+
 static void read_curve(struct rd *rd, struct json_object *jc, struct policy_curve *c,
 		       const struct policy_op *op)
 {
@@ -964,6 +1029,13 @@ static void read_curve(struct rd *rd, struct json_object *jc, struct policy_curv
 		for (size_t i = 0; i < n; i++)
 			c->samples[i] = isnan(c->median_mib_s[i]) ? 0 : 1;
 	}
+	if (member(jc, "raw_mib_s") && !member(jc, "samples")) {
+		size_t mark = push_key(rd, "raw_mib_s");
+
+		fail(rd, "needs the samples array it is counted by");
+		pop(rd, mark);
+	}
+	read_raw(rd, jc, c, op);
 	for (size_t k = 0; k < ARRAY_SIZE(cell_flag_keys); k++)
 		read_size_list(rd, jc, cell_flag_keys[k].key, 0, op, c->cell_flags,
 			       cell_flag_keys[k].flag);

@@ -23,8 +23,9 @@ struct policy *policy_new(void)
 	return p;
 }
 
-static void curve_free(struct policy_curve *c)
+static void curve_free(struct policy_curve *c, size_t nsizes)
 {
+	policy_curve_release_raw(c, nsizes);
 	free(c->median_mib_s);
 	free(c->p10_mib_s);
 	free(c->p90_mib_s);
@@ -39,7 +40,7 @@ static void curve_free(struct policy_curve *c)
 void policy_op_release(struct policy_op *op)
 {
 	for (size_t i = 0; i < op->ncurves; i++)
-		curve_free(&op->curves[i]);
+		curve_free(&op->curves[i], op->nsizes);
 	free(op->curves);
 	free(op->sizes_bytes);
 	free(op->ranges);
@@ -147,7 +148,7 @@ static int curve_alloc(struct policy_curve *c, size_t n)
 	c->cell_flags = calloc(n ? n : 1, sizeof(*c->cell_flags));
 	if (!c->median_mib_s || !c->p10_mib_s || !c->p90_mib_s || !c->ci_lo_mib_s ||
 	    !c->ci_hi_mib_s || !c->samples || !c->cell_flags) {
-		curve_free(c);
+		curve_free(c, 0);
 		memset(c, 0, sizeof(*c));
 		return -ENOMEM;
 	}
@@ -162,7 +163,7 @@ struct policy_curve *policy_op_add_curve(struct policy_op *op, const char *strat
 		return NULL;
 	c = grow_one(&op->curves, &op->ncurves, sizeof(*c));
 	if (!c) {
-		curve_free(&tmp);
+		curve_free(&tmp, 0);
 		return NULL;
 	}
 	*c = tmp;
@@ -243,6 +244,9 @@ int policy_op_insert_size(struct policy_op *op, uint64_t size_bytes)
 		if (c->hosts_min_mib_s &&
 		    (array_insert(&c->hosts_min_mib_s, op->nsizes, sizeof(double), at, &nan) ||
 		     array_insert(&c->hosts_max_mib_s, op->nsizes, sizeof(double), at, &nan)))
+			return -ENOMEM;
+		if (c->raw_mib_s && array_insert(&c->raw_mib_s, op->nsizes, sizeof(double *), at,
+						 &(double *){ NULL }))
 			return -ENOMEM;
 	}
 	if (array_insert(&op->sizes_bytes, op->nsizes, sizeof(uint64_t), at, &size_bytes))

@@ -62,6 +62,15 @@ struct policy_curve {
 	/* merged entries only (else NULL): spread of the hosts' medians */
 	double *hosts_min_mib_s;
 	double *hosts_max_mib_s;
+	/*
+	 * --keep-samples only (else NULL): [op->nsizes] cells, each NULL or
+	 * its samples[i] samples (MiB/s) in the order they were taken.  At
+	 * one size of a one-thread op the strategies are sampled in turns,
+	 * one sample each per round, so sample j of every curve there was
+	 * taken in round j; several threads drop refused samples, which
+	 * breaks that pairing.
+	 */
+	double **raw_mib_s;
 };
 
 struct policy_range {
@@ -290,6 +299,29 @@ bool policy_target_has_curve(const struct policy_target *t, const char *strategy
 struct policy_op *policy_find_op(const struct policy_target *t, const char *op,
 				 const char *pattern, unsigned threads);
 struct policy_target *policy_find_target(const struct policy *p, const char *name);
+/*
+ * raw_samples.c: the samples behind a cell, as taken (--keep-samples).
+ * policy_curve_set_raw() copies n of them into cell idx of c (of an op
+ * of nsizes sizes), replacing any there; n == 0 drops them and, once no
+ * cell has any, the array.  policy_drop_raw() drops every curve's.
+ * policy_op_summarize_raw() recomputes median, p10, p90, the 95 %
+ * interval and samples of every cell that has raw samples from them:
+ * they, not the summaries next to them, are what --decide believes.
+ * moved (may be NULL) counts the cells whose median changed by more
+ * than the file's rounding and names the first.
+ */
+struct policy_raw_moved {
+	size_t count;
+	const struct policy_curve *first;	/* its curve, NULL when count is 0 */
+	size_t first_idx;
+	double first_was_mib_s;			/* the median before */
+};
+int policy_curve_set_raw(struct policy_curve *c, size_t nsizes, size_t idx,
+			 const double *v_mib_s, unsigned n);
+void policy_drop_raw(struct policy *p);
+bool policy_op_has_raw(const struct policy_op *op);
+int policy_op_summarize_raw(struct policy_op *op, struct policy_raw_moved *moved);
+
 /* "streaming", "cached_flush", "fill"; policy_family_of() is -1 for another name. */
 const char *policy_family_name(enum policy_family f);
 int policy_family_of(const char *name);

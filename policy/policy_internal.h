@@ -44,6 +44,9 @@ typedef void *(*policy_parse_fn)(const char *text, size_t len, char *err, size_t
 void *policy_load_with(const char *path, unsigned flags, policy_parse_fn parse, char *err,
 		       size_t errlen);
 
+/* raw_samples.c: free c's raw samples (of an op of nsizes sizes). */
+void policy_curve_release_raw(struct policy_curve *c, size_t nsizes);
+
 /* Write text atomically with mode 0644 and free it (NULL: -ENOMEM). */
 int policy_save_text(char *text, const char *path);
 

@@ -7,6 +7,7 @@
 #include "common/atomic_file.h"
 #include "policy.h"
 #include "policy_internal.h"
+#include "policy_limits.h"
 
 int policy_save_text(char *text, const char *path)
 {
@@ -14,6 +15,11 @@ int policy_save_text(char *text, const char *path)
 
 	if (!text)
 		return -ENOMEM;
+	/* a file no reader would take (policy_read_file()) is not written */
+	if (strlen(text) > POLICY_MAX_FILE_BYTES) {
+		free(text);
+		return -EFBIG;
+	}
 	rc = atomic_write_file(path, text, strlen(text), 0644);
 	free(text);
 	return rc;

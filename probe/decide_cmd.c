@@ -2,9 +2,11 @@
 /*
  * pmem-tune --decide: ranges, crossovers and exports recomputed from the
  * curves of a policy, with no measuring, so that the decision rule can
- * be replayed on recordings of any machine.  Deterministic: the same
+ * be replayed on recordings of any machine.  Where the probe kept its raw
+ * samples, the cells' summaries are recomputed from them first.  Deterministic: the same
  * input gives the same bytes.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +37,34 @@ static struct policy *load_one(const char *what, const char *path, unsigned flag
 	return p;
 }
 
+/*
+ * Cells with raw samples (--keep-samples) are summarised again from them.
+ * A median that moves by more than the file's rounding was edited, or
+ * written by another tool: said once, with the first such cell.
+ */
+static int summarize_raw(struct policy *p, const char *in)
+{
+	for (size_t t = 0; t < p->ntargets; t++)
+		for (size_t o = 0; o < p->targets[t].nops; o++) {
+			struct policy_op *op = &p->targets[t].ops[o];
+			struct policy_raw_moved m = { 0 };
+			int rc = policy_op_summarize_raw(op, &m);
+
+			if (rc)
+				return rc;
+			if (!m.count)
+				continue;
+			fprintf(stderr, "pmem-tune: --decide %s: target %s, %s %s %u thread%s: %zu "
+				"median%s differ from their raw samples, first %s at %" PRIu64
+				" B (%.1f in the file, %.1f from the samples); the samples decide\n",
+				in, p->targets[t].name, op->op, op->pattern, op->threads,
+				op->threads == 1 ? "" : "s", m.count, m.count == 1 ? "" : "s",
+				m.first->strategy, op->sizes_bytes[m.first_idx], m.first_was_mib_s,
+				m.first->median_mib_s[m.first_idx]);
+		}
+	return 0;
+}
+
 int decide_cmd(const char *in, const char *out, const char *baseline, const char *weights,
 	       unsigned flags)
 {
@@ -56,7 +86,9 @@ int decide_cmd(const char *in, const char *out, const char *baseline, const char
 			goto out;
 	}
 	status = 1;
-	rc = crossover_decide_policy(p, base);
+	rc = summarize_raw(p, in);
+	if (!rc)
+		rc = crossover_decide_policy(p, base);
 	if (!rc)
 		rc = export_compute_with_baseline(p, weights ? &w : NULL, base);
 	if (rc) {

@@ -159,9 +159,10 @@ static const struct cmd_struct commands[] = {
 	  "          [--area-size SIZE] [--scratch-size SIZE] [--threads N]\n"
 	  "          [--strategies A,B,...]\n"
 	  "          [--destroy-data] [--json]\n"
-	  "          [--dram-node N] [--remote] [--weights FILE] [--baseline FILE]",
+	  "          [--dram-node N] [--remote] [--weights FILE] [--baseline FILE]\n"
+	  "          [--keep-samples]",
 	  ",target,quick,thorough,output,quiet,json,area-size,scratch-size,threads,strategies,"
-	  "destroy-data,weights,baseline,dram-node,remote," },
+	  "destroy-data,weights,baseline,dram-node,remote,keep-samples," },
 	{ "list", run_list, "--list [--json]", ",json," },
 	{ "show", run_show, "--show [--json] [--insecure|--strict] [FILE]", ",json" READ_OPTS },
 	{ "check", run_check, "--check [--json] [--insecure|--strict] [FILE]", ",json" READ_OPTS },
@@ -196,6 +197,7 @@ static const struct opt_help {
 	{ "destroy-data", NULL, "allow writing over a file, device or region with data" },
 	{ "weights", "FILE", "lines of SIZE WEIGHT: weigh the exports' regret by them" },
 	{ "baseline", "FILE", "keep this policy's decisions unless beaten by the margin" },
+	{ "keep-samples", NULL, "write every cell's samples into the policy, for --decide" },
 	{ "insecure", NULL, "read a policy the daemon would refuse, "
 			    "without warning" },
 	{ "strict", NULL, "refuse such a policy as the daemon does (exit 2)" },
@@ -235,7 +237,7 @@ enum {
 	OPT_AREA = 256, OPT_THREADS, OPT_STRATEGIES, OPT_DESTROY, OPT_STRATEGIES_LIST, OPT_DIFF,
 	OPT_MERGE, OPT_METRICS, OPT_WEIGHTS, OPT_INSECURE,
 	OPT_PLOT, OPT_SCRATCH, OPT_QUICK, OPT_STRICT, OPT_DAEMON_STATE, OPT_DECIDE,
-	OPT_BASELINE, OPT_DRAM_NODE, OPT_REMOTE,
+	OPT_BASELINE, OPT_DRAM_NODE, OPT_REMOTE, OPT_KEEP_SAMPLES,
 };
 
 static const struct option options[] = {
@@ -265,6 +267,7 @@ static const struct option options[] = {
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "dram-node", required_argument, NULL, OPT_DRAM_NODE },
 	{ "remote", no_argument, NULL, OPT_REMOTE },
+	{ "keep-samples", no_argument, NULL, OPT_KEEP_SAMPLES },
 	{ "strategies", required_argument, NULL, OPT_STRATEGIES },
 	{ "strategies-list", no_argument, NULL, OPT_STRATEGIES_LIST },
 	{ "destroy-data", no_argument, NULL, OPT_DESTROY },
@@ -407,6 +410,9 @@ int main(int argc, char **argv)
 			break;
 		case 'q':
 			po->quiet = true;
+			break;
+		case OPT_KEEP_SAMPLES:
+			po->keep_samples = true;
 			break;
 		case 'j':
 			a.json = true;

@@ -272,6 +272,7 @@ static int probe_one(struct policy *p, const char *spec, const char *name,
 	if (o->threads)
 		cfg.nthreads = o->threads;
 	cfg.only = o->strategies;
+	cfg.keep_samples = o->keep_samples;
 	cfg.progress = !o->quiet && isatty(STDERR_FILENO);
 	cfg.progress_lines = !o->quiet && !cfg.progress;
 	cfg.stop = &probe_stop;

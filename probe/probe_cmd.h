@@ -26,6 +26,7 @@ struct probe_opts {
 	bool remote;			/* time the best strategies from the farthest node too */
 	const char *strategies;		/* comma list, NULL = all */
 	bool destroy_data;
+	bool keep_samples;		/* every cell's samples into the policy */
 	bool quiet;
 	bool json_stdout;		/* print the policy instead of the table */
 	const char *weights;		/* size distribution for the regrets */

@@ -428,11 +428,16 @@ static void measure_contenders(struct sweep *sw, struct contender *ct, unsigned 
 		ct[i].unmeasurable = ct[i].rejected && (!ct[i].n || ct[i].rejected > ct[i].n);
 		if (ct[i].unmeasurable)
 			ct[i].n = 0;
-		if (ct[i].n)	/* else interrupted or unmeasurable */
-			stats_summarize(ct[i].v, ct[i].n, &ct[i].res);
-		else
+		if (ct[i].n) {	/* else interrupted or unmeasurable */
+			/* on a copy: v stays in the order taken (--keep-samples) */
+			double tmp[ct[i].n];
+
+			memcpy(tmp, ct[i].v, sizeof(tmp));
+			stats_summarize(tmp, ct[i].n, &ct[i].res);
+		} else {
 			ct[i].res = (struct sample_summary){ .median = NAN, .p10 = NAN, .p90 = NAN,
 							     .ci_lo = NAN, .ci_hi = NAN };
+		}
 	}
 }
 
@@ -498,6 +503,19 @@ static void record_suffered(struct sweep *sw, uint64_t size, const struct distur
 	s->stolen = d->wall_ns ? (double)d->stolen_ns / (double)d->wall_ns : 0;
 }
 
+/*
+ * Cell idx of cv gets the samples just taken (or loses its old ones):
+ * --keep-samples.  Out of memory, the cell keeps none rather than stale ones.
+ */
+static void keep_raw(const struct sweep *sw, struct policy_curve *cv, size_t nsizes, size_t idx,
+		     const struct contender *k)
+{
+	if (!sw->cfg->keep_samples)
+		return;
+	if (policy_curve_set_raw(cv, nsizes, idx, k->v, k->unmeasurable ? 0 : k->n))
+		policy_curve_set_raw(cv, nsizes, idx, NULL, 0);
+}
+
 /* One size of the sweep: its share of the remaining time, results into the curves. */
 static void measure_size(struct sweep *sw, struct policy_op *op, unsigned nthreads, bool random,
 			 struct contender *ct, unsigned nct, int idx)
@@ -527,10 +545,12 @@ static void measure_size(struct sweep *sw, struct policy_op *op, unsigned nthrea
 			cv->ci_lo_mib_s[idx] = cv->ci_hi_mib_s[idx] = NAN;
 			cv->samples[idx] = 0;
 			cv->cell_flags[idx] |= POLICY_CELL_UNMEASURABLE;
+			keep_raw(sw, cv, op->nsizes, (size_t)idx, &ct[i]);
 			continue;
 		}
 		if (!ct[i].n)
 			continue;
+		keep_raw(sw, cv, op->nsizes, (size_t)idx, &ct[i]);
 		/* a confirmation was of the numbers replaced here */
 		cv->cell_flags[idx] &= (uint8_t)~(POLICY_CELL_UNMEASURABLE | POLICY_CELL_CONFIRMED);
 		cv->median_mib_s[idx] = r->median;

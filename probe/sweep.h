@@ -42,6 +42,8 @@ struct sweep_config {
 	 * relies on an area several times the LLC (the old way, for bench/).
 	 */
 	bool evict;
+	/* keep every cell's samples, as taken, in the policy (raw_mib_s) */
+	bool keep_samples;
 	bool progress;		/* a progress line on stderr, rewritten (a terminal) */
 	bool progress_lines;	/* a line per quarter on stderr (a journal) */
 	const char *only;	/* comma list of strategies, NULL = all */

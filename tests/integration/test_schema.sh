@@ -34,7 +34,8 @@ probe() {
 	fi
 }
 probe "$tmp/default.json"
-probe "$tmp/file.json" --threads 1 --target "file:$tmp/scratch"
+# with its raw samples: the schema must take them
+probe "$tmp/file.json" --threads 1 --keep-samples --target "file:$tmp/scratch"
 [ "$fail" -eq 0 ] || exit 1
 
 # the real --merge: two hosts of this platform, one file probe, one other platform
@@ -82,6 +83,8 @@ def invalid(doc, what):
 for f, d in real.items():
     valid(d, f)
     ok(d["targets"] and d["targets"][0]["ops"], f + " has no measurements")
+ok(all("raw_mib_s" in c for o in real[sys.argv[3]]["targets"][0]["ops"]
+       for c in o["curves"].values()), "--keep-samples wrote no raw_mib_s")
 
 # a bundle: the file probe, and the default probe as a merged entry of
 # another platform (a real merge keeps every key and adds these)
@@ -173,6 +176,9 @@ bad = [
     ("samples -1", lambda d: curve0(d)["samples"].__setitem__(0, -1)),
     ("reference_only 1", lambda d: setk(curve0(d), "reference_only", 1)),
     ("hosts_min without hosts_max", lambda d: setk(curve0(d), "hosts_min_mib_s", [])),
+    ("a raw sample -1", lambda d: curve0(d)["raw_mib_s"][0].insert(0, -1.0)),
+    ("a raw cell a number", lambda d: curve0(d)["raw_mib_s"].__setitem__(0, 7)),
+    ("a raw sample null", lambda d: curve0(d)["raw_mib_s"][0].insert(0, None)),
     ("range to_bytes a string", lambda d: setk(op0(d)["ranges"][-1], "to_bytes", "inf")),
     ("range without strategy", lambda d: drop(op0(d)["ranges"][0], "strategy")),
     ("crossover confidence 1.5", lambda d: op0(d)["crossovers"].append(

@@ -718,6 +718,102 @@ static void test_parse_size(void)
 		CHECK_MSG(policy_parse_size(bad[i], &v) < 0, "'%s' accepted", bad[i]);
 }
 
+/*
+ * --keep-samples: the raw samples round-trip in the order taken, are
+ * counted by samples[], move with an inserted size, decide --decide's
+ * summaries, and every bad edit of them is refused by its path.
+ */
+static void test_raw_samples(void)
+{
+	struct policy *p = sample_policy(), *q;
+	struct policy_op *op = &p->targets[0].ops[0];
+	struct policy_curve *a = policy_op_find_curve(op, "clwb");
+	struct policy_raw_moved moved = { 0 };
+	char err[512] = "", *s1, *s2;
+	double v[9];
+
+	CHECK(!policy_op_has_raw(op));
+	for (size_t i = 0; i < op->nsizes; i++) {
+		/* the taken order is not sorted: the file must keep it */
+		for (size_t k = 0; k < 9; k++)
+			v[k] = a->median_mib_s[i] - 40 + 10 * (double)((k * 4) % 9);
+		CHECK_INT(policy_curve_set_raw(a, op->nsizes, i, v, 9), 0);
+	}
+	CHECK(policy_op_has_raw(op));
+	s1 = policy_to_string(p);
+	q = s1 ? policy_parse(s1, strlen(s1), err, sizeof(err)) : NULL;
+	CHECK_MSG(q != NULL, "parse of raw samples failed: %s", err);
+	if (!q)
+		goto out;
+	s2 = policy_to_string(q);
+	CHECK_STR(s1, s2);
+	free(s2);
+	op = &q->targets[0].ops[0];
+	a = policy_op_find_curve(op, "clwb");
+	CHECK(a->raw_mib_s && a->raw_mib_s[1]);
+	CHECK_NEAR(a->raw_mib_s[1][0], 1060, 1e-9);
+	CHECK_NEAR(a->raw_mib_s[1][1], 1100, 1e-9);
+	CHECK(!policy_op_find_curve(op, "movnt_avx512")->raw_mib_s);
+
+	/* the summaries come from the samples; only a moved median is counted */
+	CHECK_INT(policy_op_summarize_raw(op, &moved), 0);
+	CHECK_INT(moved.count, 0);
+	CHECK_NEAR(a->median_mib_s[2], 1200, 1e-9);
+	CHECK_NEAR(a->p10_mib_s[2], 1168, 1e-9);	/* type 7: 1160 + 0.8 * 10 */
+	for (size_t k = 0; k < 9; k++)
+		a->raw_mib_s[3][k] += 500;
+	CHECK_INT(policy_op_summarize_raw(op, &moved), 0);
+	CHECK_INT(moved.count, 1);
+	CHECK(moved.first == a);
+	CHECK_INT(moved.first_idx, 3);
+	CHECK_NEAR(moved.first_was_mib_s, 1300, 1e-9);
+	CHECK_NEAR(a->median_mib_s[3], 1800, 1e-9);
+
+	/* a bisection point arrives without samples; the others keep theirs */
+	CHECK_INT(policy_op_insert_size(op, 512), 2);
+	CHECK(a->raw_mib_s[2] == NULL);
+	CHECK_NEAR(a->raw_mib_s[4][0], 1760, 1e-9);
+	/* dropping a cell's samples, then every one, frees the array */
+	for (size_t i = 0; i < op->nsizes; i++)
+		CHECK_INT(policy_curve_set_raw(a, op->nsizes, i, NULL, 0), 0);
+	CHECK(a->raw_mib_s == NULL);
+	policy_free(q);
+	q = NULL;
+
+	/* a fleet file carries no raw samples */
+	q = policy_parse(s1, strlen(s1), err, sizeof(err));
+	if (q) {
+		policy_drop_raw(q);
+		CHECK(!policy_op_has_raw(&q->targets[0].ops[0]));
+	}
+
+	/* the bad edits, each by its path */
+	{
+		char *t = plain(p);
+		const char *cell0 = "\"raw_mib_s\":[[960.0,1000.0,1040.0,990.0,1030.0,980.0,"
+				    "1020.0,970.0,1010.0],";
+
+		CHECK_MSG(strstr(t, cell0) != NULL, "test bug: no '%s' in %s", cell0, t);
+		expect_error(t, cell0, "\"raw_mib_s\":[[960.0],",
+			     "curves.clwb.raw_mib_s[0]", "samples[0] says 9");
+		expect_error(t, cell0, "\"raw_mib_s\":[7,", "curves.clwb.raw_mib_s[0]",
+			     "array of samples");
+		expect_error(t, "\"raw_mib_s\":[[960.0,", "\"raw_mib_s\":[[-960.0,",
+			     "curves.clwb.raw_mib_s[0][0]", "number");
+		expect_error(t, "\"raw_mib_s\":[[960.0,", "\"raw_mib_s\":[[null,",
+			     "curves.clwb.raw_mib_s[0][0]", "number");
+		expect_error(t, cell0, "\"raw_mib_s\":[", "curves.clwb.raw_mib_s",
+			     "has 3 elements, sizes_bytes has 4");
+		expect_error(t, "\"samples\":[9,9,9,9],\"raw_mib_s\"", "\"raw_mib_s\"",
+			     "curves.clwb.raw_mib_s", "samples array");
+		free(t);
+	}
+out:
+	policy_free(q);
+	free(s1);
+	policy_free(p);
+}
+
 int main(void)
 {
 	test_parse_size();
@@ -733,5 +829,6 @@ int main(void)
 	test_cell_flags();
 	test_partial_lines();
 	test_suspect_never_decides();
+	test_raw_samples();
 	return check_report("test_policy_json");
 }

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The samples behind a cell, kept as taken (pmem-tune --keep-samples), so
+ * that a replay can recompute a cell's summary, or a statistic the probe
+ * did not compute (a paired one, round by round), from what was measured.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy.h"
+#include "policy_internal.h"
+#include "stats.h"
+
+/* The file writes throughputs to 0.1 MiB/s: a median of rounded samples moves this much. */
+#define ROUNDING_MIB_S 0.1
+
+void policy_curve_release_raw(struct policy_curve *c, size_t nsizes)
+{
+	if (!c->raw_mib_s)
+		return;
+	for (size_t i = 0; i < nsizes; i++)
+		free(c->raw_mib_s[i]);
+	free(c->raw_mib_s);
+	c->raw_mib_s = NULL;
+}
+
+int policy_curve_set_raw(struct policy_curve *c, size_t nsizes, size_t idx,
+			 const double *v_mib_s, unsigned n)
+{
+	double *copy = NULL;
+
+	if (idx >= nsizes)
+		return -EINVAL;
+	if (n) {
+		copy = malloc(n * sizeof(*copy));
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, v_mib_s, n * sizeof(*copy));
+	}
+	if (!c->raw_mib_s) {
+		if (!n)
+			return 0;
+		c->raw_mib_s = calloc(nsizes, sizeof(*c->raw_mib_s));
+		if (!c->raw_mib_s) {
+			free(copy);
+			return -ENOMEM;
+		}
+	}
+	free(c->raw_mib_s[idx]);
+	c->raw_mib_s[idx] = copy;
+	for (size_t i = 0; i < nsizes; i++)
+		if (c->raw_mib_s[i])
+			return 0;
+	policy_curve_release_raw(c, nsizes);
+	return 0;
+}
+
+void policy_drop_raw(struct policy *p)
+{
+	for (size_t t = 0; t < p->ntargets; t++)
+		for (size_t o = 0; o < p->targets[t].nops; o++) {
+			struct policy_op *op = &p->targets[t].ops[o];
+
+			for (size_t i = 0; i < op->ncurves; i++)
+				policy_curve_release_raw(&op->curves[i], op->nsizes);
+		}
+}
+
+bool policy_op_has_raw(const struct policy_op *op)
+{
+	for (size_t i = 0; i < op->ncurves; i++)
+		if (op->curves[i].raw_mib_s)
+			return true;
+	return false;
+}
+
+int policy_op_summarize_raw(struct policy_op *op, struct policy_raw_moved *moved)
+{
+	for (size_t c = 0; c < op->ncurves; c++) {
+		struct policy_curve *cv = &op->curves[c];
+
+		for (size_t i = 0; cv->raw_mib_s && i < op->nsizes; i++) {
+			unsigned n = cv->samples[i];
+			struct sample_summary s;
+			double *v, was = cv->median_mib_s[i];
+
+			if (!cv->raw_mib_s[i] || !n)
+				continue;
+			/* stats_summarize() sorts: the raw order is what pairs rounds */
+			v = malloc(n * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			memcpy(v, cv->raw_mib_s[i], n * sizeof(*v));
+			stats_summarize(v, n, &s);
+			free(v);
+			cv->median_mib_s[i] = s.median;
+			cv->p10_mib_s[i] = s.p10;
+			cv->p90_mib_s[i] = s.p90;
+			cv->ci_lo_mib_s[i] = s.ci_lo;
+			cv->ci_hi_mib_s[i] = s.ci_hi;
+			if (!moved || (!isnan(was) && fabs(was - s.median) <= ROUNDING_MIB_S + 1e-9))
+				continue;
+			if (!moved->count++) {
+				moved->first = cv;
+				moved->first_idx = i;
+				moved->first_was_mib_s = was;
+			}
+		}
+	}
+	return 0;
+}
