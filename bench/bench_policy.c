@@ -289,15 +289,20 @@ static int wait_child(pid_t pid, const char *what)
 
 static int run_probe(const struct opts *o, const char *out, double *wall_s)
 {
-	char *argv[] = { (char *)o->tune, "--probe", "--quiet", "--target", (char *)o->target,
-			 "--output", (char *)out, o->mode == SWEEP_QUICK ? "--quick" : NULL,
-			 NULL };
+	char *argv[10] = { (char *)o->tune, "--probe", "--quiet", "--target", (char *)o->target,
+			   "--output", (char *)out };
 	extern char **environ;
 	posix_spawn_file_actions_t fa;
 	uint64_t t0 = now_ns();
+	size_t argc = 7;
 	pid_t pid;
 	int rc;
 
+	if (o->mode == SWEEP_QUICK)
+		argv[argc++] = "--quick";
+	/* a kept policy keeps its samples too: bench_pairing and --decide read them */
+	if (o->save)
+		argv[argc++] = "--keep-samples";
 	/* the probe prints its table on stdout: this benchmark prints its own */
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);

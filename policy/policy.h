@@ -67,8 +67,9 @@ struct policy_curve {
 	 * its samples[i] samples (MiB/s) in the order they were taken.  At
 	 * one size of a one-thread op the strategies are sampled in turns,
 	 * one sample each per round, so sample j of every curve there was
-	 * taken in round j; several threads drop refused samples, which
-	 * breaks that pairing.
+	 * taken in round j; several threads drop refused samples, and a
+	 * cell measured again (remeasured) may have been so with only some
+	 * of the others, which breaks that pairing.
 	 */
 	double **raw_mib_s;
 };
