@@ -11,8 +11,9 @@
  * with a 480 MiB L3.  The source is a fixed buffer per thread, kept warm.
  *
  * A cell that cannot be right (a median below half of both neighbours
- * on its own curve) or that suffered a major page fault or much time
- * stolen by the hypervisor is measured again after the rest of the op: the
+ * on its own curve) or that suffered a major page fault, much time
+ * stolen by the hypervisor or a thread switched out (an involuntary
+ * context switch) in much of its samples is measured again after the rest of the op: the
  * disturbances seen on VMs (the host re-backing memory, a neighbour's
  * burst) outlast one cell.  One still implausible then is suspect: kept
  * in the policy, never deciding.
@@ -56,6 +57,13 @@
  * high for every cell, and measuring every cell twice buys nothing.
  */
 #define STOLEN_SHARE 0.25
+/*
+ * A cell where more than this share of one strategy's samples had a
+ * thread switched out while timed is measured again: the median holds
+ * up to half, and a preemption costs a whole time slice (milliseconds)
+ * against a sample of tens of microseconds, so a few are only outliers.
+ */
+#define PREEMPTED_SHARE 0.25
 /* at most this many sizes per op and screening are measured again */
 #define MAX_REMEASURE 8
 /* at most this many sizes are measured again for the exports, per target */
@@ -137,6 +145,7 @@ struct thread_state {
 	uint64_t rng;
 	const char *src;
 	uint64_t t0, t1;
+	long nivcsw;		/* involuntary context switches while timed */
 	/* keep the cache lines of different threads apart */
 	char pad[64];
 };
@@ -187,12 +196,16 @@ static void cell_work(unsigned tid, void *arg)
 	const size_t step = (size + LINE - 1) & ~(size_t)(LINE - 1);
 	uint64_t rng = ts->rng;
 	size_t cursor = ts->cursor;
+	struct rusage r0, r1;
+	bool counted = !getrusage(RUSAGE_THREAD, &r0);
 
 	ts->t0 = now_ns();
 	for (unsigned k = 0; k < c->batch; k++)
 		c->copy(ts->slice + next_offset(c, ts->slice_len, nslots, step, &ts->rng,
 						&ts->cursor), ts->src, size);
 	ts->t1 = now_ns();
+	/* outside the timed window: a system call costs a microsecond or less */
+	ts->nivcsw = counted && !getrusage(RUSAGE_THREAD, &r1) ? r1.ru_nivcsw - r0.ru_nivcsw : 0;
 	/* the same walk again from the saved state: the lines just written */
 	for (unsigned k = 0; c->evict && k < c->batch; k++)
 		strategy_evict(ts->slice + next_offset(c, ts->slice_len, nslots, step, &rng,
@@ -228,10 +241,16 @@ static double threads_rate(const struct thread_state *ts, unsigned n, double byt
 	return concurrency_rate_mib_s(&cc, bytes_each * n);
 }
 
-/* Run one sample of c: its threads' MiB/s together, NAN if they did not run together. */
-static double cell_sample(struct workers *w, struct cell *c, double *overlap)
+/*
+ * Run one sample of c: its threads' MiB/s together, NAN if they did not
+ * run together; *preempted: a thread was switched out while timed.
+ */
+static double cell_sample(struct workers *w, struct cell *c, double *overlap, bool *preempted)
 {
 	workers_run(w, c->nthreads, cell_work, c);
+	*preempted = false;
+	for (unsigned i = 0; i < c->nthreads; i++)
+		*preempted |= c->ts[i].nivcsw > 0;
 	return threads_rate(c->ts, c->nthreads, (double)c->size * c->batch, overlap);
 }
 
@@ -245,6 +264,7 @@ struct contender {
 	unsigned n;
 	unsigned batch;
 	unsigned rejected;	/* samples whose threads did not run together */
+	unsigned preempted;	/* kept samples during which a thread was switched out */
 	unsigned doublings;	/* of the batch, to make them overlap */
 	bool done;
 	bool unmeasurable;	/* the threads never ran together: no result */
@@ -270,6 +290,7 @@ struct sweep {
 		uint64_t size;
 		long majflt;
 		double stolen;	/* share of the wall time others took */
+		double preempted;	/* the largest share of one strategy's samples preempted */
 	} suffered[MAX_SUFFERED];
 	unsigned nsuffered;
 	bool src_bound;		/* the sources are mbind()-ed to cfg->mem_node */
@@ -366,6 +387,7 @@ static void measure_contenders(struct sweep *sw, struct contender *ct, unsigned 
 
 		k->n = 0;
 		k->rejected = 0;
+		k->preempted = 0;
 		k->doublings = 0;
 		k->done = false;
 		k->unmeasurable = false;
@@ -387,6 +409,7 @@ static void measure_contenders(struct sweep *sw, struct contender *ct, unsigned 
 		for (unsigned j = 0; j < nct; j++) {
 			struct contender *k = &ct[(j + round) % nct];
 			double v, overlap;
+			bool preempted;
 			uint64_t t0;
 
 			if (k->done)
@@ -394,10 +417,11 @@ static void measure_contenders(struct sweep *sw, struct contender *ct, unsigned 
 			c.copy = k->copy;
 			c.batch = k->batch;
 			t0 = now_ns();
-			v = cell_sample(sw->w, &c, &overlap);
+			v = cell_sample(sw->w, &c, &overlap, &preempted);
 			if (isnan(v)) {
 				refused(sw, k, now_ns() - t0);
 			} else {
+				k->preempted += preempted;
 				k->v[k->n++] = v;
 				if (nthreads > 1 && overlap < sw->min_overlap)
 					sw->min_overlap = overlap;
@@ -447,6 +471,7 @@ struct disturbance {
 	uint64_t wall_ns;
 	uint64_t stolen_ns;	/* the hypervisor's steal, summed over the CPUs */
 	long majflt;
+	double preempted;	/* the largest share of one contender's samples preempted */
 };
 
 /* Steal time of all CPUs, ns (/proc/stat "cpu" line, 8th value, USER_HZ ticks); 0 unknown. */
@@ -501,6 +526,7 @@ static void record_suffered(struct sweep *sw, uint64_t size, const struct distur
 	s->size = size;
 	s->majflt = d->majflt;
 	s->stolen = d->wall_ns ? (double)d->stolen_ns / (double)d->wall_ns : 0;
+	s->preempted = d->preempted;
 }
 
 /*
@@ -534,6 +560,10 @@ static void measure_size(struct sweep *sw, struct policy_op *op, unsigned nthrea
 	disturbance_start(&d);
 	measure_contenders(sw, ct, nct, size, random, nthreads, now + (uint64_t)share);
 	disturbance_end(&d);
+	d.preempted = 0;
+	for (unsigned i = 0; i < nct; i++)
+		if (ct[i].n)
+			d.preempted = fmax(d.preempted, (double)ct[i].preempted / ct[i].n);
 	record_suffered(sw, size, &d);
 	for (unsigned i = 0; i < nct; i++) {
 		struct policy_curve *cv = ct[i].curve;
@@ -681,7 +711,8 @@ static const struct suffered *suffered_at(const struct sweep *sw, uint64_t size)
 static int remeasure_reason(const struct sweep *sw, const struct policy_op *op, size_t i)
 {
 	const struct suffered *s = suffered_at(sw, op->sizes_bytes[i]);
-	bool disturbed = s && (s->majflt > 0 || s->stolen > STOLEN_SHARE);
+	bool disturbed = s && (s->majflt > 0 || s->stolen > STOLEN_SHARE ||
+			       s->preempted > PREEMPTED_SHARE);
 
 	for (size_t c = 0; c < op->ncurves; c++) {
 		/* once only: a second look that agrees is what the cell is */
