@@ -80,12 +80,38 @@ static void signature(const struct policy *p, char *sig)
 	export_sig(sig, "glibc", &p->exports.glibc);
 }
 
-static struct policy *decided(const char *path, const struct policy *baseline)
+/*
+ * A recording as pmem-tune --decide reads it: where the probe kept its
+ * samples (--keep-samples), every cell is summarised again from them
+ * first, and an unedited recording's medians are its samples' to the
+ * file's rounding.  *raw (may be NULL) is set when it had samples.
+ */
+static struct policy *recording(const char *path, bool *raw)
 {
 	char err[512];
 	struct policy *p = policy_load(path, err, sizeof(err));
 
 	CHECK_MSG(p != NULL, "%s: %s", path, err);
+	if (raw)
+		*raw = false;
+	for (size_t t = 0; p && t < p->ntargets; t++)
+		for (size_t o = 0; o < p->targets[t].nops; o++) {
+			struct policy_op *op = &p->targets[t].ops[o];
+			struct policy_raw_moved m = { 0 };
+
+			if (raw)
+				*raw |= policy_op_has_raw(op);
+			CHECK_INT(policy_op_summarize_raw(op, &m), 0);
+			CHECK_MSG(!m.count, "%s: %zu medians differ from their samples", path,
+				  m.count);
+		}
+	return p;
+}
+
+static struct policy *decided(const char *path, const struct policy *baseline)
+{
+	struct policy *p = recording(path, NULL);
+
 	if (!p)
 		return NULL;
 	CHECK_INT(crossover_decide_policy(p, baseline), 0);
@@ -182,15 +208,14 @@ static void fresh_cells(struct policy_op *op, const struct policy_op *next, size
 static size_t replay_chain(const char *machine, const char *mode, char **files, size_t n,
 			   bool one_look)
 {
-	char sig[SIG_MAX], prev_sig[SIG_MAX], err[512];
+	char sig[SIG_MAX], prev_sig[SIG_MAX];
 	struct policy *prev = NULL;
 	size_t kept = 0, looked = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		struct policy *p = policy_load(files[i], err, sizeof(err));
-		struct policy *next = policy_load(files[(i + 1) % n], err, sizeof(err));
+		struct policy *p = recording(files[i], NULL);
+		struct policy *next = recording(files[(i + 1) % n], NULL);
 
-		CHECK_MSG(p && next, "%s: %s", files[i], err);
 		if (!p || !next) {
 			policy_free(p);
 			policy_free(next);
@@ -246,7 +271,7 @@ static void replay_mode(const char *machine, const char *mode)
 {
 	char dir[512], path[600], *files[FILES_MAX], sig[SIG_MAX], prev_sig[SIG_MAX];
 	char *expect = NULL;
-	size_t n, match = 0, sticky = 0;
+	size_t n, match = 0, sticky = 0, with_samples = 0;
 	unsigned min = 0;
 	struct policy *prev = NULL;
 
@@ -263,6 +288,10 @@ static void replay_mode(const char *machine, const char *mode)
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct policy *p = decided(files[i], NULL), *again = decided(files[i], NULL), *b;
+		bool raw = false;
+
+		policy_free(recording(files[i], &raw));
+		with_samples += raw;
 		char *s1 = p ? policy_to_string(p) : NULL;
 		char *s2 = again ? policy_to_string(again) : NULL;
 
@@ -307,8 +336,11 @@ static void replay_mode(const char *machine, const char *mode)
 		/* n - 1 pairs; the same bar, less the one the first file took */
 		CHECK_MSG(sticky + 1 >= min, "%s %s: %zu of %zu re-decisions keep the baseline",
 			  machine, mode, sticky, n - 1);
-		printf("%s %s: %zu/%zu expected, %zu/%zu sticky\n", machine, mode, match, n, sticky,
-		       n - 1);
+		printf("%s %s: %zu/%zu expected, %zu/%zu sticky%s\n", machine, mode, match, n,
+		       sticky, n - 1, with_samples ? " (from their raw samples)" : "");
+		/* a directory of --keep-samples recordings: every one has them */
+		CHECK_MSG(!with_samples || with_samples == n, "%s %s: %zu of %zu recordings have "
+			  "raw samples", machine, mode, with_samples, n);
 	}
 out:
 	policy_free(prev);
