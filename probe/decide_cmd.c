@@ -3,8 +3,8 @@
  * pmem-tune --decide: ranges, crossovers and exports recomputed from the
  * curves of a policy, with no measuring, so that the decision rule can
  * be replayed on recordings of any machine.  Where the probe kept its raw
- * samples, the cells' summaries are recomputed from them first.  Deterministic: the same
- * input gives the same bytes.
+ * samples, the cells' summaries are recomputed from them first.
+ * Deterministic: the same input gives the same bytes.
  */
 #include <inttypes.h>
 #include <stdio.h>
