@@ -114,19 +114,14 @@ static int add_pair(struct row *r, const struct policy_op *op, int m, int d, siz
 {
 	const struct policy_curve *cm = &op->curves[m], *cd = &op->curves[d];
 	unsigned n = cm->samples[i] < cd->samples[i] ? cm->samples[i] : cd->samples[i];
-	double lr[n ? n : 1], margin = crossover_margin(op), ratio;
+	double margin = crossover_margin(op), ratio;
 	struct sample_summary s;
 	bool ahead, rule_win, paired_win;
 	int slot;
 
-	if (n < MIN_ROUNDS || !cm->raw_mib_s[i] || !cd->raw_mib_s[i])
+	if (n < MIN_ROUNDS || !cm->raw_mib_s[i] || !cd->raw_mib_s[i] ||
+	    stats_summarize_log_ratios(cm->raw_mib_s[i], cd->raw_mib_s[i], n, &s))
 		return 0;
-	for (unsigned j = 0; j < n; j++) {
-		if (!(cm->raw_mib_s[i][j] > 0 && cd->raw_mib_s[i][j] > 0))
-			return 0;
-		lr[j] = log(cm->raw_mib_s[i][j] / cd->raw_mib_s[i][j]);
-	}
-	stats_summarize(lr, n, &s);
 	ratio = cm->median_mib_s[i] / cd->median_mib_s[i];
 	ahead = ratio >= 1 + margin;
 	rule_win = crossover_pair_verdict(op, m, d, i, margin) == 0;	/* side 0: m */

@@ -1163,9 +1163,37 @@ static enum miss_cause miss_cause(const struct policy_op *op, const struct polic
 	}
 }
 
+/*
+ * The paired test on the probe's kept samples (--keep-samples, which
+ * --save-policy asks for): the rounds' median ratio of a over b ahead by
+ * the margin with its 95 % interval above 1.  One-thread ops only, and
+ * only cells measured in the same rounds; false with *ok unset elsewhere.
+ */
+#define PAIRED_MIN_ROUNDS 6
+
+static bool paired_win(const struct policy_op *op, const struct policy_curve *a,
+		       const struct policy_curve *b, int at, double m, bool *ok, double *ratio)
+{
+	struct sample_summary s;
+	unsigned n;
+
+	*ok = false;
+	if (at < 0 || !a || !b || op->threads != 1 || !a->raw_mib_s || !b->raw_mib_s ||
+	    !a->raw_mib_s[at] || !b->raw_mib_s[at] ||
+	    ((a->cell_flags[at] ^ b->cell_flags[at]) & POLICY_CELL_REMEASURED))
+		return false;
+	n = a->samples[at] < b->samples[at] ? a->samples[at] : b->samples[at];
+	if (n < PAIRED_MIN_ROUNDS ||
+	    stats_summarize_log_ratios(a->raw_mib_s[at], b->raw_mib_s[at], n, &s))
+		return false;
+	*ok = true;
+	*ratio = exp(s.median);
+	return *ratio >= 1 + m && s.ci_lo > 0;
+}
+
 static void print_misses(const struct op_run *runs, size_t nruns, const struct contenders *k)
 {
-	unsigned count[MISS_N] = { 0 }, total = 0;
+	unsigned count[MISS_N] = { 0 }, total = 0, paired = 0, paired_wins = 0;
 	char lb[160], sb[32];
 
 	for (size_t r = 0; r < nruns; r++) {
@@ -1175,22 +1203,32 @@ static void print_misses(const struct op_run *runs, size_t nruns, const struct c
 
 		for (size_t i = 0; i < runs[r].n; i++) {
 			const struct cell *c = &runs[r].c[i];
+			const struct policy_curve *oc, *pc;
 			enum miss_cause why;
-			double then;
+			double then, pr = NAN;
+			bool pw, pok;
+			int at;
 
 			if (!(c->ratio[COL_POLICY] < 0.97) || c->oracle_idx < 0 || c->pick < 0)
 				continue;
 			if (!total++)
 				printf("\nsizes under 0.97 of the oracle: the oracle's strategy / the "
 				       "policy's, in this sweep and in the probe's cells\n");
-			why = miss_cause(op, policy_op_find_curve(op, k->name[c->oracle_idx]),
-					 policy_op_find_curve(op, c->policy_pick),
-					 policy_op_size_index(op, c->size), m, &then);
+			oc = policy_op_find_curve(op, k->name[c->oracle_idx]);
+			pc = policy_op_find_curve(op, c->policy_pick);
+			at = policy_op_size_index(op, c->size);
+			why = miss_cause(op, oc, pc, at, m, &then);
 			count[why]++;
-			printf("%10s  %-24s %-14s here %.3f, probe %.3f: %s\n",
+			pw = paired_win(op, oc, pc, at, m, &pok, &pr);
+			paired += pok;
+			paired_wins += pw;
+			printf("%10s  %-24s %-14s here %.3f, probe %.3f: %s",
 			       table_format_bytes(c->size, sb, sizeof(sb)),
 			       op_label(op, lb, sizeof(lb)), k->name[c->oracle_idx],
 			       c->v[c->oracle_idx] / c->v[c->pick], then, miss_text[why]);
+			if (pok)
+				printf("; paired %.3f%s", pr, pw ? ", a win" : "");
+			printf("\n");
 		}
 	}
 	if (!total)
@@ -1199,6 +1237,10 @@ static void print_misses(const struct op_run *runs, size_t nruns, const struct c
 	for (int w = 0; w < MISS_N; w++)
 		if (count[w])
 			printf("    %-56s %u\n", miss_text[w], count[w]);
+	if (paired)
+		printf("  the paired test on the probe's kept samples (median ratio of the rounds "
+		       "ahead by the margin,\n  95 %% interval above 1) calls a win at %u of the %u "
+		       "sizes it can test\n", paired_wins, paired);
 }
 
 static void print_worst_naive(const struct op_run *runs, size_t nruns)

@@ -113,6 +113,29 @@ int stats_summarize(double *v, size_t n, struct sample_summary *out)
 	return 0;
 }
 
+int stats_summarize_log_ratios(const double *a, const double *b, size_t n,
+			       struct sample_summary *out)
+{
+	double *lr;
+	int rc;
+
+	if (!a || !b || !out || !n)
+		return -EINVAL;
+	lr = malloc(n * sizeof(*lr));
+	if (!lr)
+		return -ENOMEM;
+	for (size_t j = 0; j < n; j++) {
+		if (!(a[j] > 0 && b[j] > 0 && isfinite(a[j]) && isfinite(b[j]))) {
+			free(lr);
+			return -EINVAL;
+		}
+		lr[j] = log(a[j] / b[j]);
+	}
+	rc = stats_summarize(lr, n, out);
+	free(lr);
+	return rc;
+}
+
 double stats_ci_rel_width(const struct sample_summary *s)
 {
 	/*

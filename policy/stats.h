@@ -55,4 +55,15 @@ double stats_norm_cdf(double z);
 double stats_prob_greater(double a_median, double a_lo, double a_hi,
 			  double b_median, double b_lo, double b_hi);
 
+/*
+ * Summarise the paired log ratios ln(a[j] / b[j]), j < n, as
+ * stats_summarize() does (median, p10, p90 and the median's 95 %
+ * interval, all in natural-log units): for samples taken in turns, one of
+ * each per round, where the ratio of a round cancels what that round's
+ * neighbours did to both.  Returns 0, or -EINVAL when n is 0 or a value
+ * is not a positive finite number, -ENOMEM.
+ */
+int stats_summarize_log_ratios(const double *a, const double *b, size_t n,
+			       struct sample_summary *out);
+
 #endif /* PMEM_POLICY_STATS_H */

@@ -213,6 +213,47 @@ static void test_prob_greater(void)
 	      stats_prob_greater(110, 90, 130, 100, 80, 120));
 }
 
+/*
+ * Paired log ratios: a factor every round shares cancels, so a member 10 %
+ * ahead in each round is 10 % ahead with no spread, although each side
+ * alone spreads over 3x and their intervals overlap.
+ */
+static void test_log_ratios(void)
+{
+	static const double round_factor[9] = { 1000, 2900, 1400, 2100, 1800, 2500, 1200, 3000, 1600 };
+	double a[9], b[9], a2[9], b2[9];
+	struct sample_summary s, sa, sb;
+
+	for (int j = 0; j < 9; j++) {
+		a[j] = a2[j] = 1.1 * round_factor[j];
+		b[j] = b2[j] = round_factor[j];
+	}
+	CHECK_INT(stats_summarize_log_ratios(a, b, 9, &s), 0);
+	CHECK_INT(s.n, 9);
+	CHECK_NEAR(s.median, log(1.1), 1e-12);
+	CHECK_NEAR(s.ci_lo, log(1.1), 1e-12);
+	CHECK_NEAR(s.ci_hi, log(1.1), 1e-12);
+	/* the inputs keep their order: it is what pairs the rounds */
+	CHECK_NEAR(a[1], 1.1 * 2900, 1e-9);
+	CHECK_NEAR(b[7], 3000, 0);
+	/* each side on its own: intervals that overlap, no verdict */
+	CHECK_INT(stats_summarize(a2, 9, &sa), 0);
+	CHECK_INT(stats_summarize(b2, 9, &sb), 0);
+	CHECK(sa.ci_lo < sb.ci_hi);
+	/* two rounds where b was ahead: the median stays, the interval (ranks 2 and 8) widens */
+	b[4] = 2.0 * round_factor[4];
+	b[6] = 2.0 * round_factor[6];
+	CHECK_INT(stats_summarize_log_ratios(a, b, 9, &s), 0);
+	CHECK_NEAR(s.median, log(1.1), 1e-12);
+	CHECK(s.ci_lo < log(1.1));
+	/* what is not a throughput, or nothing */
+	b[4] = 0;
+	CHECK_INT(stats_summarize_log_ratios(a, b, 9, &s), -EINVAL);
+	b[4] = NAN;
+	CHECK_INT(stats_summarize_log_ratios(a, b, 9, &s), -EINVAL);
+	CHECK_INT(stats_summarize_log_ratios(a, b, 0, &s), -EINVAL);
+}
+
 int main(void)
 {
 	test_ranks_table();
@@ -221,5 +262,6 @@ int main(void)
 	test_quantile();
 	test_norm_cdf();
 	test_prob_greater();
+	test_log_ratios();
 	return check_report("test_stats");
 }
