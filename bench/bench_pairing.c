@@ -36,8 +36,6 @@
 #define MAX_FILES	64
 #define MAX_ROWS	64
 #define MAX_SIZES	256	/* sizes of one op: a probe's grid and its bisection points */
-/* below this many rounds the order-statistic interval is not a 95 % one */
-#define MIN_ROUNDS	6
 
 /* One (pattern, member, default) over every file and size. */
 struct row {
@@ -113,31 +111,28 @@ static int add_pair(struct row *r, const struct policy_op *op, int m, int d, siz
 		    bool verbose, const char *file)
 {
 	const struct policy_curve *cm = &op->curves[m], *cd = &op->curves[d];
-	unsigned n = cm->samples[i] < cd->samples[i] ? cm->samples[i] : cd->samples[i];
-	double margin = crossover_margin(op), ratio;
-	struct sample_summary s;
+	double margin = crossover_margin(op), ratio, pmed, plo, phi;
 	bool ahead, rule_win, paired_win;
 	int slot;
 
-	if (n < MIN_ROUNDS || !cm->raw_mib_s[i] || !cd->raw_mib_s[i] ||
-	    stats_summarize_log_ratios(cm->raw_mib_s[i], cd->raw_mib_s[i], n, &s))
+	if (policy_paired_ratio(op, (size_t)m, (size_t)d, i, &pmed, &plo, &phi))
 		return 0;
 	ratio = cm->median_mib_s[i] / cd->median_mib_s[i];
 	ahead = ratio >= 1 + margin;
 	rule_win = crossover_pair_verdict(op, m, d, i, margin) == 0;	/* side 0: m */
-	paired_win = exp(s.median) >= 1 + margin && s.ci_lo > 0;
+	paired_win = pmed >= 1 + margin && plo > 1;
 	r->ahead += ahead;
 	r->rule_wins += rule_win;
 	r->paired_wins += paired_win;
 	if (push(&r->hw_unpaired, &r->nunpaired, log_half_width(cm, i) + log_half_width(cd, i)) ||
-	    push(&r->hw_paired, &r->npairs, (s.ci_hi - s.ci_lo) / 2))
+	    push(&r->hw_paired, &r->npairs, 0.5 * log(phi / plo)))
 		return -ENOMEM;
 	slot = size_slot(r, op->sizes_bytes[i]);
 	if (slot < 0)
 		return -ENOMEM;
 	if (r->nfiles_at[slot] < MAX_FILES) {
 		r->lr_unpaired[slot][r->nfiles_at[slot]] = log(ratio);
-		r->lr_paired[slot][r->nfiles_at[slot]] = s.median;
+		r->lr_paired[slot][r->nfiles_at[slot]] = log(pmed);
 		r->nfiles_at[slot]++;
 	}
 	if (verbose)
@@ -146,7 +141,7 @@ static int add_pair(struct row *r, const struct policy_op *op, int m, int d, siz
 		       r->pattern, r->member, op->sizes_bytes[i], ratio,
 		       cm->ci_lo_mib_s[i] / cd->ci_hi_mib_s[i],
 		       cm->ci_hi_mib_s[i] / cd->ci_lo_mib_s[i], 100 * log_half_width(cm, i),
-		       100 * log_half_width(cd, i), exp(s.median), exp(s.ci_lo), exp(s.ci_hi),
+		       100 * log_half_width(cd, i), pmed, plo, phi,
 		       rule_win ? "  rule: win" : "", paired_win ? "  paired: win" : "", file);
 	return 0;
 }
@@ -171,8 +166,8 @@ static int add_op(const struct policy_op *op, uint64_t min_size, bool verbose, c
 			for (size_t i = 0; i < op->nsizes; i++) {
 				uint8_t fm = cm->cell_flags[i], fd = op->curves[d].cell_flags[i];
 
+				/* not paired in the same rounds: policy_paired_ratio() says so */
 				if (op->sizes_bytes[i] < min_size ||
-				    ((fm ^ fd) & POLICY_CELL_REMEASURED) ||
 				    ((fm | fd) & (POLICY_CELL_SUSPECT | POLICY_CELL_UNMEASURABLE)))
 					continue;
 				if (add_pair(r, op, (int)m, d, i, verbose, file))

@@ -1166,29 +1166,18 @@ static enum miss_cause miss_cause(const struct policy_op *op, const struct polic
 /*
  * The paired test on the probe's kept samples (--keep-samples, which
  * --save-policy asks for): the rounds' median ratio of a over b ahead by
- * the margin with its 95 % interval above 1.  One-thread ops only, and
- * only cells measured in the same rounds; false with *ok unset elsewhere.
+ * the margin with its 95 % interval above 1.  *ok is false where the two
+ * cells cannot be paired (policy_paired_ratio()).
  */
-#define PAIRED_MIN_ROUNDS 6
-
 static bool paired_win(const struct policy_op *op, const struct policy_curve *a,
 		       const struct policy_curve *b, int at, double m, bool *ok, double *ratio)
 {
-	struct sample_summary s;
-	unsigned n;
+	double lo, hi;
 
-	*ok = false;
-	if (at < 0 || !a || !b || op->threads != 1 || !a->raw_mib_s || !b->raw_mib_s ||
-	    !a->raw_mib_s[at] || !b->raw_mib_s[at] ||
-	    ((a->cell_flags[at] ^ b->cell_flags[at]) & POLICY_CELL_REMEASURED))
-		return false;
-	n = a->samples[at] < b->samples[at] ? a->samples[at] : b->samples[at];
-	if (n < PAIRED_MIN_ROUNDS ||
-	    stats_summarize_log_ratios(a->raw_mib_s[at], b->raw_mib_s[at], n, &s))
-		return false;
-	*ok = true;
-	*ratio = exp(s.median);
-	return *ratio >= 1 + m && s.ci_lo > 0;
+	*ok = at >= 0 && a && b &&
+	      !policy_paired_ratio(op, (size_t)(a - op->curves), (size_t)(b - op->curves),
+				   (size_t)at, ratio, &lo, &hi);
+	return *ok && *ratio >= 1 + m && lo > 1;
 }
 
 static void print_misses(const struct op_run *runs, size_t nruns, const struct contenders *k)

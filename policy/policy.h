@@ -322,6 +322,16 @@ int policy_curve_set_raw(struct policy_curve *c, size_t nsizes, size_t idx,
 void policy_drop_raw(struct policy *p);
 bool policy_op_has_raw(const struct policy_op *op);
 int policy_op_summarize_raw(struct policy_op *op, struct policy_raw_moved *moved);
+/*
+ * Curve a against curve b at size i of op, round by round: the median of
+ * the rounds' ratios a/b and its 95 % interval, from the rounds both
+ * took.  -ENODATA where their samples were not taken in the same rounds
+ * (several threads, no raw samples, remeasured on one side only) or are
+ * too few for a 95 % interval (under 6); -EINVAL, -ENOMEM.
+ */
+#define POLICY_PAIRED_MIN_ROUNDS 6
+int policy_paired_ratio(const struct policy_op *op, size_t a, size_t b, size_t i,
+			double *median, double *ci_lo, double *ci_hi);
 
 /* "streaming", "cached_flush", "fill"; policy_family_of() is -1 for another name. */
 const char *policy_family_name(enum policy_family f);

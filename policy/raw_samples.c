@@ -111,3 +111,30 @@ int policy_op_summarize_raw(struct policy_op *op, struct policy_raw_moved *moved
 	}
 	return 0;
 }
+
+int policy_paired_ratio(const struct policy_op *op, size_t a, size_t b, size_t i,
+			double *median, double *ci_lo, double *ci_hi)
+{
+	const struct policy_curve *ca, *cb;
+	struct sample_summary s;
+	unsigned n;
+	int rc;
+
+	if (a >= op->ncurves || b >= op->ncurves || i >= op->nsizes)
+		return -EINVAL;
+	ca = &op->curves[a];
+	cb = &op->curves[b];
+	if (op->threads != 1 || !ca->raw_mib_s || !cb->raw_mib_s || !ca->raw_mib_s[i] ||
+	    !cb->raw_mib_s[i] || ((ca->cell_flags[i] ^ cb->cell_flags[i]) & POLICY_CELL_REMEASURED))
+		return -ENODATA;
+	n = ca->samples[i] < cb->samples[i] ? ca->samples[i] : cb->samples[i];
+	if (n < POLICY_PAIRED_MIN_ROUNDS)
+		return -ENODATA;
+	rc = stats_summarize_log_ratios(ca->raw_mib_s[i], cb->raw_mib_s[i], n, &s);
+	if (rc)
+		return rc;
+	*median = exp(s.median);
+	*ci_lo = exp(s.ci_lo);
+	*ci_hi = exp(s.ci_hi);
+	return 0;
+}

@@ -769,6 +769,29 @@ static void test_raw_samples(void)
 	CHECK_NEAR(moved.first_was_mib_s, 1300, 1e-9);
 	CHECK_NEAR(a->median_mib_s[3], 1800, 1e-9);
 
+	/* round by round: only where both cells have samples taken in the same rounds */
+	{
+		struct policy_curve *b = policy_op_find_curve(op, "movnt_avx512");
+		size_t ia = (size_t)(a - op->curves), ib = (size_t)(b - op->curves);
+		double med, lo, hi;
+
+		CHECK_INT(policy_paired_ratio(op, ia, ib, 1, &med, &lo, &hi), -ENODATA);
+		for (size_t k = 0; k < 9; k++)
+			v[k] = a->raw_mib_s[1][k] / 1.25;	/* a 25 % ahead in every round */
+		CHECK_INT(policy_curve_set_raw(b, op->nsizes, 1, v, 9), 0);
+		CHECK_INT(policy_paired_ratio(op, ia, ib, 1, &med, &lo, &hi), 0);
+		CHECK_NEAR(med, 1.25, 1e-9);
+		CHECK_NEAR(lo, 1.25, 1e-9);
+		CHECK_NEAR(hi, 1.25, 1e-9);
+		b->cell_flags[1] |= POLICY_CELL_REMEASURED;	/* measured again on its own */
+		CHECK_INT(policy_paired_ratio(op, ia, ib, 1, &med, &lo, &hi), -ENODATA);
+		b->cell_flags[1] &= (uint8_t)~POLICY_CELL_REMEASURED;
+		op->threads = 2;	/* refused samples break the rounds */
+		CHECK_INT(policy_paired_ratio(op, ia, ib, 1, &med, &lo, &hi), -ENODATA);
+		op->threads = 1;
+		CHECK_INT(policy_curve_set_raw(b, op->nsizes, 1, NULL, 0), 0);
+	}
+
 	/* a bisection point arrives without samples; the others keep theirs */
 	CHECK_INT(policy_op_insert_size(op, 512), 2);
 	CHECK(a->raw_mib_s[2] == NULL);
