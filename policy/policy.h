@@ -323,6 +323,20 @@ void policy_drop_raw(struct policy *p);
 bool policy_op_has_raw(const struct policy_op *op);
 int policy_op_summarize_raw(struct policy_op *op, struct policy_raw_moved *moved);
 /*
+ * A policy file holds throughputs to 0.1 MiB/s.  The probe keeps its
+ * samples and its cells' summaries at that precision from the start
+ * (policy_mib_s_as_saved(), policy_curve_set_summary()), so that every
+ * decision it makes is made from the numbers its file holds and
+ * --decide of that file, with or without the samples, decides the same
+ * to the last digit.  policy_curve_set_summary() writes cell idx's
+ * median, p10, p90 and 95 % interval (MiB/s) from s; not samples[].
+ */
+#define POLICY_SAVED_MIB_S_STEP 0.1
+struct sample_summary;
+double policy_mib_s_as_saved(double mib_s);
+void policy_curve_set_summary(struct policy_curve *c, size_t idx,
+			      const struct sample_summary *s);
+/*
  * Curve a against curve b at size i of op, round by round: the median of
  * the rounds' ratios a/b and its 95 % interval, from the rounds both
  * took.  -ENODATA where their samples were not taken in the same rounds

@@ -13,8 +13,23 @@
 #include "policy_internal.h"
 #include "stats.h"
 
-/* The file writes throughputs to 0.1 MiB/s: a median of rounded samples moves this much. */
-#define ROUNDING_MIB_S 0.1
+double policy_mib_s_as_saved(double mib_s)
+{
+	/*
+	 * Tenths (POLICY_SAVED_MIB_S_STEP): k / 10.0 is the double that "%.1f"
+	 * prints as k/10 and strtod() reads back, so a file round-trips it.
+	 */
+	return isfinite(mib_s) ? round(mib_s * 10.0) / 10.0 : mib_s;
+}
+
+void policy_curve_set_summary(struct policy_curve *c, size_t idx, const struct sample_summary *s)
+{
+	c->median_mib_s[idx] = policy_mib_s_as_saved(s->median);
+	c->p10_mib_s[idx] = policy_mib_s_as_saved(s->p10);
+	c->p90_mib_s[idx] = policy_mib_s_as_saved(s->p90);
+	c->ci_lo_mib_s[idx] = policy_mib_s_as_saved(s->ci_lo);
+	c->ci_hi_mib_s[idx] = policy_mib_s_as_saved(s->ci_hi);
+}
 
 void policy_curve_release_raw(struct policy_curve *c, size_t nsizes)
 {
@@ -95,12 +110,10 @@ int policy_op_summarize_raw(struct policy_op *op, struct policy_raw_moved *moved
 			memcpy(v, cv->raw_mib_s[i], n * sizeof(*v));
 			stats_summarize(v, n, &s);
 			free(v);
-			cv->median_mib_s[i] = s.median;
-			cv->p10_mib_s[i] = s.p10;
-			cv->p90_mib_s[i] = s.p90;
-			cv->ci_lo_mib_s[i] = s.ci_lo;
-			cv->ci_hi_mib_s[i] = s.ci_hi;
-			if (!moved || (!isnan(was) && fabs(was - s.median) <= ROUNDING_MIB_S + 1e-9))
+			policy_curve_set_summary(cv, i, &s);
+			/* the file's rounding is the probe's: an unedited median is equal */
+			if (!moved || (!isnan(was) && fabs(was - cv->median_mib_s[i]) <=
+					POLICY_SAVED_MIB_S_STEP + 1e-9))
 				continue;
 			if (!moved->count++) {
 				moved->first = cv;

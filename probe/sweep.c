@@ -294,6 +294,7 @@ struct sweep {
 	} suffered[MAX_SUFFERED];
 	unsigned nsuffered;
 	bool src_bound;		/* the sources are mbind()-ed to cfg->mem_node */
+	unsigned raw_lost;	/* --keep-samples: cells whose samples found no memory */
 };
 
 /* Relative cost of a cell: small copies are batched to one sample_ns. */
@@ -422,7 +423,8 @@ static void measure_contenders(struct sweep *sw, struct contender *ct, unsigned 
 				refused(sw, k, now_ns() - t0);
 			} else {
 				k->preempted += preempted;
-				k->v[k->n++] = v;
+				/* to the file's precision: its samples replay exactly */
+				k->v[k->n++] = policy_mib_s_as_saved(v);
 				if (nthreads > 1 && overlap < sw->min_overlap)
 					sw->min_overlap = overlap;
 			}
@@ -533,13 +535,16 @@ static void record_suffered(struct sweep *sw, uint64_t size, const struct distur
  * Cell idx of cv gets the samples just taken (or loses its old ones):
  * --keep-samples.  Out of memory, the cell keeps none rather than stale ones.
  */
-static void keep_raw(const struct sweep *sw, struct policy_curve *cv, size_t nsizes, size_t idx,
+static void keep_raw(struct sweep *sw, struct policy_curve *cv, size_t nsizes, size_t idx,
 		     const struct contender *k)
 {
 	if (!sw->cfg->keep_samples)
 		return;
-	if (policy_curve_set_raw(cv, nsizes, idx, k->v, k->unmeasurable ? 0 : k->n))
+	if (policy_curve_set_raw(cv, nsizes, idx, k->v, k->unmeasurable ? 0 : k->n)) {
+		/* the cell is written without them (a valid file), and said so at the end */
 		policy_curve_set_raw(cv, nsizes, idx, NULL, 0);
+		sw->raw_lost++;
+	}
 }
 
 /* One size of the sweep: its share of the remaining time, results into the curves. */
@@ -583,11 +588,7 @@ static void measure_size(struct sweep *sw, struct policy_op *op, unsigned nthrea
 		keep_raw(sw, cv, op->nsizes, (size_t)idx, &ct[i]);
 		/* a confirmation was of the numbers replaced here */
 		cv->cell_flags[idx] &= (uint8_t)~(POLICY_CELL_UNMEASURABLE | POLICY_CELL_CONFIRMED);
-		cv->median_mib_s[idx] = r->median;
-		cv->p10_mib_s[idx] = r->p10;
-		cv->p90_mib_s[idx] = r->p90;
-		cv->ci_lo_mib_s[idx] = r->ci_lo;
-		cv->ci_hi_mib_s[idx] = r->ci_hi;
+		policy_curve_set_summary(cv, (size_t)idx, r);
 		cv->samples[idx] = r->n;
 	}
 	sw->cells_done += nct;
@@ -1366,6 +1367,9 @@ int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sw
 	if (cfg->progress)
 		fprintf(stderr, "\r\033[K");
 out:
+	if (sw.raw_lost)
+		fprintf(stderr, "pmem-tune: --keep-samples: out of memory, %u cells written "
+			"without their samples\n", sw.raw_lost);
 	sweep_teardown(&sw);
 	for (unsigned i = 0; i < nct; i++)
 		free(ct[i].v);

@@ -56,6 +56,12 @@ EOF
 [ ! -s "$tmp/err" ] && ok || bad "--decide of an unedited file warned: $(cat "$tmp/err")"
 "$tune" --diff "$tmp/k.json" "$tmp/kd.json" >"$tmp/out" && ok ||
 	bad "--decide from raw samples changed the decisions: $(cat "$tmp/out")"
+# the probe decides from the numbers its file holds: a replay is that file,
+# byte for byte, from the samples or from the summaries
+cmp -s "$tmp/k.json" "$tmp/kd.json" && ok || bad "--decide of a --keep-samples probe differs"
+"$tune" --decide "$tmp/n.json" --output "$tmp/nd.json" 2>"$tmp/err" && ok ||
+	bad "--decide of a probe: $(cat "$tmp/err")"
+cmp -s "$tmp/n.json" "$tmp/nd.json" && ok || bad "--decide of a probe differs from the probe"
 # movnt's summaries made ten times faster: the samples still decide, and
 # without them the edit would have (so the check above can fail)
 python3 - "$tmp/k.json" "$tmp/t.json" "$tmp/t0.json" <<'EOF' && ok || bad "editing the summaries"

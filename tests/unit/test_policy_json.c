@@ -13,6 +13,7 @@
 #include "check.h"
 #include "crossover.h"
 #include "policy.h"
+#include "stats.h"
 
 static struct policy *sample_policy(void)
 {
@@ -837,6 +838,81 @@ out:
 	policy_free(p);
 }
 
+/*
+ * The probe keeps samples and summaries to the file's precision, so a
+ * policy decided in memory and the same policy decided again from its
+ * file see equal numbers: the margin, the ranges and the text agree to
+ * the last bit.  Unrounded summaries (a CI of +-8.0371 %) would move the
+ * margin in its last digits.
+ */
+static void test_saved_precision(void)
+{
+	struct policy *p = sample_policy(), *q = NULL;
+	struct policy_op *op = &p->targets[0].ops[0];
+	uint64_t x = 88172645463325252ull;
+	char err[512] = "", buf[64], *s1 = NULL, *s2 = NULL;
+	unsigned bad = 0;
+
+	for (unsigned k = 0; k < 20000; k++) {
+		double v, sv;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		v = (double)(x % 100000000000ull) / 1e4;	/* 0 .. 1e7 MiB/s, 4 decimals */
+		sv = policy_mib_s_as_saved(v);
+		snprintf(buf, sizeof(buf), "%.1f", sv);
+		bad += fabs(sv - v) > 0.05 + 1e-6 || strtod(buf, NULL) != sv;
+	}
+	CHECK_MSG(!bad, "%u values do not round-trip at 0.1 MiB/s", bad);
+	CHECK(isnan(policy_mib_s_as_saved(NAN)));
+
+	for (size_t c = 0; c < op->ncurves; c++) {
+		struct policy_curve *cv = &op->curves[c];
+
+		for (size_t i = 0; i < op->nsizes; i++) {
+			double m = cv->median_mib_s[i] + 0.123456;
+			struct sample_summary sum = {
+				.n = 9, .median = m, .p10 = m * 0.9137, .p90 = m * 1.0711,
+				.ci_lo = m * (1 - 0.080371), .ci_hi = m * (1 + 0.080371),
+			};
+
+			if (!isnan(cv->median_mib_s[i]))
+				policy_curve_set_summary(cv, i, &sum);
+		}
+	}
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_MSG(op->margin > CROSSOVER_MARGIN_FLOOR, "margin %g: the floor hides the test",
+		  op->margin);
+	s1 = policy_to_string(p);
+	q = s1 ? policy_parse(s1, strlen(s1), err, sizeof(err)) : NULL;
+	CHECK_MSG(q != NULL, "parse failed: %s", err);
+	if (!q)
+		goto out;
+	for (size_t c = 0; c < op->ncurves; c++)
+		for (size_t i = 0; i < op->nsizes; i++) {
+			const struct policy_curve *a = &op->curves[c];
+			const struct policy_curve *b = &q->targets[0].ops[0].curves[c];
+
+			CHECK(isnan(a->median_mib_s[i]) ? isnan(b->median_mib_s[i]) :
+			      a->median_mib_s[i] == b->median_mib_s[i] &&
+			      a->ci_lo_mib_s[i] == b->ci_lo_mib_s[i] &&
+			      a->ci_hi_mib_s[i] == b->ci_hi_mib_s[i] &&
+			      a->p10_mib_s[i] == b->p10_mib_s[i] &&
+			      a->p90_mib_s[i] == b->p90_mib_s[i]);
+		}
+	CHECK_INT(crossover_decide(&q->targets[0].ops[0]), 0);
+	CHECK_MSG(q->targets[0].ops[0].margin == op->margin, "margin %.17g decided again %.17g",
+		  op->margin, q->targets[0].ops[0].margin);
+	s2 = policy_to_string(q);
+	CHECK_STR(s1, s2);
+out:
+	free(s2);
+	free(s1);
+	policy_free(q);
+	policy_free(p);
+}
+
 int main(void)
 {
 	test_parse_size();
@@ -853,5 +929,6 @@ int main(void)
 	test_partial_lines();
 	test_suspect_never_decides();
 	test_raw_samples();
+	test_saved_precision();
 	return check_report("test_policy_json");
 }
