@@ -111,7 +111,7 @@ int policy_op_summarize_raw(struct policy_op *op, struct policy_raw_moved *moved
 			stats_summarize(v, n, &s);
 			free(v);
 			policy_curve_set_summary(cv, i, &s);
-			/* the file's rounding is the probe's: an unedited median is equal */
+			/* equal where this probe wrote the file, within a step in an older one */
 			if (!moved || (!isnan(was) && fabs(was - cv->median_mib_s[i]) <=
 					POLICY_SAVED_MIB_S_STEP + 1e-9))
 				continue;
