@@ -1279,8 +1279,10 @@ int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sw
 		ct[nct].copy = s->copy;
 		domain_only[nct] = s->cpu_cache_domain_only;
 		ct[nct].v = calloc(cfg->max_samples, sizeof(double));
-		if (!ct[nct].v)
-			return -ENOMEM;
+		if (!ct[nct].v) {
+			rc = -ENOMEM;
+			goto free_samples;
+		}
 		nct++;
 	}
 	if (!nct)
@@ -1371,6 +1373,7 @@ out:
 		fprintf(stderr, "pmem-tune: --keep-samples: out of memory, %u cells written "
 			"without their samples\n", sw.raw_lost);
 	sweep_teardown(&sw);
+free_samples:
 	for (unsigned i = 0; i < nct; i++)
 		free(ct[i].v);
 	return rc;
