@@ -200,26 +200,63 @@ int policy_op_size_index(const struct policy_op *op, uint64_t size_bytes)
 	return -ENOENT;
 }
 
-/* Insert one element at index at of an array of n elements of size sz. */
-static int array_insert(void *arrp, size_t n, size_t sz, size_t at, const void *val)
+/* Room for one more element in an array of n elements of size sz, contents kept. */
+static int array_grow(void **arr, size_t n, size_t sz)
 {
-	void **arr = arrp;
-	char *na = realloc(*arr, (n + 1) * sz);
+	void *na = realloc(*arr, (n + 1) * sz);
 
 	if (!na)
 		return -ENOMEM;
-	memmove(na + (at + 1) * sz, na + at * sz, (n - at) * sz);
-	memcpy(na + at * sz, val, sz);
 	*arr = na;
 	return 0;
 }
 
+/* Insert val at index at of an array of n elements already grown by one. */
+static void array_shift_in(void *arr, size_t n, size_t sz, size_t at, const void *val)
+{
+	char *a = arr;
+
+	memmove(a + (at + 1) * sz, a + at * sz, (n - at) * sz);
+	memcpy(a + at * sz, val, sz);
+}
+
+/* A per-size array of a curve and the value a new cell starts with. */
+struct cell_array {
+	void **arr;
+	size_t sz;
+	const void *blank;
+};
+
+#define CELL_ARRAYS_MAX 10
+
+static size_t cell_arrays(struct policy_curve *c, struct cell_array *a)
+{
+	static const double nan = NAN;
+	static const unsigned zero;
+	static const uint8_t no_flags;
+	static double *const no_raw;
+	size_t n = 0;
+
+	a[n++] = (struct cell_array){ (void **)&c->median_mib_s, sizeof(double), &nan };
+	a[n++] = (struct cell_array){ (void **)&c->p10_mib_s, sizeof(double), &nan };
+	a[n++] = (struct cell_array){ (void **)&c->p90_mib_s, sizeof(double), &nan };
+	a[n++] = (struct cell_array){ (void **)&c->ci_lo_mib_s, sizeof(double), &nan };
+	a[n++] = (struct cell_array){ (void **)&c->ci_hi_mib_s, sizeof(double), &nan };
+	a[n++] = (struct cell_array){ (void **)&c->samples, sizeof(unsigned), &zero };
+	a[n++] = (struct cell_array){ (void **)&c->cell_flags, sizeof(uint8_t), &no_flags };
+	if (c->hosts_min_mib_s) {
+		a[n++] = (struct cell_array){ (void **)&c->hosts_min_mib_s, sizeof(double), &nan };
+		a[n++] = (struct cell_array){ (void **)&c->hosts_max_mib_s, sizeof(double), &nan };
+	}
+	if (c->raw_mib_s)
+		a[n++] = (struct cell_array){ (void **)&c->raw_mib_s, sizeof(double *), &no_raw };
+	return n;
+}
+
 int policy_op_insert_size(struct policy_op *op, uint64_t size_bytes)
 {
-	const double nan = NAN;
-	const unsigned zero = 0;
-	const uint8_t no_flags = 0;
-	size_t at = 0;
+	struct cell_array a[CELL_ARRAYS_MAX];
+	size_t at = 0, na;
 	int idx = policy_op_size_index(op, size_bytes);
 
 	if (idx >= 0)
@@ -227,30 +264,23 @@ int policy_op_insert_size(struct policy_op *op, uint64_t size_bytes)
 	while (at < op->nsizes && op->sizes_bytes[at] < size_bytes)
 		at++;
 	/*
-	 * Grow every array first and only then bump nsizes, so that a
-	 * failure part-way leaves arrays longer than nsizes, never shorter.
+	 * Every array grows first, and only then do the cells move: out of
+	 * memory part-way, every array still holds its cells where they were.
 	 */
 	for (size_t i = 0; i < op->ncurves; i++) {
-		struct policy_curve *c = &op->curves[i];
-
-		if (array_insert(&c->median_mib_s, op->nsizes, sizeof(double), at, &nan) ||
-		    array_insert(&c->p10_mib_s, op->nsizes, sizeof(double), at, &nan) ||
-		    array_insert(&c->p90_mib_s, op->nsizes, sizeof(double), at, &nan) ||
-		    array_insert(&c->ci_lo_mib_s, op->nsizes, sizeof(double), at, &nan) ||
-		    array_insert(&c->ci_hi_mib_s, op->nsizes, sizeof(double), at, &nan) ||
-		    array_insert(&c->samples, op->nsizes, sizeof(unsigned), at, &zero) ||
-		    array_insert(&c->cell_flags, op->nsizes, sizeof(uint8_t), at, &no_flags))
-			return -ENOMEM;
-		if (c->hosts_min_mib_s &&
-		    (array_insert(&c->hosts_min_mib_s, op->nsizes, sizeof(double), at, &nan) ||
-		     array_insert(&c->hosts_max_mib_s, op->nsizes, sizeof(double), at, &nan)))
-			return -ENOMEM;
-		if (c->raw_mib_s && array_insert(&c->raw_mib_s, op->nsizes, sizeof(double *), at,
-						 &(double *){ NULL }))
-			return -ENOMEM;
+		na = cell_arrays(&op->curves[i], a);
+		for (size_t k = 0; k < na; k++)
+			if (array_grow(a[k].arr, op->nsizes, a[k].sz))
+				return -ENOMEM;
 	}
-	if (array_insert(&op->sizes_bytes, op->nsizes, sizeof(uint64_t), at, &size_bytes))
+	if (array_grow((void **)&op->sizes_bytes, op->nsizes, sizeof(uint64_t)))
 		return -ENOMEM;
+	for (size_t i = 0; i < op->ncurves; i++) {
+		na = cell_arrays(&op->curves[i], a);
+		for (size_t k = 0; k < na; k++)
+			array_shift_in(*a[k].arr, op->nsizes, a[k].sz, at, a[k].blank);
+	}
+	array_shift_in(op->sizes_bytes, op->nsizes, sizeof(uint64_t), at, &size_bytes);
 	op->nsizes++;
 	return (int)at;
 }
