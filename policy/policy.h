@@ -397,7 +397,13 @@ struct policy *policy_dup(const struct policy *p);
 /* size.c: "4096", "64K", "512M", "1GiB", "0x4041" -> bytes; -EINVAL otherwise. */
 int policy_parse_size(const char *s, uint64_t *bytes);
 
-/* save.c: atomically (temp file beside path, fsync, rename, fsync dir). */
+/*
+ * save.c: atomically (temp file beside path, fsync, rename, fsync dir).
+ * -EFBIG for a text no reader takes (over 8 MiB).  policy_save_shedding_raw()
+ * then drops the raw samples (--keep-samples) and writes the rest, setting
+ * *raw_dropped: a probe's measurements are worth more than their samples.
+ */
 int policy_save(const struct policy *p, const char *path);
+int policy_save_shedding_raw(struct policy *p, const char *path, bool *raw_dropped);
 
 #endif /* PMEM_POLICY_H */

@@ -26,6 +26,7 @@
 #include "fingerprint.h"
 #include "fleet.h"
 #include "policy.h"
+#include "policy_limits.h"
 #include "probe_cmd.h"
 #include "scratch.h"
 #include "strategy.h"
@@ -541,7 +542,12 @@ int probe_cmd(const struct probe_opts *o)
 		export_print(stdout, p);
 	}
 	if (o->output) {
-		rc = policy_save(p, o->output);
+		bool shed;
+
+		rc = policy_save_shedding_raw(p, o->output, &shed);
+		if (shed)
+			fprintf(stderr, "pmem-tune: %s: over %d MiB with every cell's samples; "
+				"written without them\n", o->output, POLICY_MAX_FILE_BYTES >> 20);
 		if (rc) {
 			fprintf(stderr, "pmem-tune: %s: cannot write the policy: %s\n", o->output,
 				strerror(-rc));

@@ -539,6 +539,61 @@ static void test_save_load(void)
 	policy_free(p);
 }
 
+/*
+ * A probe's samples can make a file larger than any reader takes: it is
+ * then written without them rather than not at all, and only then.
+ */
+static void test_save_shedding_raw(void)
+{
+	char dir[] = "/tmp/pt-json-XXXXXX", path[300], err[512];
+	struct policy *p = sample_policy(), *q;
+	struct policy_op *op = &p->targets[0].ops[0];
+	struct policy_curve *a = policy_op_find_curve(op, "clwb");
+	const unsigned n = 150000;	/* 600 000 samples: over 8 MiB of text */
+	double *v = malloc(n * sizeof(*v));
+	bool shed = true;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/pmem-policy.json", dir);
+	for (size_t i = 0; i < op->nsizes; i++) {
+		double w[9];
+
+		for (size_t k = 0; k < 9; k++)
+			w[k] = a->median_mib_s[i];
+		CHECK_INT(policy_curve_set_raw(a, op->nsizes, i, w, 9), 0);
+	}
+	CHECK_INT(policy_save_shedding_raw(p, path, &shed), 0);
+	CHECK(!shed);
+	q = policy_load(path, err, sizeof(err));
+	CHECK_MSG(q && policy_op_has_raw(&q->targets[0].ops[0]), "small file lost its samples: %s",
+		  err);
+	policy_free(q);
+	if (!v)
+		goto out;
+	for (unsigned k = 0; k < n; k++)
+		v[k] = 1000.1 + k % 1000;
+	for (size_t i = 0; i < op->nsizes; i++) {
+		CHECK_INT(policy_curve_set_raw(a, op->nsizes, i, v, n), 0);
+		a->samples[i] = n;
+	}
+	CHECK_INT(policy_save(p, path), -EFBIG);
+	CHECK_INT(policy_save_shedding_raw(p, path, &shed), 0);
+	CHECK(shed);
+	CHECK(!policy_op_has_raw(op));
+	q = policy_load(path, err, sizeof(err));
+	CHECK_MSG(q != NULL, "the file written without samples: %s", err);
+	if (q) {
+		CHECK(!policy_op_has_raw(&q->targets[0].ops[0]));
+		CHECK_INT(q->targets[0].ops[0].nsizes, op->nsizes);
+	}
+	policy_free(q);
+out:
+	free(v);
+	unlink(path);
+	rmdir(dir);
+	policy_free(p);
+}
+
 static void test_insert_size(void)
 {
 	struct policy *p = sample_policy();
@@ -924,6 +979,7 @@ int main(void)
 	test_forward_compatible();
 	test_limits();
 	test_save_load();
+	test_save_shedding_raw();
 	test_insert_size();
 	test_cell_flags();
 	test_partial_lines();
