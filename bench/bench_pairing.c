@@ -85,19 +85,26 @@ static int push(double **arr, size_t *n, double v)
 	return 0;
 }
 
-/* The spread-across-files slot of r for size, NULL when full. */
+/* The spread-across-files slot of r for size; -E2BIG when full, -ENOMEM. */
 static int size_slot(struct row *r, uint64_t size)
 {
+	double *u, *p;
+
 	for (size_t i = 0; i < r->nsizes; i++)
 		if (r->sizes[i] == size)
 			return (int)i;
 	if (r->nsizes == MAX_SIZES)
-		return -1;
+		return -E2BIG;
+	u = calloc(MAX_FILES, sizeof(double));
+	p = calloc(MAX_FILES, sizeof(double));
+	if (!u || !p) {
+		free(u);
+		free(p);
+		return -ENOMEM;
+	}
 	r->sizes[r->nsizes] = size;
-	r->lr_unpaired[r->nsizes] = calloc(MAX_FILES, sizeof(double));
-	r->lr_paired[r->nsizes] = calloc(MAX_FILES, sizeof(double));
-	if (!r->lr_unpaired[r->nsizes] || !r->lr_paired[r->nsizes])
-		return -1;
+	r->lr_unpaired[r->nsizes] = u;
+	r->lr_paired[r->nsizes] = p;
 	return (int)r->nsizes++;
 }
 
@@ -129,7 +136,7 @@ static int add_pair(struct row *r, const struct policy_op *op, int m, int d, siz
 		return -ENOMEM;
 	slot = size_slot(r, op->sizes_bytes[i]);
 	if (slot < 0)
-		return -ENOMEM;
+		return slot;
 	if (r->nfiles_at[slot] < MAX_FILES) {
 		r->lr_unpaired[slot][r->nfiles_at[slot]] = log(ratio);
 		r->lr_paired[slot][r->nfiles_at[slot]] = log(pmed);
@@ -170,8 +177,10 @@ static int add_op(const struct policy_op *op, uint64_t min_size, bool verbose, c
 				if (op->sizes_bytes[i] < min_size ||
 				    ((fm | fd) & (POLICY_CELL_SUSPECT | POLICY_CELL_UNMEASURABLE)))
 					continue;
-				if (add_pair(r, op, (int)m, d, i, verbose, file))
-					return -ENOMEM;
+				int rc = add_pair(r, op, (int)m, d, i, verbose, file);
+
+				if (rc)
+					return rc;
 			}
 		}
 	}
@@ -277,8 +286,16 @@ int main(int argc, char **argv)
 				if (op->threads != 1 || !policy_op_has_raw(op))
 					continue;
 				any = true;
-				if (add_op(op, min_size, verbose, argv[a])) {
-					fprintf(stderr, "bench_pairing: %s: out of memory\n", argv[a]);
+				int rc = add_op(op, min_size, verbose, argv[a]);
+
+				if (rc == -E2BIG) {
+					fprintf(stderr, "bench_pairing: %s: more pairs of strategies (%d) "
+						"or sizes of one op (%d) than it tabulates\n", argv[a],
+						MAX_ROWS, MAX_SIZES);
+					return 1;
+				}
+				if (rc) {
+					fprintf(stderr, "bench_pairing: %s: %s\n", argv[a], strerror(-rc));
 					return 1;
 				}
 			}
