@@ -921,14 +921,14 @@ static void read_size_list(struct rd *rd, struct json_object *obj, const char *k
 static void read_raw(struct rd *rd, struct json_object *jc, struct policy_curve *c,
 		     const struct policy_op *op)
 {
-	struct json_object *arr = need_array(rd, jc, "raw_mib_s", POLICY_MAX_SIZES, 0);
-	size_t n = op->nsizes, mark;
+	size_t n = op->nsizes, ncells, mark;
+	struct json_object *arr = enter_array(rd, jc, "raw_mib_s", POLICY_MAX_SIZES, 0, &ncells,
+					      &mark);
 
 	if (!arr)
 		return;
-	mark = push_key(rd, "raw_mib_s");
-	if (json_object_array_length(arr) != n)
-		fail(rd, "has %zu elements, sizes_bytes has %zu", json_object_array_length(arr), n);
+	if (ncells != n)
+		fail(rd, "has %zu elements, sizes_bytes has %zu", ncells, n);
 	for (size_t i = 0; i < n && !rd->failed; i++) {
 		struct json_object *cell = json_object_array_get_idx(arr, i);
 		size_t m2 = push_index(rd, i), len;
@@ -941,7 +941,7 @@ static void read_raw(struct rd *rd, struct json_object *jc, struct policy_curve 
 			break;
 		}
 		len = json_object_array_length(cell);
-		/* empty: none kept for this cell (the probe ran out of memory there) */
+		/* empty: none kept (out of memory, or unpaired by a later second look) */
 		if (len && len != c->samples[i]) {
 			fail(rd, "has %zu samples, samples[%zu] says %u", len, i, c->samples[i]);
 			pop(rd, m2);
