@@ -346,6 +346,15 @@ void policy_curve_set_summary(struct policy_curve *c, size_t idx,
 #define POLICY_PAIRED_MIN_ROUNDS 6
 int policy_paired_ratio(const struct policy_op *op, size_t a, size_t b, size_t i,
 			double *median, double *ci_lo, double *ci_hi);
+/*
+ * After a second look at some curves of op at size i (fresh[0..n), their
+ * cells just replaced): a cell there that an earlier second look flagged
+ * POLICY_CELL_REMEASURED was sampled in other rounds than the fresh ones,
+ * which policy_paired_ratio() would pair on the flag alone.  Its samples
+ * go; its summary, theirs, stays.  Returns how many cells lost theirs.
+ */
+size_t policy_op_unpair_earlier_looks(struct policy_op *op, size_t i,
+				      const struct policy_curve *const *fresh, size_t n);
 
 /* "streaming", "cached_flush", "fill"; policy_family_of() is -1 for another name. */
 const char *policy_family_name(enum policy_family f);

@@ -151,3 +151,24 @@ int policy_paired_ratio(const struct policy_op *op, size_t a, size_t b, size_t i
 	*ci_hi = exp(s.ci_hi);
 	return 0;
 }
+
+size_t policy_op_unpair_earlier_looks(struct policy_op *op, size_t i,
+				      const struct policy_curve *const *fresh, size_t n)
+{
+	size_t dropped = 0;
+
+	for (size_t c = 0; i < op->nsizes && c < op->ncurves; c++) {
+		struct policy_curve *cv = &op->curves[c];
+		bool looked = false;
+
+		for (size_t j = 0; j < n && !looked; j++)
+			looked = fresh[j] == cv;
+		if (looked || !cv->raw_mib_s || !cv->raw_mib_s[i] ||
+		    !(cv->cell_flags[i] & POLICY_CELL_REMEASURED))
+			continue;
+		/* n == 0 frees, it cannot fail */
+		policy_curve_set_raw(cv, op->nsizes, i, NULL, 0);
+		dropped++;
+	}
+	return dropped;
+}

@@ -622,27 +622,6 @@ static bool cell_measured(const struct policy_curve *cv, size_t i)
  * the contenders with their results.  Returns how many were measured: 0
  * when one of them has no contender.
  */
-/*
- * After a second look at some of the strategies at idx: a cell there that
- * an earlier second look flagged is from other rounds than the new ones,
- * yet policy_paired_ratio() would pair them on the flag alone.  Its
- * samples go (--keep-samples); its summary, theirs, stays.
- */
-static void unpair_earlier_looks(struct policy_op *op, size_t idx, const struct contender *ct,
-				 unsigned np)
-{
-	for (size_t c = 0; c < op->ncurves; c++) {
-		struct policy_curve *cv = &op->curves[c];
-		bool fresh = false;
-
-		for (unsigned j = 0; j < np && !fresh; j++)
-			fresh = ct[j].curve == cv;
-		if (!fresh && cv->raw_mib_s && cv->raw_mib_s[idx] &&
-		    (cv->cell_flags[idx] & POLICY_CELL_REMEASURED))
-			policy_curve_set_raw(cv, op->nsizes, idx, NULL, 0);
-	}
-}
-
 static unsigned measure_again(struct sweep *sw, struct policy_op *op, bool random,
 			      struct contender *all, unsigned nall, const char *const *names,
 			      unsigned n, size_t idx, uint8_t flag, struct contender *ct)
@@ -666,8 +645,13 @@ static unsigned measure_again(struct sweep *sw, struct policy_op *op, bool rando
 		return 0;
 	progress(sw, op, op->sizes_bytes[idx]);
 	measure_size(sw, op, op->threads, random, ct, np, (int)idx);
-	if (some)
-		unpair_earlier_looks(op, idx, ct, np);
+	if (some) {
+		const struct policy_curve *fresh[MAX_STRATEGIES];
+
+		for (unsigned j = 0; j < np; j++)
+			fresh[j] = ct[j].curve;
+		policy_op_unpair_earlier_looks(op, idx, fresh, np);
+	}
 	for (unsigned j = 0; j < np; j++)
 		ct[j].curve->cell_flags[idx] |= flag;
 	return np;

@@ -845,6 +845,33 @@ static void test_raw_samples(void)
 		op->threads = 2;	/* refused samples break the rounds */
 		CHECK_INT(policy_paired_ratio(op, ia, ib, 1, &med, &lo, &hi), -ENODATA);
 		op->threads = 1;
+
+		/*
+		 * a second look at b alone, after an earlier one flagged a: a's
+		 * cell is from other rounds, yet the flags agree
+		 */
+		a->cell_flags[1] |= POLICY_CELL_REMEASURED;
+		b->cell_flags[1] |= POLICY_CELL_REMEASURED;
+		CHECK_INT(policy_paired_ratio(op, ia, ib, 1, &med, &lo, &hi), 0);
+		{
+			const struct policy_curve *fresh[] = { b };
+			double was = a->median_mib_s[1];
+
+			CHECK_INT(policy_op_unpair_earlier_looks(op, 1, fresh, 1), 1);
+			CHECK(a->raw_mib_s[1] == NULL && b->raw_mib_s[1] != NULL);
+			CHECK(a->median_mib_s[1] == was);	/* the summary stays */
+			CHECK(a->raw_mib_s[2] != NULL);		/* other sizes untouched */
+			CHECK_INT(policy_paired_ratio(op, ia, ib, 1, &med, &lo, &hi), -ENODATA);
+			/* unflagged cells pair only among themselves: they keep theirs */
+			b->cell_flags[2] &= (uint8_t)~POLICY_CELL_REMEASURED;
+			CHECK_INT(policy_op_unpair_earlier_looks(op, 2, fresh, 1), 0);
+			CHECK(a->raw_mib_s[2] != NULL);
+		}
+		for (size_t k = 0; k < 9; k++)
+			v[k] = a->median_mib_s[1] - 40 + 10 * (double)((k * 4) % 9);
+		CHECK_INT(policy_curve_set_raw(a, op->nsizes, 1, v, 9), 0);
+		a->cell_flags[1] &= (uint8_t)~POLICY_CELL_REMEASURED;
+		b->cell_flags[1] &= (uint8_t)~POLICY_CELL_REMEASURED;
 		CHECK_INT(policy_curve_set_raw(b, op->nsizes, 1, NULL, 0), 0);
 	}
 
