@@ -304,7 +304,8 @@ struct policy_target *policy_find_target(const struct policy *p, const char *nam
  * raw_samples.c: the samples behind a cell, as taken (--keep-samples).
  * policy_curve_set_raw() copies n of them into cell idx of c (of an op
  * of nsizes sizes), replacing any there; n == 0 drops them and, once no
- * cell has any, the array.  policy_drop_raw() drops every curve's.
+ * cell has any, the array.  policy_drop_raw() drops every curve's and
+ * says whether there were any.
  * policy_op_summarize_raw() recomputes median, p10, p90, the 95 %
  * interval and samples of every cell that has raw samples from them:
  * they, not the summaries next to them, are what --decide believes.
@@ -319,7 +320,7 @@ struct policy_raw_moved {
 };
 int policy_curve_set_raw(struct policy_curve *c, size_t nsizes, size_t idx,
 			 const double *v_mib_s, unsigned n);
-void policy_drop_raw(struct policy *p);
+bool policy_drop_raw(struct policy *p);
 bool policy_op_has_raw(const struct policy_op *op);
 int policy_op_summarize_raw(struct policy_op *op, struct policy_raw_moved *moved);
 /*

@@ -72,15 +72,19 @@ int policy_curve_set_raw(struct policy_curve *c, size_t nsizes, size_t idx,
 	return 0;
 }
 
-void policy_drop_raw(struct policy *p)
+bool policy_drop_raw(struct policy *p)
 {
+	bool had = false;
+
 	for (size_t t = 0; t < p->ntargets; t++)
 		for (size_t o = 0; o < p->targets[t].nops; o++) {
 			struct policy_op *op = &p->targets[t].ops[o];
 
+			had |= policy_op_has_raw(op);
 			for (size_t i = 0; i < op->ncurves; i++)
 				policy_curve_release_raw(&op->curves[i], op->nsizes);
 		}
+	return had;
 }
 
 bool policy_op_has_raw(const struct policy_op *op)

@@ -33,14 +33,7 @@ int policy_save(const struct policy *p, const char *path)
 int policy_save_shedding_raw(struct policy *p, const char *path, bool *raw_dropped)
 {
 	int rc = policy_save(p, path);
-	bool raw = false;
 
-	for (size_t t = 0; t < p->ntargets && !raw; t++)
-		for (size_t o = 0; o < p->targets[t].nops && !raw; o++)
-			raw = policy_op_has_raw(&p->targets[t].ops[o]);
-	*raw_dropped = rc == -EFBIG && raw;
-	if (!*raw_dropped)
-		return rc;
-	policy_drop_raw(p);
-	return policy_save(p, path);
+	*raw_dropped = rc == -EFBIG && policy_drop_raw(p);
+	return *raw_dropped ? policy_save(p, path) : rc;
 }
