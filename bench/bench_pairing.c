@@ -127,7 +127,7 @@ static int add_pair(struct row *r, const struct policy_op *op, int m, int d, siz
 	ratio = cm->median_mib_s[i] / cd->median_mib_s[i];
 	ahead = ratio >= 1 + margin;
 	rule_win = crossover_pair_verdict(op, m, d, i, margin) == 0;	/* side 0: m */
-	paired_win = pmed >= 1 + margin && plo > 1;
+	paired_win = policy_paired_win(pmed, plo, margin);
 	r->ahead += ahead;
 	r->rule_wins += rule_win;
 	r->paired_wins += paired_win;

@@ -348,6 +348,15 @@ void policy_curve_set_summary(struct policy_curve *c, size_t idx,
 int policy_paired_ratio(const struct policy_op *op, size_t a, size_t b, size_t i,
 			double *median, double *ci_lo, double *ci_hi);
 /*
+ * The paired test's win, as the benchmarks count it (the rule itself
+ * compares unpaired intervals): policy_paired_ratio()'s median ahead by
+ * the margin, with its 95 % interval above 1.
+ */
+static inline bool policy_paired_win(double median, double ci_lo, double margin)
+{
+	return median >= 1 + margin && ci_lo > 1;
+}
+/*
  * After a second look at some curves of op at size i (fresh[0..n), their
  * cells just replaced): a cell there that an earlier second look flagged
  * POLICY_CELL_REMEASURED was sampled in other rounds than the fresh ones,
