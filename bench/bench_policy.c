@@ -50,6 +50,7 @@
 #define HAVE_PMDK 0
 #endif
 
+#include "common/atomic_file.h"
 #include "common/macros.h"
 #include "cpu.h"
 #include "crossover.h"
@@ -62,6 +63,9 @@
 #include "table.h"
 #include "target.h"
 #include "workers.h"
+
+#include "oracle.h"
+#include "sweep_record.h"
 
 #ifndef PMEM_TUNE_PATH
 #define PMEM_TUNE_PATH "pmem-tune"
@@ -117,6 +121,7 @@ struct opts {
 	const char *target;
 	const char *tune;
 	const char *save;
+	const char *save_sweep;	/* --save-sweep: the held-out sweep, for bench_hindsight */
 	enum sweep_mode mode;
 	uint64_t seed;
 	bool one_thread;
@@ -520,21 +525,9 @@ static void progress(const char *what, const struct op_run *r, size_t i)
  */
 static double cross_validated(const struct cell *c, const struct contenders *k)
 {
-	double sum = 0;
-	unsigned n = 0;
+	double v = oracle_cross_validated(c->vh[0], c->vh[1], k->first_single, k->nsingle);
 
-	for (int h = 0; h < 2; h++) {
-		int best = -1;
-
-		for (unsigned j = k->first_single; j < k->first_single + k->nsingle; j++)
-			if (!isnan(c->vh[h][j]) && (best < 0 || c->vh[h][j] > c->vh[h][best]))
-				best = (int)j;
-		if (best >= 0 && !isnan(c->vh[1 - h][best])) {
-			sum += c->vh[1 - h][best];
-			n++;
-		}
-	}
-	return n ? sum / n : c->oracle;
+	return isnan(v) ? c->oracle : v;
 }
 
 /*
@@ -1018,6 +1011,51 @@ static void print_cells(const struct op_run *r, const struct contenders *k)
 	}
 }
 
+/* --save-sweep: each half's medians, as print_cells() shows them. */
+static int save_sweep(const char *path, const char *mode, const char *policy,
+		      const struct op_run *runs, size_t nruns, const struct contenders *k)
+{
+	struct sweep_record_op ops[MAX_OPS];
+	struct sweep_record rec = { .mode = (char *)mode, .policy = (char *)policy,
+				    .nops = nruns, .ops = ops };
+	int rc = -ENOMEM;
+
+	memset(ops, 0, sizeof(ops));
+	for (size_t r = 0; r < nruns; r++) {
+		const struct op_run *run = &runs[r];
+		struct sweep_record_op *op = &ops[r];
+
+		*op = (struct sweep_record_op){
+			.pattern = (char *)run->op->pattern, .threads = run->op->threads,
+			.ncontenders = k->n, .names = (char **)k->name,
+			.first_strategy = k->first_single, .nstrategies = k->nsingle,
+			.nsizes = run->n,
+			.sizes_bytes = malloc(run->n * sizeof(uint64_t)),
+			.policy_uses = malloc(run->n * sizeof(char *)),
+			.halves_mib_s = malloc(run->n * 2 * k->n * sizeof(double)),
+		};
+		if (!op->sizes_bytes || !op->policy_uses || !op->halves_mib_s)
+			goto out;
+		for (size_t i = 0; i < run->n; i++) {
+			op->sizes_bytes[i] = run->c[i].size;
+			op->policy_uses[i] = (char *)run->c[i].policy_pick;
+			for (int h = 0; h < 2; h++)
+				memcpy(sweep_record_half(op, i, h), run->c[i].vh[h],
+				       k->n * sizeof(double));
+		}
+	}
+	rc = sweep_record_save(&rec, path);
+out:
+	for (size_t r = 0; r < nruns; r++) {
+		free(ops[r].sizes_bytes);
+		free(ops[r].policy_uses);
+		free(ops[r].halves_mib_s);
+	}
+	if (rc)
+		fprintf(stderr, "bench_policy: --save-sweep %s: %s\n", path, strerror(-rc));
+	return rc;
+}
+
 /* The worst ratio of col over every measured cell; NULL if none. */
 static const struct cell *worst(const struct op_run *runs, size_t nruns, enum col col,
 				const struct op_run **wr)
@@ -1200,7 +1238,7 @@ static bool paired_win(const struct policy_op *op, const struct policy_curve *a,
 	*ok = at >= 0 && a && b &&
 	      !policy_paired_ratio(op, (size_t)(a - op->curves), (size_t)(b - op->curves),
 				   (size_t)at, ratio, &lo, &hi);
-	return *ok && *ratio >= 1 + m && lo > 1;
+	return *ok && policy_paired_win(*ratio, lo, m);
 }
 
 static void print_misses(const struct op_run *runs, size_t nruns, const struct contenders *k)
@@ -1285,7 +1323,9 @@ static void usage(FILE *f)
 		"[--mode quick|standard]\n"
 		"                    [--seed N] [--threads 1|all] [--pmem-tune PATH] "
 		"[--save-policy FILE] [--cells]\n"
-		"Without --policy, runs `pmem-tune --probe` on the target first.\n");
+		"                    [--save-sweep FILE]\n"
+		"Without --policy, runs `pmem-tune --probe` on the target first.\n"
+		"--save-sweep keeps each contender's medians for bench_hindsight.\n");
 }
 
 static int parse(int argc, char **argv, struct opts *o)
@@ -1298,6 +1338,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "threads", required_argument, NULL, 'T' },
 		{ "pmem-tune", required_argument, NULL, 'P' },
 		{ "save-policy", required_argument, NULL, 'S' },
+		{ "save-sweep", required_argument, NULL, 'W' },
 		{ "cells", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		/* internal: one PMDK variant, run by the parent */
@@ -1310,7 +1351,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		int opt;
 		const char **dst;
 	} names[] = { { 'p', &o->policy }, { 't', &o->target }, { 'P', &o->tune },
-		      { 'S', &o->save } };
+		      { 'S', &o->save }, { 'W', &o->save_sweep } };
 	int c;
 
 	/*
@@ -1399,6 +1440,12 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	if (o.child)
 		return pmdk_child(&o);
+	/* before a minute of measuring, not after */
+	if (o.save_sweep && output_path_check(o.save_sweep)) {
+		fprintf(stderr, "bench_policy: --save-sweep %s: %s, not replaced\n", o.save_sweep,
+			output_path_kind(o.save_sweep));
+		return 1;
+	}
 	if (cpu_detect(&ci)) {
 		fprintf(stderr, "bench_policy: cannot identify the CPU\n");
 		return 1;
@@ -1534,6 +1581,9 @@ int main(int argc, char **argv)
 	for (int c = 0; c < NCOLS; c++)
 		print_worst(runs, nruns, c);
 	print_worst_naive(runs, nruns);
+	if (o.save_sweep && save_sweep(o.save_sweep, sweep_mode_name(o.mode),
+				       o.policy ? o.policy : "probed just now", runs, nruns, &k))
+		goto fail;
 	rc = 0;
 	goto out;
 fail:

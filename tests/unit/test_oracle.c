@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The benchmarks' oracles and their saved sweeps (bench/oracle.c, bench/sweep_record.c). */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "oracle.h"
+#include "sweep_record.h"
+
+/* Chosen on one half, scored on the other; contender 0 (the policy) never chosen. */
+static void test_cross_validated(void)
+{
+	double h0[3] = { 500, 100, 90 }, h1[3] = { 500, 80, 95 };
+	double n0[2] = { NAN, 100 }, n1[2] = { NAN, NAN };
+
+	/* h0's best (100) scores 80 in h1, h1's best (95) scores 90 in h0 */
+	CHECK_NEAR(oracle_cross_validated(h0, h1, 1, 2), 85, 1e-9);
+	/* agreeing halves: the same as the best mean */
+	h1[1] = 100;
+	h1[2] = 90;
+	CHECK_NEAR(oracle_cross_validated(h0, h1, 1, 2), 100, 1e-9);
+	/* one way round missing: the other alone */
+	n1[1] = 70;
+	CHECK_NEAR(oracle_cross_validated(n0, n1, 1, 1), 85, 1e-9);
+	n1[1] = NAN;
+	CHECK(isnan(oracle_cross_validated(n0, n1, 1, 1)));
+}
+
+/*
+ * Two cells, three runs.  Cell A: choice 0 passes runs 0 and 1, choice 1
+ * run 2.  Cell B: choice 0 passes runs 0 and 2, choice 1 runs 1 and 2.
+ * Every pair of runs needs one choice passing both at both cells: none
+ * has one, so the bound is one run; the per-cell best (both choices pass
+ * two runs) would suggest two.
+ */
+static void test_best_fixed_runs(void)
+{
+	uint32_t a[2] = { 0x3, 0x4 }, b[2] = { 0x5, 0x6 }, all[2] = { 0x7, 0 };
+	const uint32_t *pass[2] = { a, b };
+	const uint32_t *every[2] = { all, all };
+	unsigned npick[2] = { 2, 2 };
+	uint32_t best = oracle_best_fixed_runs(pass, npick, 2, 3);
+
+	CHECK_INT(__builtin_popcount(best), 1);
+	CHECK_INT(best, 0x1);		/* the first set of that size */
+	/* with choice 1 of cell B passing run 0 too, runs 0 and 1 go together */
+	b[1] = 0x7;
+	best = oracle_best_fixed_runs(pass, npick, 2, 3);
+	CHECK_INT(best, 0x3);
+	/* a choice passing every run at every cell passes them all */
+	CHECK_INT(oracle_best_fixed_runs(every, npick, 2, 3), 0x7);
+	/* a cell no choice passes in any run: no run at all */
+	a[0] = a[1] = 0;
+	CHECK_INT(oracle_best_fixed_runs(pass, npick, 2, 3), 0);
+	CHECK_INT(oracle_best_fixed_runs(every, npick, 2, 0), 0);
+	CHECK_INT(oracle_best_fixed_runs(every, npick, 2, ORACLE_MAX_RUNS + 1), 0);
+}
+
+static void test_record_round_trip(void)
+{
+	char dir[] = "/tmp/test_oracle.XXXXXX", path[256], err[512];
+	char *names[3] = { "policy", "movnt_avx2", "movnt_avx512" };
+	char *uses[2] = { "movnt_avx512", "movnt_avx512" };
+	uint64_t sizes[2] = { 96, 1u << 20 };
+	double halves[2 * 2 * 3] = { 1000, 1100, 990, 1010, 1090, NAN,
+				     20000, 21000, 19500.5, 20100, 20900, 19800 };
+	struct sweep_record_op op = { .pattern = "random", .threads = 1, .ncontenders = 3,
+				      .names = names, .first_strategy = 1, .nstrategies = 2,
+				      .nsizes = 2, .sizes_bytes = sizes, .policy_uses = uses,
+				      .halves_mib_s = halves };
+	struct sweep_record rec = { .mode = "standard", .policy = "p.json", .nops = 1,
+				    .ops = &op }, back;
+	FILE *f;
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		exit(EXIT_FAILURE);
+	}
+	snprintf(path, sizeof(path), "%s/sweep.json", dir);
+	CHECK_INT(sweep_record_save(&rec, path), 0);
+	CHECK_INT(sweep_record_load(path, &back, err, sizeof(err)), 0);
+	CHECK_STR(back.mode, "standard");
+	CHECK_STR(back.policy, "p.json");
+	CHECK_INT(back.nops, 1);
+	if (back.nops == 1) {
+		const struct sweep_record_op *b = &back.ops[0];
+
+		CHECK_STR(b->pattern, "random");
+		CHECK_INT(b->ncontenders, 3);
+		CHECK_INT(b->first_strategy, 1);
+		CHECK_INT(b->nstrategies, 2);
+		CHECK_INT(b->nsizes, 2);
+		CHECK_INT(b->sizes_bytes[1], 1u << 20);
+		CHECK_STR(b->names[2], "movnt_avx512");
+		CHECK_STR(b->policy_uses[0], "movnt_avx512");
+		CHECK(isnan(sweep_record_half(b, 0, 1)[2]));
+		CHECK_NEAR(sweep_record_half(b, 1, 0)[2], 19500.5, 1e-9);
+		CHECK_NEAR(sweep_record_half(b, 1, 1)[0], 20100, 1e-9);
+	}
+	sweep_record_free(&back);
+
+	/* not a saved sweep: refused, naming the file */
+	f = fopen(path, "w");
+	CHECK(f && fputs("{\"schema\": 1}", f) >= 0 && !fclose(f));
+	CHECK_INT(sweep_record_load(path, &back, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, path) && strstr(err, "--save-sweep"));
+	/* a cell with one rate too few: the field is named */
+	f = fopen(path, "w");
+	CHECK(f && fputs("{\"format\": \"pmem-tune bench_policy sweep 1\", \"mode\": \"quick\", "
+			 "\"policy\": \"x\", \"ops\": [{\"pattern\": \"sequential\", "
+			 "\"threads\": 1, \"contenders\": [\"policy\", \"movnt\"], "
+			 "\"first_strategy\": 1, \"strategies\": 1, \"cells\": [{\"size_bytes\": "
+			 "64, \"policy_uses\": \"movnt\", \"halves_mib_s\": [[1, 2], [3]]}]}]}",
+			 f) >= 0 && !fclose(f));
+	CHECK_INT(sweep_record_load(path, &back, err, sizeof(err)), -EINVAL);
+	CHECK_MSG(strstr(err, "ops[0].cells[0].halves_mib_s[1]"), "%s", err);
+	/* a symbolic link in its place is not replaced */
+	unlink(path);
+	CHECK(!symlink("/dev/null", path));
+	CHECK_INT(sweep_record_save(&rec, path), -EEXIST);
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	test_cross_validated();
+	test_best_fixed_runs();
+	test_record_round_trip();
+	return check_report("test_oracle");
+}
