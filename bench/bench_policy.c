@@ -415,8 +415,8 @@ static int contenders_set(struct contenders *k, const struct cpu_info *ci, bool 
  * range lookup is a compare and a direct branch; timed through
  * copy_policy()'s table (an indirect jump), the policy came 0.78-0.84 of
  * the same stores beside it at 96 B random in 3 of 8 runs (2026-12-02),
- * in both halves and again when measured again, and within 1 % at every
- * other size: the harness, not the policy.  copy_policy() stays for a
+ * in both halves and again when measured again, and within 3 % in the
+ * other five: the harness, not the policy.  copy_policy() stays for a
  * pick that no contender runs alone.
  */
 static strategy_copy_fn policy_fn(const struct contenders *k, const struct cell *c)
