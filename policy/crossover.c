@@ -347,7 +347,8 @@ static bool confirmed_at(const struct policy_op *op, const struct crossover_cell
  * The member a family's sizes use: its default, except on runs of
  * consecutive grid sizes where one challenger (the member beating the
  * default at most sizes; the first name on a draw) wins by the margin,
- * with two sizes at least spanning CROSSOVER_MEMBER_MIN_SPAN.
+ * with CROSSOVER_MEMBER_MIN_SIZES sizes at least spanning
+ * CROSSOVER_MEMBER_MIN_SPAN.
  */
 static void choose_members(const struct policy_op *op, enum strategy_family f, double margin,
 			   struct crossover_cell *cells)
@@ -393,7 +394,7 @@ static void choose_members(const struct policy_op *op, enum strategy_family f, d
 			last = i;
 			continue;
 		}
-		if (run0 != SIZE_MAX && runn >= 2 &&
+		if (run0 != SIZE_MAX && runn >= CROSSOVER_MEMBER_MIN_SIZES &&
 		    (double)op->sizes_bytes[last] / (double)op->sizes_bytes[run0] >=
 		    CROSSOVER_MEMBER_MIN_SPAN)
 			for (size_t j = run0; j <= last; j++)
@@ -693,7 +694,8 @@ bool crossover_op_thin(const struct policy_op *op)
  * intervals apart -- and, with need_fresh, on cells measured again
  * later (a second loss in a row: the first made the probe re-measure).
  * A change to another member of the same family must also do what a new
- * member range does (CROSSOVER_MEMBER_MIN_SPAN over two sizes).  base[i]
+ * member range does (CROSSOVER_MEMBER_MIN_SPAN over CROSSOVER_MEMBER_MIN_SIZES
+ * grid sizes).  base[i]
  * gets k (-1: the baseline has no curve of this op here: a new decision).
  */
 static void apply_baseline(const struct policy_op *op, const struct policy_op *b,
@@ -730,8 +732,9 @@ static void apply_baseline(const struct policy_op *op, const struct policy_op *b
 			last = i;
 			continue;
 		}
-		if (run0 != SIZE_MAX && (runn < 2 || (double)op->sizes_bytes[last] /
-				(double)op->sizes_bytes[run0] < CROSSOVER_MEMBER_MIN_SPAN)) {
+		if (run0 != SIZE_MAX && (runn < CROSSOVER_MEMBER_MIN_SIZES ||
+					 (double)op->sizes_bytes[last] / (double)op->sizes_bytes[run0] <
+					 CROSSOVER_MEMBER_MIN_SPAN)) {
 			int alt = win[run0];
 
 			for (size_t j = run0; j <= last; j++)

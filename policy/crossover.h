@@ -41,8 +41,15 @@
 #define CROSSOVER_NOISE_QUANTILE	0.5
 /* A median below this fraction of both neighbours on its curve is not believed. */
 #define CROSSOVER_IMPLAUSIBLE_RATIO	0.5
-/* A non-default member needs consecutive wins spanning this factor in size. */
+/*
+ * A non-default member needs consecutive wins spanning this factor in
+ * size, and at least this many grid sizes: on --quick's grid (x4) two
+ * sizes already span 4x, where the standard grid (half steps) needs
+ * five, and a member won two cells in 1-4 of 10 quick probes of a host
+ * where the standard ones never took it (see docs/decisions.md).
+ */
 #define CROSSOVER_MEMBER_MIN_SPAN	4.0
+#define CROSSOVER_MEMBER_MIN_SIZES	3
 
 /* Raw per-size verdict of the family comparison. */
 enum crossover_verdict {
@@ -178,9 +185,9 @@ int crossover_decide(struct policy_op *op);
  * losing to the new decision by more than the margin (intervals apart)
  * on cells measured again (POLICY_CELL_REMEASURED, see
  * crossover_baseline_losses()); a member change must also span
- * CROSSOVER_MEMBER_MIN_SPAN over two sizes.  When every size keeps it, or
- * the op is thin (crossover_op_thin()), the baseline's ranges are copied
- * exactly.
+ * CROSSOVER_MEMBER_MIN_SPAN over CROSSOVER_MEMBER_MIN_SIZES sizes.  When
+ * every size keeps it, or the op is thin (crossover_op_thin()), the
+ * baseline's ranges are copied exactly.
  * Each range says "kept" or "changed"; without a baseline op (NULL, or
  * one without ranges) "new".  Returns 0 or -ENOMEM.
  */

@@ -710,6 +710,51 @@ static void test_member_default(void)
 	policy_free(p);
 }
 
+/*
+ * On --quick's grid (x4) two sizes span 4x: a member needs
+ * CROSSOVER_MEMBER_MIN_SIZES of them, as it needs five half steps on the
+ * standard grid.  movdir64b 10 % ahead of movnt_avx512 at 64 and 256 B
+ * is no range; at 64 B to 1 KiB it is.
+ */
+static void test_member_quick_grid(void)
+{
+	static const uint64_t sz[4] = { 64, 256, 1024, 4096 };
+	struct policy *p = policy_new();
+	struct policy_target *t = policy_add_target(p, "t");
+	struct policy_op *op = policy_target_add_op(t, "write", "sequential", 1, sz, 4);
+	struct policy_curve *a, *b;
+	double va[4] = { 1100, 1100, 1000, 1000 };
+
+	policy_op_add_curve(op, "movdir64b");
+	policy_op_add_curve(op, "movnt_avx512");
+	a = policy_op_find_curve(op, "movdir64b");
+	b = policy_op_find_curve(op, "movnt_avx512");
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < 4; i++) {
+			a->median_mib_s[i] = va[i];
+			a->ci_lo_mib_s[i] = va[i] * 0.999;
+			a->ci_hi_mib_s[i] = va[i] * 1.001;
+			a->samples[i] = 15;
+			b->median_mib_s[i] = 1000;
+			b->ci_lo_mib_s[i] = 999;
+			b->ci_hi_mib_s[i] = 1001;
+			b->samples[i] = 15;
+		}
+		CHECK_INT(crossover_decide(op), 0);
+		if (round == 0) {
+			CHECK_INT(op->nranges, 1);
+			CHECK_STR(op->ranges[0].strategy, "movnt_avx512");
+			va[2] = 1100;
+		} else {
+			CHECK_INT(op->nranges, 2);
+			CHECK_STR(op->ranges[0].strategy, "movdir64b");
+			CHECK_INT(op->ranges[0].to_bytes, 4096);
+			CHECK_STR(op->ranges[1].strategy, "movnt_avx512");
+		}
+	}
+	policy_free(p);
+}
+
 /* Near-ties never make a range: 11 members within 3 % give the defaults only. */
 static void test_ties_no_range(void)
 {
@@ -978,5 +1023,6 @@ int main(void)
 
 	policy_free(pol);
 	test_member_default();
+	test_member_quick_grid();
 	return check_report("test_crossover");
 }
