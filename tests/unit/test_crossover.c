@@ -634,6 +634,17 @@ static void test_brackets_midpoint(void)
 	CHECK_INT(crossover_brackets(op, 1.5, 64, b, 4), 0);
 }
 
+/* Cells 0..n-1 of curve c: medians v[i] with a 0.2 % interval. */
+static void set_tight_cells(struct policy_curve *c, const double *v, size_t n, unsigned samples)
+{
+	for (size_t i = 0; i < n; i++) {
+		c->median_mib_s[i] = v[i];
+		c->ci_lo_mib_s[i] = v[i] * 0.999;
+		c->ci_hi_mib_s[i] = v[i] * 1.001;
+		c->samples[i] = samples;
+	}
+}
+
 /*
  * Within a family the default member holds unless another beats it by
  * the margin on consecutive sizes spanning CROSSOVER_MEMBER_MIN_SPAN.
@@ -655,16 +666,8 @@ static void test_member_default(void)
 	a = policy_op_find_curve(op, "movnt_sse2");
 	b = policy_op_find_curve(op, "movnt_avx2");
 	for (int round = 0; round < 2; round++) {
-		for (int i = 0; i < 4; i++) {
-			a->median_mib_s[i] = va[i];
-			a->ci_lo_mib_s[i] = va[i] * 0.999;
-			a->ci_hi_mib_s[i] = va[i] * 1.001;
-			a->samples[i] = 41;
-			b->median_mib_s[i] = vb[i];
-			b->ci_lo_mib_s[i] = vb[i] * 0.999;
-			b->ci_hi_mib_s[i] = vb[i] * 1.001;
-			b->samples[i] = 41;
-		}
+		set_tight_cells(a, va, 4, 41);
+		set_tight_cells(b, vb, 4, 41);
 		CHECK_INT(crossover_cells(op, cells), 0);
 		CHECK_INT(crossover_decide(op), 0);
 		if (round == 0) {
@@ -723,23 +726,15 @@ static void test_member_quick_grid(void)
 	struct policy_target *t = policy_add_target(p, "t");
 	struct policy_op *op = policy_target_add_op(t, "write", "sequential", 1, sz, 4);
 	struct policy_curve *a, *b;
-	double va[4] = { 1100, 1100, 1000, 1000 };
+	double va[4] = { 1100, 1100, 1000, 1000 }, vb[4] = { 1000, 1000, 1000, 1000 };
 
 	policy_op_add_curve(op, "movdir64b");
 	policy_op_add_curve(op, "movnt_avx512");
 	a = policy_op_find_curve(op, "movdir64b");
 	b = policy_op_find_curve(op, "movnt_avx512");
 	for (int round = 0; round < 2; round++) {
-		for (int i = 0; i < 4; i++) {
-			a->median_mib_s[i] = va[i];
-			a->ci_lo_mib_s[i] = va[i] * 0.999;
-			a->ci_hi_mib_s[i] = va[i] * 1.001;
-			a->samples[i] = 15;
-			b->median_mib_s[i] = 1000;
-			b->ci_lo_mib_s[i] = 999;
-			b->ci_hi_mib_s[i] = 1001;
-			b->samples[i] = 15;
-		}
+		set_tight_cells(a, va, 4, 15);
+		set_tight_cells(b, vb, 4, 15);
 		CHECK_INT(crossover_decide(op), 0);
 		if (round == 0) {
 			CHECK_INT(op->nranges, 1);
