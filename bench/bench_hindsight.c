@@ -36,6 +36,10 @@ struct judged {
 	size_t nruns;
 	struct sweep_record *rec;	/* [nruns] */
 	double bar;
+	/* the sizes of every op, numbered in a row: op k's size i is cell op_at[k] + i */
+	size_t ncells;
+	size_t *op_at;			/* [nops] */
+	double *cv;			/* [nruns][ncells] each run's cross-validated oracle */
 };
 
 /* Every run must hold the first one's ops, sizes and contenders. */
@@ -78,15 +82,38 @@ static double value(const struct sweep_record_op *op, size_t i, unsigned c)
 	return isnan(a) ? b : isnan(b) ? a : (a + b) / 2;
 }
 
+/* Every run's cross-validated oracle at every cell, once: the bound asks for each many times. */
+static int oracles(struct judged *j)
+{
+	const struct sweep_record *a = &j->rec[0];
+
+	j->op_at = calloc(a->nops ? a->nops : 1, sizeof(*j->op_at));
+	if (!j->op_at)
+		return -ENOMEM;
+	for (size_t k = 0; k < a->nops; k++) {
+		j->op_at[k] = j->ncells;
+		j->ncells += a->ops[k].nsizes;
+	}
+	j->cv = calloc(j->nruns * j->ncells + 1, sizeof(*j->cv));
+	if (!j->cv)
+		return -ENOMEM;
+	for (size_t r = 0; r < j->nruns; r++)
+		for (size_t k = 0; k < a->nops; k++) {
+			const struct sweep_record_op *op = &j->rec[r].ops[k];
+
+			for (size_t i = 0; i < op->nsizes; i++)
+				j->cv[r * j->ncells + j->op_at[k] + i] =
+					oracle_cross_validated(sweep_record_half(op, i, 0),
+							       sweep_record_half(op, i, 1),
+							       op->first_strategy, op->nstrategies);
+		}
+	return 0;
+}
+
 /* Contender c's ratio to run's cross-validated oracle at size i of op k. */
 static double ratio(const struct judged *j, size_t run, size_t k, size_t i, unsigned c)
 {
-	const struct sweep_record_op *op = &j->rec[run].ops[k];
-	double cv = oracle_cross_validated(sweep_record_half(op, i, 0),
-					   sweep_record_half(op, i, 1), op->first_strategy,
-					   op->nstrategies);
-
-	return value(op, i, c) / cv;
+	return value(&j->rec[run].ops[k], i, c) / j->cv[run * j->ncells + j->op_at[k] + i];
 }
 
 /* The strategy of op k, size i, whose worst ratio over the runs but skip is highest. */
@@ -173,13 +200,11 @@ static void print_choice(const struct judged *j, const char *label, enum choice 
 
 static int print_bound(const struct judged *j)
 {
-	size_t ncells = 0, at = 0;
+	size_t ncells = j->ncells, at = 0;
 	uint32_t **pass, best;
 	unsigned *npick;
 	int rc = -ENOMEM;
 
-	for (size_t k = 0; k < j->rec[0].nops; k++)
-		ncells += j->rec[0].ops[k].nsizes;
 	pass = calloc(ncells ? ncells : 1, sizeof(*pass));
 	npick = calloc(ncells ? ncells : 1, sizeof(*npick));
 	if (!pass || !npick)
@@ -273,6 +298,10 @@ int main(int argc, char **argv)
 		}
 	if (check_alike(&j, argv + optind))
 		goto out;
+	if (oracles(&j)) {
+		fprintf(stderr, "bench_hindsight: out of memory\n");
+		goto out;
+	}
 
 	printf("%zu runs of bench_policy (%s mode), policy %s; bar %.2f of the cross-validated "
 	       "oracle\n", j.nruns, j.rec[0].mode, j.rec[0].policy, j.bar);
@@ -291,5 +320,7 @@ out:
 	for (size_t r = 0; r < j.nruns; r++)
 		sweep_record_free(&j.rec[r]);
 	free(j.rec);
+	free(j.op_at);
+	free(j.cv);
 	return rc;
 }
