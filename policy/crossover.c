@@ -33,26 +33,66 @@ static double cell_median(const struct policy_op *op, int c, size_t i)
 	return op->curves[c].median_mib_s[i];
 }
 
-bool crossover_cell_suspect(const struct policy_op *op, size_t c, size_t i)
+static bool flagged_suspect(const struct policy_curve *cv, size_t i)
+{
+	return cv->cell_flags && (cv->cell_flags[i] & POLICY_CELL_SUSPECT);
+}
+
+/*
+ * The best median of the other measured, persistent curves at i; NAN
+ * unless there are two (one other is a comparison, not its peers).
+ */
+static double best_other(const struct policy_op *op, size_t c, size_t i)
+{
+	double best = NAN;
+	unsigned n = 0;
+
+	for (size_t o = 0; o < op->ncurves; o++) {
+		if (o == c || op->curves[o].reference_only || !measured(op, o, i))
+			continue;
+		n++;
+		if (!(op->curves[o].median_mib_s[i] <= best))
+			best = op->curves[o].median_mib_s[i];
+	}
+	return n >= 2 ? best : NAN;
+}
+
+bool crossover_cell_implausible(const struct policy_op *op, size_t c, size_t i)
 {
 	const struct policy_curve *cv;
-	double m, x = CROSSOVER_IMPLAUSIBLE_RATIO;
+	double m, x = CROSSOVER_IMPLAUSIBLE_RATIO, other;
 	size_t l = i, r = i;
 
 	if (!op || c >= op->ncurves || i >= op->nsizes || !measured(op, c, i))
 		return false;
 	cv = &op->curves[c];
-	if (cv->cell_flags && (cv->cell_flags[i] & POLICY_CELL_SUSPECT))
-		return true;
-	while (l-- > 0 && !measured(op, c, l))
+	while (l-- > 0 && (!measured(op, c, l) || flagged_suspect(cv, l)))
 		;
-	while (++r < op->nsizes && !measured(op, c, r))
+	while (++r < op->nsizes && (!measured(op, c, r) || flagged_suspect(cv, r)))
 		;
-	if (l == SIZE_MAX || r >= op->nsizes)
-		return false;
-	/* a collapse on both sides is a disturbance that outlasted the cell */
 	m = cv->median_mib_s[i];
-	return m < x * cv->median_mib_s[l] && m < x * cv->median_mib_s[r];
+	/* a collapse on both sides is a disturbance that outlasted the cell */
+	if (l != SIZE_MAX && r < op->nsizes && m < x * cv->median_mib_s[l] &&
+	    m < x * cv->median_mib_s[r])
+		return true;
+	/*
+	 * A spike: a copy does not run twice as fast as the same code one
+	 * size step away and as every other strategy at its size.  The first
+	 * cell of a probe did, 3-15x, for movnti at 64 B in 12 of 58 recorded
+	 * probes of a KVM guest.  At an end of the axis the one neighbour.
+	 */
+	if (cv->reference_only || (l == SIZE_MAX && r >= op->nsizes))
+		return false;
+	other = best_other(op, c, i);
+	return x * m > other && (l == SIZE_MAX || x * m > cv->median_mib_s[l]) &&
+	       (r >= op->nsizes || x * m > cv->median_mib_s[r]);
+}
+
+bool crossover_cell_suspect(const struct policy_op *op, size_t c, size_t i)
+{
+	if (!op || c >= op->ncurves || i >= op->nsizes || !measured(op, c, i))
+		return false;
+	return flagged_suspect(&op->curves[c], i) || crossover_cell_implausible(op, c, i);
 }
 
 /* A cell that may decide: a valid persistent copy, measured, believed. */

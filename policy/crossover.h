@@ -16,9 +16,10 @@
  * (strategy_default_rank()) holds unless another beats it by the margin
  * on consecutive sizes spanning CROSSOVER_MEMBER_MIN_SPAN.
  *
- * Cells that cannot be right (curve->suspect, or below
- * CROSSOVER_IMPLAUSIBLE_RATIO of both neighbours on their own curve) and
- * reference_only curves never decide anything.
+ * Cells that cannot be right (flagged suspect, or
+ * crossover_cell_implausible(): a collapse below both neighbours, or a
+ * spike above them and every other strategy) and reference_only curves
+ * never decide anything.
  */
 #ifndef PMEM_POLICY_CROSSOVER_H
 #define PMEM_POLICY_CROSSOVER_H
@@ -39,7 +40,10 @@
 #define CROSSOVER_MARGIN_FLOOR		0.05
 #define CROSSOVER_MARGIN_CAP		0.15
 #define CROSSOVER_NOISE_QUANTILE	0.5
-/* A median below this fraction of both neighbours on its curve is not believed. */
+/*
+ * A median below this fraction of both neighbours on its curve is not
+ * believed, nor one above its inverse of them and of every other strategy.
+ */
 #define CROSSOVER_IMPLAUSIBLE_RATIO	0.5
 /*
  * A non-default member needs consecutive wins spanning this factor in
@@ -76,7 +80,17 @@ struct crossover_cell {
 /* The op's margin (see above). */
 double crossover_margin(const struct policy_op *op);
 
-/* Cell (curve c, size i) measured but not believed. */
+/*
+ * Cell (curve c, size i) cannot be right, whatever its flags say: its
+ * median below CROSSOVER_IMPLAUSIBLE_RATIO of both nearest neighbours on
+ * its own curve (those flagged suspect skipped), or, on a persistent
+ * curve, above 1 / CROSSOVER_IMPLAUSIBLE_RATIO of every neighbour it has
+ * and of every other persistent strategy measured at its size (two at
+ * least).
+ */
+bool crossover_cell_implausible(const struct policy_op *op, size_t c, size_t i);
+
+/* Cell (curve c, size i) measured but not believed: flagged, or implausible. */
 bool crossover_cell_suspect(const struct policy_op *op, size_t c, size_t i);
 
 /*

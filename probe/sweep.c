@@ -48,8 +48,6 @@
 #define MAX_GRID 128
 #define MAX_STRATEGIES 32
 #define MAX_SUFFERED 256
-/* a median below this share of both neighbours on its curve cannot be right */
-#define IMPLAUSIBLE_RATIO 0.5
 /*
  * A cell measured while the hypervisor took more than this share of the
  * time is measured again.  Waiting for our own guest's other tasks
@@ -719,24 +717,6 @@ static void recheck(struct sweep *sw, struct policy_op *op, bool random,
 	}
 }
 
-/* Below IMPLAUSIBLE_RATIO of both nearest measured, believed cells of its curve. */
-static bool cell_implausible(const struct policy_op *op, const struct policy_curve *cv, size_t i)
-{
-	double m = cv->median_mib_s[i];
-	ssize_t l = (ssize_t)i - 1;
-	size_t r = i + 1;
-
-	if (!cell_measured(cv, i))
-		return false;
-	while (l >= 0 && (!cell_measured(cv, (size_t)l) ||
-			  (cv->cell_flags[l] & POLICY_CELL_SUSPECT)))
-		l--;
-	while (r < op->nsizes && (!cell_measured(cv, r) || (cv->cell_flags[r] & POLICY_CELL_SUSPECT)))
-		r++;
-	return l >= 0 && r < op->nsizes && m < IMPLAUSIBLE_RATIO * cv->median_mib_s[l] &&
-	       m < IMPLAUSIBLE_RATIO * cv->median_mib_s[r];
-}
-
 static const struct suffered *suffered_at(const struct sweep *sw, uint64_t size)
 {
 	for (unsigned i = 0; i < sw->nsuffered; i++)
@@ -758,7 +738,7 @@ static int remeasure_reason(const struct sweep *sw, const struct policy_op *op, 
 			return 0;
 	}
 	for (size_t c = 0; c < op->ncurves; c++)
-		if (cell_implausible(op, &op->curves[c], i))
+		if (crossover_cell_implausible(op, c, i))
 			return 2;
 	return disturbed ? 1 : 0;
 }
@@ -790,7 +770,7 @@ static bool screen(struct sweep *sw, struct policy_op *op, bool random, struct c
 			uint8_t was = cv->cell_flags[i];
 
 			cv->cell_flags[i] &= (uint8_t)~POLICY_CELL_SUSPECT;
-			if (cell_implausible(op, cv, i))
+			if (crossover_cell_implausible(op, c, i))
 				cv->cell_flags[i] |= POLICY_CELL_SUSPECT;
 			changed |= was != cv->cell_flags[i];
 		}

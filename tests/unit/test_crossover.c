@@ -988,6 +988,53 @@ static void test_suspect_cells(void)
 	CHECK_INT(op->nranges, 1);
 }
 
+/*
+ * A spike: the first cell of a recorded probe read movnti 3-15x its own
+ * next size and every other strategy.  Flagged where it is twice its
+ * neighbours and twice its peers (two at least); a lead over peers alone,
+ * or over neighbours alone, is not a spike.
+ */
+static void test_spike_cells(void)
+{
+	struct policy_op *op = new_op(grid, NGRID);
+	double nt[NGRID], sse[NGRID], avx[NGRID], ref[NGRID];
+
+	for (size_t i = 0; i < NGRID; i++) {
+		nt[i] = sse[i] = avx[i] = 1000 + 100 * (double)i;
+		ref[i] = 9000;
+	}
+	nt[0] = 4000;		/* 64 B, the first cell */
+	nt[5] = 3500;		/* 2 KiB: twice 1 KiB and 4 KiB, and its peers */
+	avx[8] = 2300;		/* 16 KiB: twice its peers, not its neighbours */
+	avx[9] = avx[10] = 2400;
+	set_curve(op, "movnt", nt, 40);
+	set_curve(op, "movnt_sse2", sse, 40);
+	/* one peer: a comparison, not a spike */
+	CHECK(!crossover_cell_implausible(op, 0, 0));
+	set_curve(op, "movnt_avx512", avx, 40);
+	set_curve(op, "noflush", ref, 40);
+	curve(op, "noflush")->reference_only = true;
+	CHECK(crossover_cell_implausible(op, 0, 0));
+	CHECK(crossover_cell_implausible(op, 0, 5));
+	CHECK(!crossover_cell_implausible(op, 0, 1));
+	CHECK(!crossover_cell_implausible(op, 2, 8));
+	/* a reference curve far above the copies is what it measures */
+	CHECK(!crossover_cell_implausible(op, 3, 0));
+	/* under twice a neighbour is no spike */
+	nt[1] = 2100;
+	set_curve(op, "movnt", nt, 40);
+	CHECK(!crossover_cell_implausible(op, 0, 0));
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK(op->curves[0].cell_flags[5] & POLICY_CELL_SUSPECT);
+	CHECK(!(op->curves[0].cell_flags[0] & POLICY_CELL_SUSPECT));
+	/* a neighbour flagged suspect is skipped: the next one is compared */
+	nt[1] = 150;
+	nt[2] = 100;
+	set_curve(op, "movnt", nt, 40);
+	op->curves[0].cell_flags[1] |= POLICY_CELL_SUSPECT;
+	CHECK(crossover_cell_implausible(op, 0, 2));
+}
+
 int main(void)
 {
 	pol = policy_new();
@@ -1015,6 +1062,7 @@ int main(void)
 
 	test_ties_no_range();
 	test_suspect_cells();
+	test_spike_cells();
 
 	policy_free(pol);
 	test_member_default();
