@@ -17,6 +17,16 @@
  *
  * When the bound is below the runs, no rule that fixes a strategy per
  * size, however it decides, passes the bar in every run of that host.
+ * A rule that follows the host instead decides from each run's own
+ * probe; given those (--probe, the policies of --save-policy, in the
+ * order of the sweeps), two such rules without any margin are scored:
+ *
+ *   probe's best      per size, the strategy with the highest median in
+ *                     that run's probe (cells it did not believe skipped)
+ *   probe, 5 sizes    the highest geometric mean of its probe medians
+ *                     over the size and two grid sizes either side
+ *
+ * What they miss, no rule reading the probe's medians would have caught.
  * Prints figures; never pass/fail.
  */
 #include <errno.h>
@@ -26,11 +36,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crossover.h"
 #include "oracle.h"
+#include "policy.h"
 #include "sweep_record.h"
 #include "table.h"
 
 #define DEFAULT_BAR 0.97
+/* "probe, 5 sizes": the grid sizes either side of the one decided */
+#define PROBE_RUN_HALF 2
 
 struct judged {
 	size_t nruns;
@@ -40,6 +54,8 @@ struct judged {
 	size_t ncells;
 	size_t *op_at;			/* [nops] */
 	double *cv;			/* [nruns][ncells] each run's cross-validated oracle */
+	/* with --probe: [nruns][nops] each run's probe medians, [strategy][size] */
+	double **probe_med;
 };
 
 /* Every run must hold the first one's ops, sizes and contenders. */
@@ -167,20 +183,75 @@ static void print_per_size(const struct judged *j)
 	}
 }
 
+/* Run r's probe op for sweep op k: a write of the same pattern and threads. */
+static const struct policy_op *find_probe_op(const struct policy *p,
+					     const struct sweep_record_op *op)
+{
+	for (size_t t = 0; t < p->ntargets; t++) {
+		const struct policy_op *po = policy_find_op(&p->targets[t], "write", op->pattern,
+							    op->threads);
+
+		if (po)
+			return po;
+	}
+	return NULL;
+}
+
+/*
+ * The medians of probe op po at op's sizes, strategy by strategy, for
+ * oracle_probe_pick(); NAN where it did not measure or believe a cell.
+ */
+static double *probe_medians(const struct policy_op *po, const struct sweep_record_op *op)
+{
+	double *med = malloc((op->nstrategies * op->nsizes + 1) * sizeof(*med));
+
+	for (unsigned s = 0; med && s < op->nstrategies; s++) {
+		const struct policy_curve *cv =
+			policy_op_find_curve(po, op->names[op->first_strategy + s]);
+
+		for (size_t i = 0; i < op->nsizes; i++) {
+			int idx = policy_op_size_index(po, op->sizes_bytes[i]);
+
+			med[s * op->nsizes + i] =
+				!cv || idx < 0 || cv->reference_only ||
+				crossover_cell_suspect(po, (size_t)(cv - po->curves), (size_t)idx) ?
+				NAN : cv->median_mib_s[idx];
+		}
+	}
+	return med;
+}
+
 /* How many sizes of run r miss the bar when the choice at each is pick(k, i). */
-enum choice { THE_POLICY, HINDSIGHT, LEAVE_ONE_OUT };
+enum choice { THE_POLICY, HINDSIGHT, LEAVE_ONE_OUT, PROBE_BEST, PROBE_RUN };
+
+static unsigned pick(const struct judged *j, size_t r, size_t k, size_t i, enum choice how)
+{
+	switch (how) {
+	case THE_POLICY:
+		return 0;
+	case HINDSIGHT:
+		return hindsight_pick(j, k, i, SIZE_MAX, NULL);
+	case LEAVE_ONE_OUT:
+		return hindsight_pick(j, k, i, r, NULL);
+	case PROBE_BEST:
+	case PROBE_RUN: {
+		const struct sweep_record_op *op = &j->rec[r].ops[k];
+
+		return op->first_strategy +
+		       oracle_probe_pick(j->probe_med[r * j->rec[0].nops + k], op->nstrategies,
+					 op->nsizes, i, how == PROBE_RUN ? PROBE_RUN_HALF : 0);
+	}
+	}
+	return 0;
+}
 
 static unsigned misses(const struct judged *j, size_t r, enum choice how)
 {
 	unsigned n = 0;
 
 	for (size_t k = 0; k < j->rec[r].nops; k++)
-		for (size_t i = 0; i < j->rec[r].ops[k].nsizes; i++) {
-			unsigned c = how == THE_POLICY ? 0 :
-				     hindsight_pick(j, k, i, how == HINDSIGHT ? SIZE_MAX : r, NULL);
-
-			n += !(ratio(j, r, k, i, c) >= j->bar);
-		}
+		for (size_t i = 0; i < j->rec[r].ops[k].nsizes; i++)
+			n += !(ratio(j, r, k, i, pick(j, r, k, i, how)) >= j->bar);
 	return n;
 }
 
@@ -248,20 +319,64 @@ out:
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: bench_hindsight [--bar RATIO] SWEEP.json SWEEP.json...\n"
+	fprintf(f, "Usage: bench_hindsight [--bar RATIO] [--probe POLICY.json]... "
+		"SWEEP.json SWEEP.json...\n"
 		"Judges several runs of `bench_policy --save-sweep FILE` (one host, one "
-		"policy) together.\n");
+		"policy) together.\n"
+		"--probe, once per sweep in their order: the policy each run judged "
+		"(--save-policy), for the rules that follow the probe.\n");
+}
+
+/* Each run's probe medians, for every sweep op (the probes are not kept). */
+static int load_probes(struct judged *j, char *const *paths, char *const *sweeps)
+{
+	size_t nops = j->rec[0].nops;
+	char err[512];
+	int rc = 0;
+
+	j->probe_med = calloc(j->nruns * nops + 1, sizeof(*j->probe_med));
+	if (!j->probe_med)
+		goto nomem;
+	for (size_t r = 0; r < j->nruns && !rc; r++) {
+		struct policy *p = policy_load(paths[r], err, sizeof(err));
+
+		if (!p) {
+			fprintf(stderr, "bench_hindsight: %s\n", err);
+			return -EINVAL;
+		}
+		for (size_t k = 0; k < nops && !rc; k++) {
+			const struct sweep_record_op *op = &j->rec[r].ops[k];
+			const struct policy_op *po = find_probe_op(p, op);
+
+			if (!po) {
+				fprintf(stderr, "bench_hindsight: %s: no write %s %u-thread op, which "
+					"%s judged\n", paths[r], op->pattern, op->threads,
+					sweeps[r]);
+				rc = -EINVAL;
+			} else if (!(j->probe_med[r * nops + k] = probe_medians(po, op))) {
+				rc = -ENOMEM;
+			}
+		}
+		policy_free(p);
+	}
+	if (rc != -ENOMEM)
+		return rc;
+nomem:
+	fprintf(stderr, "bench_hindsight: out of memory\n");
+	return -ENOMEM;
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "bar", required_argument, NULL, 'b' },
+		{ "probe", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct judged j = { .bar = DEFAULT_BAR };
-	char err[512], *end;
+	char err[512], *end, *probes[ORACLE_MAX_RUNS];
+	size_t nprobes = 0;
 	int c, rc = 1;
 
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
@@ -273,6 +388,14 @@ int main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
+			break;
+		case 'p':
+			if (nprobes == ORACLE_MAX_RUNS) {
+				fprintf(stderr, "bench_hindsight: --probe %s: more than %d\n",
+					optarg, ORACLE_MAX_RUNS);
+				return 2;
+			}
+			probes[nprobes++] = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -286,6 +409,11 @@ int main(int argc, char **argv)
 	if (j.nruns < 2 || j.nruns > ORACLE_MAX_RUNS) {
 		fprintf(stderr, "bench_hindsight: %zu sweep%s given; it judges 2 to %d together\n",
 			j.nruns, j.nruns == 1 ? "" : "s", ORACLE_MAX_RUNS);
+		return 2;
+	}
+	if (nprobes && nprobes != j.nruns) {
+		fprintf(stderr, "bench_hindsight: %zu --probe for %zu sweeps; one per sweep, in "
+			"their order\n", nprobes, j.nruns);
 		return 2;
 	}
 	j.rec = calloc(j.nruns, sizeof(*j.rec));
@@ -302,11 +430,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_hindsight: out of memory\n");
 		goto out;
 	}
+	if (nprobes && load_probes(&j, probes, argv + optind))
+		goto out;
 
 	printf("%zu runs of bench_policy (%s mode), policy %s; bar %.2f of the cross-validated "
 	       "oracle\n", j.nruns, j.rec[0].mode, j.rec[0].policy, j.bar);
 	for (size_t r = 0; r < j.nruns; r++)
-		printf("  run %zu: %s\n", r + 1, argv[optind + r]);
+		printf("  run %zu: %s%s%s\n", r + 1, argv[optind + r], nprobes ? ", probe " : "",
+		       nprobes ? probes[r] : "");
 	print_per_size(&j);
 	printf("\nsizes under the bar, run by run:\n  %-14s", "");
 	for (size_t r = 0; r < j.nruns; r++)
@@ -315,8 +446,15 @@ int main(int argc, char **argv)
 	print_choice(&j, "the policy", THE_POLICY);
 	print_choice(&j, "hindsight", HINDSIGHT);
 	print_choice(&j, "leave-one-out", LEAVE_ONE_OUT);
+	if (nprobes) {
+		print_choice(&j, "probe's best", PROBE_BEST);
+		print_choice(&j, "probe, 5 sizes", PROBE_RUN);
+	}
 	rc = print_bound(&j) ? 1 : 0;
 out:
+	for (size_t r = 0; j.probe_med && r < j.nruns * j.rec[0].nops; r++)
+		free(j.probe_med[r]);
+	free(j.probe_med);
 	for (size_t r = 0; r < j.nruns; r++)
 		sweep_record_free(&j.rec[r]);
 	free(j.rec);

@@ -65,3 +65,28 @@ uint32_t oracle_best_fixed_runs(const uint32_t *const *pass, const unsigned *npi
 	}
 	return best;
 }
+
+unsigned oracle_probe_pick(const double *med, unsigned n, size_t nsizes, size_t i, size_t half)
+{
+	unsigned best = 0;
+	double best_mean = -INFINITY;
+
+	for (unsigned s = 0; s < n; s++) {
+		double sum = 0;
+		unsigned k = 0;
+
+		for (size_t x = i > half ? i - half : 0; x <= i + half && x < nsizes; x++) {
+			double m = med[s * nsizes + x];
+
+			if (m > 0) {	/* false for NAN */
+				sum += log(m);
+				k++;
+			}
+		}
+		if (k && sum / k > best_mean) {
+			best_mean = sum / k;
+			best = s;
+		}
+	}
+	return best;
+}

@@ -31,4 +31,13 @@ double oracle_cross_validated(const double *h0, const double *h1, unsigned first
 uint32_t oracle_best_fixed_runs(const uint32_t *const *pass, const unsigned *npick,
 				size_t ncells, unsigned nruns);
 
+/*
+ * A rule that follows one probe with no margin: of n strategies, the one
+ * whose medians med[s * nsizes + x] (MiB/s; NAN or <= 0: not measured or
+ * not believed) have the highest geometric mean over sizes i - half ..
+ * i + half that exist, each strategy over the sizes it has; the first on
+ * a draw, and 0 where no strategy has any.
+ */
+unsigned oracle_probe_pick(const double *med, unsigned n, size_t nsizes, size_t i, size_t half);
+
 #endif

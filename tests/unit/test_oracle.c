@@ -125,9 +125,38 @@ static void test_record_round_trip(void)
 	rmdir(dir);
 }
 
+/*
+ * Three strategies over five sizes.  Alone, each size goes to its own
+ * best; over a window, a strategy ahead on its neighbours takes a size it
+ * loses by a little; a cell not measured (NAN) or not believed (0) is left
+ * out of its strategy's mean rather than counted as zero.
+ */
+static void test_probe_pick(void)
+{
+	const double med[3 * 5] = {
+		100, 100, 100, 100, 100,	/* 0: flat */
+		 90, 120, 99, 120, 90,		/* 1: ahead at 1 and 3 */
+		NAN, 80, 101, 0, NAN,		/* 2: a little ahead at 2 only */
+	};
+	const double none[2 * 2] = { NAN, NAN, 0, NAN };
+
+	CHECK_INT(oracle_probe_pick(med, 3, 5, 0, 0), 0);
+	CHECK_INT(oracle_probe_pick(med, 3, 5, 1, 0), 1);
+	CHECK_INT(oracle_probe_pick(med, 3, 5, 2, 0), 2);
+	/* sizes 1-3: strategy 1's mean (about 112.6) beats 2's over 1-2 (about 89.9) */
+	CHECK_INT(oracle_probe_pick(med, 3, 5, 2, 1), 1);
+	/* at the edge the window is cut: sizes 0-1, 0's 100 against 1's about 103.9 */
+	CHECK_INT(oracle_probe_pick(med, 3, 5, 0, 1), 1);
+	/* the whole axis: 1's mean (about 103) beats 0's 100 and 2's (about 89.9) */
+	CHECK_INT(oracle_probe_pick(med, 3, 5, 4, 4), 1);
+	/* nothing measured: the first */
+	CHECK_INT(oracle_probe_pick(none, 2, 2, 1, 0), 0);
+}
+
 int main(void)
 {
 	test_cross_validated();
+	test_probe_pick();
 	test_best_fixed_runs();
 	test_record_round_trip();
 	return check_report("test_oracle");
