@@ -78,8 +78,8 @@ bool crossover_cell_implausible(const struct policy_op *op, size_t c, size_t i)
 	/*
 	 * A spike: a copy does not run twice as fast as the same code one
 	 * size step away and as every other strategy at its size.  The first
-	 * cell of a probe did, 3-15x, for movnti at 64 B in 12 of 58 recorded
-	 * probes of a KVM guest.  At an end of the axis the one neighbour.
+	 * cell of a probe did, 2.5-13x, for movnti at 64 B in 12 of 47 probes
+	 * of an AMD KVM guest.  At an end of the axis the one neighbour.
 	 */
 	if (cv->reference_only || (l == SIZE_MAX && r >= op->nsizes))
 		return false;
