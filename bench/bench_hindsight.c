@@ -183,7 +183,7 @@ static void print_per_size(const struct judged *j)
 	}
 }
 
-/* Run r's probe op for sweep op k: a write of the same pattern and threads. */
+/* The op of probe p that sweep op op judged: a write of the same pattern and threads. */
 static const struct policy_op *find_probe_op(const struct policy *p,
 					     const struct sweep_record_op *op)
 {
@@ -221,9 +221,9 @@ static double *probe_medians(const struct policy_op *po, const struct sweep_reco
 	return med;
 }
 
-/* How many sizes of run r miss the bar when the choice at each is pick(k, i). */
 enum choice { THE_POLICY, HINDSIGHT, LEAVE_ONE_OUT, PROBE_BEST, PROBE_RUN };
 
+/* The contender chosen by how at size i of op k in run r. */
 static unsigned pick(const struct judged *j, size_t r, size_t k, size_t i, enum choice how)
 {
 	switch (how) {
@@ -245,6 +245,7 @@ static unsigned pick(const struct judged *j, size_t r, size_t k, size_t i, enum 
 	return 0;
 }
 
+/* How many sizes of run r miss the bar with the contender how chooses at each. */
 static unsigned misses(const struct judged *j, size_t r, enum choice how)
 {
 	unsigned n = 0;

@@ -383,6 +383,14 @@ static bool confirmed_at(const struct policy_op *op, const struct crossover_cell
 	return true;
 }
 
+/* A run of a member from size run0 to last, over n grid sizes, long enough for a range. */
+static bool member_run_long(const struct policy_op *op, size_t run0, size_t last, size_t n)
+{
+	return n >= CROSSOVER_MEMBER_MIN_SIZES &&
+	       (double)op->sizes_bytes[last] / (double)op->sizes_bytes[run0] >=
+	       CROSSOVER_MEMBER_MIN_SPAN;
+}
+
 /*
  * The member a family's sizes use: its default, except on runs of
  * consecutive grid sizes where one challenger (the member beating the
@@ -434,9 +442,7 @@ static void choose_members(const struct policy_op *op, enum strategy_family f, d
 			last = i;
 			continue;
 		}
-		if (run0 != SIZE_MAX && runn >= CROSSOVER_MEMBER_MIN_SIZES &&
-		    (double)op->sizes_bytes[last] / (double)op->sizes_bytes[run0] >=
-		    CROSSOVER_MEMBER_MIN_SPAN)
+		if (run0 != SIZE_MAX && member_run_long(op, run0, last, runn))
 			for (size_t j = run0; j <= last; j++)
 				if (cells[j].family == (int)f)
 					cells[j].winner = alt;
@@ -772,9 +778,7 @@ static void apply_baseline(const struct policy_op *op, const struct policy_op *b
 			last = i;
 			continue;
 		}
-		if (run0 != SIZE_MAX && (runn < CROSSOVER_MEMBER_MIN_SIZES ||
-					 (double)op->sizes_bytes[last] / (double)op->sizes_bytes[run0] <
-					 CROSSOVER_MEMBER_MIN_SPAN)) {
+		if (run0 != SIZE_MAX && !member_run_long(op, run0, last, runn)) {
 			int alt = win[run0];
 
 			for (size_t j = run0; j <= last; j++)

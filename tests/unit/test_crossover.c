@@ -646,25 +646,43 @@ static void set_tight_cells(struct policy_curve *c, const double *v, size_t n, u
 }
 
 /*
+ * A policy of its own (*p, freed by the caller) with one sequential op
+ * over four sizes and two curves, looked up once both exist.
+ */
+static struct policy_op *two_member_op(struct policy **p, const uint64_t *sz4,
+				       const char *na, const char *nb,
+				       struct policy_curve **a, struct policy_curve **b)
+{
+	struct policy_target *t;
+	struct policy_op *op;
+
+	*p = policy_new();
+	t = *p ? policy_add_target(*p, "t") : NULL;
+	op = t ? policy_target_add_op(t, "write", "sequential", 1, sz4, 4) : NULL;
+	if (!op || !policy_op_add_curve(op, na) || !policy_op_add_curve(op, nb)) {
+		fprintf(stderr, "two_member_op: out of memory\n");
+		exit(EXIT_FAILURE);
+	}
+	*a = policy_op_find_curve(op, na);
+	*b = policy_op_find_curve(op, nb);
+	return op;
+}
+
+/*
  * Within a family the default member holds unless another beats it by
  * the margin on consecutive sizes spanning CROSSOVER_MEMBER_MIN_SPAN.
  */
 static void test_member_default(void)
 {
 	static const uint64_t sz[4] = { 1024, 2048, 4096, 8192 };
-	struct policy *p = policy_new();
-	struct policy_target *t = policy_add_target(p, "t");
-	struct policy_op *op = policy_target_add_op(t, "write", "sequential", 1, sz, 4);
+	struct policy *p;
+	struct policy_curve *a, *b;
+	struct policy_op *op = two_member_op(&p, sz, "movnt_sse2", "movnt_avx2", &a, &b);
 	struct crossover_cell cells[4];
 	struct crossover_recheck rc[4];
-	struct policy_curve *a, *b;
 	/* sse2 ahead by 1 %, 1 %, then 10 % once, each with a 0.2 % interval */
 	double va[4] = { 10100, 10100, 11000, 10000 }, vb[4] = { 10000, 10000, 10000, 10000 };
 
-	policy_op_add_curve(op, "movnt_sse2");
-	policy_op_add_curve(op, "movnt_avx2");
-	a = policy_op_find_curve(op, "movnt_sse2");
-	b = policy_op_find_curve(op, "movnt_avx2");
 	for (int round = 0; round < 2; round++) {
 		set_tight_cells(a, va, 4, 41);
 		set_tight_cells(b, vb, 4, 41);
@@ -722,16 +740,11 @@ static void test_member_default(void)
 static void test_member_quick_grid(void)
 {
 	static const uint64_t sz[4] = { 64, 256, 1024, 4096 };
-	struct policy *p = policy_new();
-	struct policy_target *t = policy_add_target(p, "t");
-	struct policy_op *op = policy_target_add_op(t, "write", "sequential", 1, sz, 4);
+	struct policy *p;
 	struct policy_curve *a, *b;
+	struct policy_op *op = two_member_op(&p, sz, "movdir64b", "movnt_avx512", &a, &b);
 	double va[4] = { 1100, 1100, 1000, 1000 }, vb[4] = { 1000, 1000, 1000, 1000 };
 
-	policy_op_add_curve(op, "movdir64b");
-	policy_op_add_curve(op, "movnt_avx512");
-	a = policy_op_find_curve(op, "movdir64b");
-	b = policy_op_find_curve(op, "movnt_avx512");
 	for (int round = 0; round < 2; round++) {
 		set_tight_cells(a, va, 4, 15);
 		set_tight_cells(b, vb, 4, 15);
