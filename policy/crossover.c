@@ -260,9 +260,9 @@ static size_t separated(const int *v, const bool *grid, size_t n, size_t *out)
  * nothing separated on one side; dropped (island[i]), since a one-size
  * change of decision is kept only when repeated, unless keep[i] says a
  * fresh measurement repeated it (the file records that, so replay keeps
- * it too).  Ties: between two sizes of one family that family; between
- * an axis edge and a family, that family; between two families, or with
- * nothing separated at all, the prior.  Bisection points (not grid) only
+ * it too).  Ties, looking past kept islands: between two sizes of one
+ * family that family; between an axis edge and a family, that family;
+ * between two families, or with nothing separated at all, the prior.  Bisection points (not grid) only
  * place a crossover between two grid sizes of different families, never
  * a run of their own.
  */
@@ -302,7 +302,21 @@ int crossover_smooth_confirmed(int *v, const bool *grid, size_t n, int prior, bo
 	}
 	for (size_t i = 0; keep && i < n; i++)
 		keep[i] = kept[i];
+	/*
+	 * A kept island is one size's own effect (a partial line, say), not
+	 * a run: the ties beside it look past it to the run it sits in.
+	 * Taking its family, a tie at 64 B beside a kept 96 B went cached in
+	 * some probes of a host and streaming in the others.
+	 */
 	ns = separated(v, grid, n, sep);
+	{
+		size_t m = 0;
+
+		for (size_t k = 0; k < ns; k++)
+			if (!kept[sep[k]])
+				sep[m++] = sep[k];
+		ns = m;
+	}
 	for (size_t i = 0; i < n; i++) {
 		fam[i] = -1;
 		if (v[i] == VERDICT_NONE || !grid[i])

@@ -12,7 +12,8 @@
  * the run beside it at an axis edge, or the prior (streaming: it does not
  * evict the application's cache).  A one-size departure inside the other
  * family, or from the prior at an edge, is an island: dropped unless
- * confirmed by a fresh measurement.  Within a family the default member
+ * confirmed by a fresh measurement, and kept only as wide as itself (the
+ * ties beside it look past it).  Within a family the default member
  * (strategy_default_rank()) holds unless another beats it by the margin
  * on consecutive sizes spanning CROSSOVER_MEMBER_MIN_SPAN.
  *

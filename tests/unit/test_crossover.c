@@ -966,6 +966,30 @@ static void test_smooth_confirmed(void)
 		for (size_t i = 0; i < 7; i++)
 			CHECK_INT(fam[i], S);
 	}
+
+	/*
+	 * A kept island is as wide as itself: the tie at the edge beside it
+	 * (64 B beside a partial-line 96 B) joins the run past it, and so
+	 * does a tie between it and that run.
+	 */
+	{
+		int w[6] = { T, C, T, S, S, S };
+		bool k[6] = { false, true, false, false, false, false };
+
+		CHECK_INT(crossover_smooth_confirmed(w, grid7, 6, S, k, fam, island), 0);
+		CHECK(k[1] && !island[1]);
+		for (size_t i = 0; i < 6; i++)
+			CHECK_MSG(fam[i] == (i == 1 ? C : S), "fam[%zu] = %d", i, fam[i]);
+	}
+	/* ... and with nothing else separated, the ties take the prior */
+	{
+		int w[5] = { T, T, C, T, T };
+		bool k[5] = { false, false, true, false, false };
+
+		CHECK_INT(crossover_smooth_confirmed(w, grid7, 5, S, k, fam, island), 0);
+		for (size_t i = 0; i < 5; i++)
+			CHECK_MSG(fam[i] == (i == 2 ? C : S), "fam[%zu] = %d", i, fam[i]);
+	}
 }
 
 /* A cell that cannot be right never draws a crossover, and is flagged. */
