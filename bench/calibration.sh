@@ -9,10 +9,15 @@
 # Figures only; each mode's block ends with those two lines.
 # Usage: calibration.sh PMEM_TUNE [N] [MODES] [TARGET]
 #   MODES: comma list of quick, standard, thorough (default quick,standard)
+#   KEEP=DIR in the environment keeps the policies, as DIR/MODE/pI.json
 set -euo pipefail
 tune=$1 n=${2:-10} modes=${3:-quick,standard} target=${4:-dram}
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+keep() {
+	[ -n "${KEEP:-}" ] || return 0
+	mkdir -p "$KEEP" && cp -r "$tmp"/. "$KEEP"/
+}
+trap 'keep; rm -rf "$tmp"' EXIT
 for mode in ${modes//,/ }; do
 	flag=()
 	[ "$mode" = quick ] && flag=(--quick)
