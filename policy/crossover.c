@@ -252,6 +252,23 @@ static size_t separated(const int *v, const bool *grid, size_t n, size_t *out)
 }
 
 /*
+ * The separated sizes sep[0..ns) less the kept islands, in place; their
+ * count.  A kept island is one size's own effect (a partial line, say),
+ * not a run: the ties beside it look past it to the run it sits in.
+ * Taking its family, a tie at 64 B beside a kept 96 B went cached in
+ * some probes of a host and streaming in the others.
+ */
+static size_t without_kept(size_t *sep, size_t ns, const bool *kept)
+{
+	size_t m = 0;
+
+	for (size_t k = 0; k < ns; k++)
+		if (!kept[sep[k]])
+			sep[m++] = sep[k];
+	return m;
+}
+
+/*
  * From raw verdicts v (modified: dropped islands become ties) to a
  * family per size in fam (-1 where v is VERDICT_NONE).
  *
@@ -262,9 +279,9 @@ static size_t separated(const int *v, const bool *grid, size_t n, size_t *out)
  * fresh measurement repeated it (the file records that, so replay keeps
  * it too).  Ties, looking past kept islands: between two sizes of one
  * family that family; between an axis edge and a family, that family;
- * between two families, or with nothing separated at all, the prior.  Bisection points (not grid) only
- * place a crossover between two grid sizes of different families, never
- * a run of their own.
+ * between two families, or with nothing separated at all, the prior.
+ * Bisection points (not grid) only place a crossover between two grid
+ * sizes of different families, never a run of their own.
  */
 int crossover_smooth_confirmed(int *v, const bool *grid, size_t n, int prior, bool *keep,
 			       int *fam, bool *island)
@@ -302,21 +319,7 @@ int crossover_smooth_confirmed(int *v, const bool *grid, size_t n, int prior, bo
 	}
 	for (size_t i = 0; keep && i < n; i++)
 		keep[i] = kept[i];
-	/*
-	 * A kept island is one size's own effect (a partial line, say), not
-	 * a run: the ties beside it look past it to the run it sits in.
-	 * Taking its family, a tie at 64 B beside a kept 96 B went cached in
-	 * some probes of a host and streaming in the others.
-	 */
-	ns = separated(v, grid, n, sep);
-	{
-		size_t m = 0;
-
-		for (size_t k = 0; k < ns; k++)
-			if (!kept[sep[k]])
-				sep[m++] = sep[k];
-		ns = m;
-	}
+	ns = without_kept(sep, separated(v, grid, n, sep), kept);
 	for (size_t i = 0; i < n; i++) {
 		fam[i] = -1;
 		if (v[i] == VERDICT_NONE || !grid[i])

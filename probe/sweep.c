@@ -930,12 +930,9 @@ static int sweep_op(struct sweep *sw, struct policy_op *op, bool random, struct 
 		measure_size(sw, op, op->threads, random, ct, nct, (int)idx);
 		if (crossover_op_thin(op)) {
 			thin_rest(sw, op, nct, idx + 1);
-			break;
+			rc = crossover_decide(op);
+			goto out;
 		}
-	}
-	if (crossover_op_thin(op)) {
-		rc = crossover_decide(op);
-		goto out;
 	}
 	screen(sw, op, random, ct, nct);
 	rc = refine(sw, op, random, ct, nct);
