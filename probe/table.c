@@ -78,9 +78,24 @@ static void print_header(FILE *f, const struct policy_op *op)
 	}
 }
 
+/* Is any cell of size s measured, and is any unmeasurable (threads never together)? */
+static bool size_measured(const struct policy_op *op, size_t s, bool *unmeasurable)
+{
+	bool any = false;
+
+	*unmeasurable = false;
+	for (size_t i = 0; i < op->ncurves; i++) {
+		any |= !isnan(op->curves[i].median_mib_s[s]);
+		*unmeasurable |= op->curves[i].cell_flags &&
+				 (op->curves[i].cell_flags[s] & POLICY_CELL_UNMEASURABLE);
+	}
+	return any;
+}
+
 static void print_op(FILE *f, const struct policy_op *op, bool color)
 {
 	struct crossover_cell cells[op->nsizes ? op->nsizes : 1];
+	size_t first_unmeasurable = SIZE_MAX, blank = 0;
 	char sz[32];
 
 	fprintf(f, "\n%s%s %s, %u thread%s%s (MiB/s, median; * best, ~ tie)", color ? BOLD : "",
@@ -92,7 +107,17 @@ static void print_op(FILE *f, const struct policy_op *op, bool color)
 	crossover_cells(op, cells);
 	for (size_t s = 0; s < op->nsizes; s++) {
 		const char *best = cells[s].winner >= 0 ? op->curves[cells[s].winner].strategy : "-";
+		bool unmeasurable;
 
+		/* a row of dots says nothing: the lines below count them */
+		if (!size_measured(op, s, &unmeasurable)) {
+			if (unmeasurable && first_unmeasurable == SIZE_MAX)
+				first_unmeasurable = s;
+			blank++;
+			continue;
+		}
+		if (unmeasurable && first_unmeasurable == SIZE_MAX)
+			first_unmeasurable = s;
 		table_format_size(op->sizes_bytes[s], sz, sizeof(sz));
 		fprintf(f, "%8s", sz);
 		for (size_t i = 0; i < op->ncurves; i++) {
@@ -108,6 +133,12 @@ static void print_op(FILE *f, const struct policy_op *op, bool color)
 				fprintf(f, " %8.0f%c", v, mark);
 		}
 		fprintf(f, "  %s\n", best);
+	}
+	if (blank)
+		fprintf(f, "  %zu of %zu sizes: nothing measured\n", blank, op->nsizes);
+	if (first_unmeasurable != SIZE_MAX) {
+		fprintf(f, "  no decision: at %s the threads did not run together (unmeasurable)\n",
+			table_format_bytes(op->sizes_bytes[first_unmeasurable], sz, sizeof(sz)));
 	}
 	for (size_t i = 0; i < op->ncurves; i++)
 		if (op->curves[i].reference_only)
