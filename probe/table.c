@@ -107,17 +107,14 @@ static void print_op(FILE *f, const struct policy_op *op, bool color)
 	crossover_cells(op, cells);
 	for (size_t s = 0; s < op->nsizes; s++) {
 		const char *best = cells[s].winner >= 0 ? op->curves[cells[s].winner].strategy : "-";
-		bool unmeasurable;
+		bool unmeasurable, any = size_measured(op, s, &unmeasurable);
 
-		/* a row of dots says nothing: the lines below count them */
-		if (!size_measured(op, s, &unmeasurable)) {
-			if (unmeasurable && first_unmeasurable == SIZE_MAX)
-				first_unmeasurable = s;
+		if (unmeasurable && first_unmeasurable == SIZE_MAX)
+			first_unmeasurable = s;
+		if (!any) {	/* a row of dots says nothing: counted below */
 			blank++;
 			continue;
 		}
-		if (unmeasurable && first_unmeasurable == SIZE_MAX)
-			first_unmeasurable = s;
 		table_format_size(op->sizes_bytes[s], sz, sizeof(sz));
 		fprintf(f, "%8s", sz);
 		for (size_t i = 0; i < op->ncurves; i++) {
@@ -136,10 +133,9 @@ static void print_op(FILE *f, const struct policy_op *op, bool color)
 	}
 	if (blank)
 		fprintf(f, "  %zu of %zu sizes: nothing measured\n", blank, op->nsizes);
-	if (first_unmeasurable != SIZE_MAX) {
+	if (first_unmeasurable != SIZE_MAX)
 		fprintf(f, "  no decision: at %s the threads did not run together (unmeasurable)\n",
 			table_format_bytes(op->sizes_bytes[first_unmeasurable], sz, sizeof(sz)));
-	}
 	for (size_t i = 0; i < op->ncurves; i++)
 		if (op->curves[i].reference_only)
 			fprintf(f, "  %s: measured for reference only, not persistent here\n",
