@@ -20,6 +20,9 @@
 
 enum sweep_mode { SWEEP_QUICK, SWEEP_STANDARD, SWEEP_THOROUGH };
 
+/* The default lead-in (sweep_config.lead_in_bytes): 16 KiB, several times the idle start seen */
+#define SWEEP_LEAD_IN_BYTES (16u << 10)
+
 struct sweep_config {
 	enum sweep_mode mode;
 	double budget_s;	/* wall time for the whole target */
@@ -42,6 +45,13 @@ struct sweep_config {
 	 * relies on an area several times the LLC (the old way, for bench/).
 	 */
 	bool evict;
+	/*
+	 * Untimed copies of the same walk right before each timed batch, up
+	 * to this many bytes and never more copies than the batch (0: none):
+	 * the batch is then timed back to back, not from an idle write path
+	 * (SWEEP_LEAD_IN_BYTES by default; see lead_in() in sweep.c).
+	 */
+	uint64_t lead_in_bytes;
 	/* keep every cell's samples, as taken, in the policy (raw_mib_s) */
 	bool keep_samples;
 	bool progress;		/* a progress line on stderr, rewritten (a terminal) */
