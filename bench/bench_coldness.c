@@ -25,6 +25,7 @@
 #include "cpu.h"
 #include "stats.h"
 #include "strategy.h"
+#include "strategy_list.h"
 #include "sweep.h"
 #include "target.h"
 #include "workers.h"
@@ -79,9 +80,8 @@ int main(int argc, char **argv)
 	const double seconds = mode == SWEEP_QUICK ? 0.05 : 0.2;
 	const struct strategy *st[MAX_NAMES];
 	struct area old = { 0 }, new = { 0 };
-	char names[256], *save = NULL;
 	double logsum = 0, lo = INFINITY, hi = 0;
-	unsigned nst = 0, nratio = 0;
+	unsigned nst, nratio = 0;
 	struct cpu_info ci;
 	uint64_t t0 = now_ns();
 	int rc = 1;
@@ -91,17 +91,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	strategy_init(&ci);
-	snprintf(names, sizeof(names), "%s", list);
-	for (char *n = strtok_r(names, ",", &save); n && nst < MAX_NAMES;
-	     n = strtok_r(NULL, ",", &save)) {
-		const struct strategy *s = strategy_find(n);
-		const char *missing;
-
-		if (s && strategy_supported(s, &ci, &missing))
-			st[nst++] = s;
-		else
-			fprintf(stderr, "bench_coldness: %s: unknown or not supported, skipped\n", n);
-	}
+	nst = bench_strategy_list("bench_coldness", list, &ci, st, MAX_NAMES);
 	if (!nst)
 		return 1;
 	if (area_open(&old, "old", target_default_area(1) > 4 * target_cache_bytes(ci.llc_bytes) ?

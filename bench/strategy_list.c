@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <stdio.h>
+#include <string.h>
+
+#include "strategy_list.h"
+
+unsigned bench_strategy_list(const char *prog, const char *list, const struct cpu_info *ci,
+			     const struct strategy **st, unsigned max)
+{
+	char names[256], *save = NULL;
+	unsigned n = 0;
+
+	snprintf(names, sizeof(names), "%s", list);
+	for (char *name = strtok_r(names, ",", &save); name && n < max;
+	     name = strtok_r(NULL, ",", &save)) {
+		const struct strategy *s = strategy_find(name);
+		const char *missing;
+
+		if (s && strategy_supported(s, ci, &missing))
+			st[n++] = s;
+		else
+			fprintf(stderr, "%s: %s: unknown or not supported, skipped\n", prog, name);
+	}
+	return n;
+}
