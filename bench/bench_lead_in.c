@@ -6,8 +6,9 @@
  *
  *   idle     lead_in_bytes 0: each timed batch starts right after the
  *            previous sample's evict pass, on an idle write path
- *   lead-in  the default (SWEEP_LEAD_IN_BYTES): untimed copies of the
- *            same walk first, so the batch is timed back to back
+ *   lead-in  the default: untimed copies of the same walk first (a
+ *            quarter of the batch, at most SWEEP_LEAD_IN_BYTES), so the
+ *            batch is timed back to back
  *
  * Each size is measured in PASSES passes, idle first and lead-in first
  * in turn.  What matters to a decision is whether the strategies' order
@@ -84,7 +85,8 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("bench_lead_in: %s, one thread, %zu MiB of dram; idle: no lead-in; lead-in: "
-	       "%u KiB\n", sweep_mode_name(mode), t.len >> 20, SWEEP_LEAD_IN_BYTES >> 10);
+	       "a quarter of the batch, at most %u KiB\n", sweep_mode_name(mode), t.len >> 20,
+	       SWEEP_LEAD_IN_BYTES >> 10);
 	for (int random = 0; random < 2; random++) {
 		printf("\n%s: %s MiB/s, and each other strategy's ratio to it\n%8s %8s %8s",
 		       random ? "random" : "sequential", st[0]->name, "size", "idle", "lead-in");

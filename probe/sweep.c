@@ -383,9 +383,10 @@ static void refused(struct sweep *sw, struct contender *k, uint64_t sample_ns)
  * every later one took 520-580, and rep_movsb_clwb ran them at twice
  * the rate of clwb.  Batches of 70-110 copies then had rep_movsb_clwb
  * 4-10 % ahead of clwb at 64-128 B, where back to back the two are
- * level (bench_lead_in).  From lead_in_bytes up, one copy outlasts the
- * start by itself; below, the lead-in is never longer than the batch,
- * so a sample costs at most twice its timed part.
+ * level (bench_lead_in).  A quarter of the batch (5 us or so of copying
+ * in standard mode, several times that start) fills the queues and
+ * costs a size a fifth of its samples; lead_in_bytes bounds it, and from
+ * lead_in_bytes up one copy outlasts the start by itself.
  */
 static unsigned lead_in(uint64_t lead_in_bytes, uint64_t size, unsigned batch)
 {
@@ -394,7 +395,7 @@ static unsigned lead_in(uint64_t lead_in_bytes, uint64_t size, unsigned batch)
 	if (size >= lead_in_bytes)
 		return 0;
 	n = (lead_in_bytes + size - 1) / size;
-	return n < batch ? (unsigned)n : batch;
+	return n < (batch + 3) / 4 ? (unsigned)n : (batch + 3) / 4;
 }
 
 /*

@@ -46,9 +46,9 @@ struct sweep_config {
 	 */
 	bool evict;
 	/*
-	 * Untimed copies of the same walk right before each timed batch, up
-	 * to this many bytes and never more copies than the batch (0: none):
-	 * the batch is then timed back to back, not from an idle write path
+	 * Untimed copies of the same walk right before each timed batch, a
+	 * quarter of the batch and at most this many bytes (0: none): the
+	 * batch is then timed back to back, not from an idle write path
 	 * (SWEEP_LEAD_IN_BYTES by default; see lead_in() in sweep.c).
 	 */
 	uint64_t lead_in_bytes;
