@@ -143,6 +143,7 @@ enum crossover_recheck_why {
 	CROSSOVER_RECHECK_ISLAND,	/* one size between two of another winner */
 	CROSSOVER_RECHECK_EDGE,		/* one size at the grid's edge, the next differ */
 	CROSSOVER_RECHECK_MEMBER,	/* a size of a member range: not the family's default */
+	CROSSOVER_RECHECK_UNRESOLVED,	/* a tie that one member's wide interval makes */
 };
 
 #define CROSSOVER_RECHECK_MAX_CURVES 2
@@ -163,8 +164,17 @@ struct crossover_recheck {
  * dropped; the probe may measure the size again, fresh (at least the two
  * families' representatives, curves[0]: the island's, curves[1]: the
  * other), and flag the fresh cells POLICY_CELL_CONFIRMED where they give
- * the same verdict: crossover_cells() then keeps the island.  Lists up
- * to max, in size order; returns the count.
+ * the same verdict: crossover_cells() then keeps the island.
+ *
+ * Also the grid sizes that are a tie only because of one member's
+ * interval (UNRESOLVED): the families' values are apart by the margin
+ * and so are their intervals taken bound by bound as the value is (the
+ * second-best lower bound of one family above the second-best upper
+ * bound of the other), but the representative's own interval is wide,
+ * as a cell cut short with one slow sample is.  verdict is the family
+ * those bounds give; fresh cells that give it count as the repeat.
+ *
+ * Lists up to max, in size order; returns the count.
  */
 size_t crossover_rechecks(const struct policy_op *op, const struct crossover_cell *cells,
 			  struct crossover_recheck *out, size_t max);

@@ -731,7 +731,10 @@ static unsigned measure_again(struct sweep *sw, struct policy_op *op, bool rando
  * there, which an old cell could otherwise become.  Where the fresh
  * cells give the verdict the island claimed, separated by the margin,
  * the effect has repeated: they are flagged POLICY_CELL_CONFIRMED and
- * the decision keeps the island.
+ * the decision keeps the island.  A tie that one member's wide interval
+ * made is measured again the same way: the fresh cells decide, and
+ * where they give the family the first look's bounds did, that is the
+ * repeat.
  */
 static void recheck(struct sweep *sw, struct policy_op *op, bool random,
 		    struct contender *all, unsigned nall)

@@ -535,6 +535,47 @@ static void test_rechecks(void)
 	CHECK_STR(op->crossovers[0].kind, "family");
 }
 
+/*
+ * A tie that only the representative's own wide interval makes is
+ * listed to be measured again (UNRESOLVED), with the family the bounds
+ * give; a tie that two members' intervals make is not.
+ */
+static void test_rechecks_unresolved(void)
+{
+	static const char *const streaming[] = { "movnt", "movnt_sse2", "movnt_avx2" };
+	static const char *const cached[] = { "clwb", "clflushopt", "clflush" };
+	struct crossover_recheck rc[NGRID];
+	struct policy_op *op;
+	double v[NGRID];
+
+	for (int wide = 1; wide <= 2; wide++) {
+		op = new_op(grid, NGRID);
+		for (size_t i = 0; i < NGRID; i++)
+			v[i] = 2000;
+		for (size_t k = 0; k < 3; k++)
+			set_curve(op, streaming[k], v, 50);
+		for (size_t i = 0; i < NGRID; i++)
+			v[i] = i == 4 ? 3000 : 1000;
+		for (size_t k = 0; k < 3; k++)
+			set_curve(op, cached[k], v, 50);
+		/* clflushopt best by a hair, clwb second (the representative), wide */
+		set_cell(curve(op, "clflushopt"), 4, 3001, wide == 2 ? 1500 : 50);
+		set_cell(curve(op, "clwb"), 4, 3000, 1500);
+		if (wide == 1) {
+			CHECK_INT(rechecks_of(op, rc), 1);
+			check_recheck(op, &rc[0], 4, CROSSOVER_RECHECK_UNRESOLVED, "clwb",
+				      "movnt_sse2");
+			CHECK_INT(rc[0].verdict, VERDICT_CACHED);
+		} else {
+			CHECK_INT(rechecks_of(op, rc), 0);
+		}
+		/* the rule itself is unchanged: a tie, and the streaming run holds */
+		CHECK_INT(crossover_decide(op), 0);
+		CHECK_INT(op->nranges, 1);
+		check_range(op, 0, 0, POLICY_SIZE_OPEN, "movnt_avx2", false);
+	}
+}
+
 static void test_confidence(void)
 {
 	static const uint64_t sizes[] = { 256, 512, 1024, 2048, 4096 };
@@ -1091,6 +1132,7 @@ int main(void)
 	test_missing_cells();
 	test_reference_only();
 	test_rechecks();
+	test_rechecks_unresolved();
 	test_confirmed_islands();
 	test_confirmed_island_exports();
 	test_smooth_confirmed();
