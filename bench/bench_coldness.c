@@ -86,11 +86,6 @@ int main(int argc, char **argv)
 	uint64_t t0 = now_ns();
 	int rc = 1;
 
-	if (cpu_detect(&ci)) {
-		fprintf(stderr, "bench_coldness: cannot identify the CPU\n");
-		return 1;
-	}
-	strategy_init(&ci);
 	nst = bench_strategy_list("bench_coldness", list, &ci, st, MAX_NAMES);
 	if (!nst)
 		return 1;

@@ -57,11 +57,6 @@ int main(int argc, char **argv)
 	char err[512];
 	int rc = 1;
 
-	if (cpu_detect(&ci)) {
-		fprintf(stderr, "bench_lead_in: cannot identify the CPU\n");
-		return 1;
-	}
-	strategy_init(&ci);
 	nst = bench_strategy_list("bench_lead_in", list, &ci, st, MAX_NAMES);
 	if (nst < 2) {
 		fprintf(stderr, "bench_lead_in: need two strategies this CPU runs\n");

@@ -4,12 +4,17 @@
 
 #include "strategy_list.h"
 
-unsigned bench_strategy_list(const char *prog, const char *list, const struct cpu_info *ci,
+unsigned bench_strategy_list(const char *prog, const char *list, struct cpu_info *ci,
 			     const struct strategy **st, unsigned max)
 {
 	char names[256], *save = NULL;
 	unsigned n = 0;
 
+	if (cpu_detect(ci)) {
+		fprintf(stderr, "%s: cannot identify the CPU\n", prog);
+		return 0;
+	}
+	strategy_init(ci);
 	snprintf(names, sizeof(names), "%s", list);
 	for (char *name = strtok_r(names, ",", &save); name && n < max;
 	     name = strtok_r(NULL, ",", &save)) {

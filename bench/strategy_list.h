@@ -9,11 +9,13 @@
 #include "strategy.h"
 
 /*
- * Up to max strategies of list that ci supports, in the list's order,
- * into st; the others are named on stderr after prog, and skipped.
- * Returns how many were kept.
+ * Identify the CPU into *ci and set the kernels up for it
+ * (strategy_init()); then up to max strategies of list that it supports,
+ * in the list's order, into st; the others are named on stderr after
+ * prog, and skipped.  Returns how many were kept: none (said on
+ * stderr) when the CPU cannot be identified.
  */
-unsigned bench_strategy_list(const char *prog, const char *list, const struct cpu_info *ci,
+unsigned bench_strategy_list(const char *prog, const char *list, struct cpu_info *ci,
 			     const struct strategy **st, unsigned max);
 
 #endif
