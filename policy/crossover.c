@@ -141,20 +141,32 @@ static double prob_beats(const struct policy_op *op, int a, int b, size_t i)
 				  cb->ci_hi_mib_s ? cb->ci_hi_mib_s[i] : NAN);
 }
 
+/* A cell's median and the interval the separation test uses (MiB/s). */
+struct cell_value {
+	double median, lo, hi;
+};
+
 /*
  * +1 when a beats b by more than the margin with the intervals apart, -1
  * the reverse, 0 a tie.  Both conditions: the margin alone sits inside
  * the probe-to-probe noise, disjoint intervals alone accept 1 % gains.
  */
-static int compare(const struct policy_op *op, int a, int b, size_t i, double margin)
+static int apart(const struct cell_value *a, const struct cell_value *b, double margin)
 {
-	double ma = cell_median(op, a, i), mb = cell_median(op, b, i);
-
-	if (ma > mb * (1 + margin) && cell_lo(op, a, i) > cell_hi(op, b, i))
+	if (a->median > b->median * (1 + margin) && a->lo > b->hi)
 		return 1;
-	if (mb > ma * (1 + margin) && cell_lo(op, b, i) > cell_hi(op, a, i))
+	if (b->median > a->median * (1 + margin) && b->lo > a->hi)
 		return -1;
 	return 0;
+}
+
+/* apart() of curves a and b at size i. */
+static int compare(const struct policy_op *op, int a, int b, size_t i, double margin)
+{
+	const struct cell_value va = { cell_median(op, a, i), cell_lo(op, a, i), cell_hi(op, a, i) };
+	const struct cell_value vb = { cell_median(op, b, i), cell_lo(op, b, i), cell_hi(op, b, i) };
+
+	return apart(&va, &vb, margin);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -268,19 +280,17 @@ static int family_bounds(const struct policy_op *op, enum strategy_family f, siz
 static int unresolved_verdict(const struct policy_op *op, const struct crossover_cell *x,
 			      size_t i, double margin)
 {
-	double lo[2], hi[2], ms, mc;
+	struct cell_value v[2];
+	int r;
 
 	if (x->verdict != VERDICT_TIE || x->rep[0] < 0 || x->rep[1] < 0 ||
-	    family_bounds(op, FAMILY_STREAMING, i, &lo[0], &hi[0]) ||
-	    family_bounds(op, FAMILY_CACHED_FLUSH, i, &lo[1], &hi[1]))
+	    family_bounds(op, FAMILY_STREAMING, i, &v[0].lo, &v[0].hi) ||
+	    family_bounds(op, FAMILY_CACHED_FLUSH, i, &v[1].lo, &v[1].hi))
 		return VERDICT_TIE;
-	ms = cell_median(op, x->rep[0], i);
-	mc = cell_median(op, x->rep[1], i);
-	if (ms > mc * (1 + margin) && lo[0] > hi[1])
-		return VERDICT_STREAMING;
-	if (mc > ms * (1 + margin) && lo[1] > hi[0])
-		return VERDICT_CACHED;
-	return VERDICT_TIE;
+	v[0].median = cell_median(op, x->rep[0], i);
+	v[1].median = cell_median(op, x->rep[1], i);
+	r = apart(&v[0], &v[1], margin);
+	return r > 0 ? VERDICT_STREAMING : r < 0 ? VERDICT_CACHED : VERDICT_TIE;
 }
 
 /* The family's first ranked member with a measured cell in op; -1 if none. */
