@@ -189,6 +189,15 @@ static inline size_t next_offset(const struct cell *c, size_t slice_len, uint64_
 	return off;
 }
 
+/* n copies of c on ts's walk, advancing it. */
+static inline void copy_walk(const struct cell *c, struct thread_state *ts, unsigned n,
+			     uint64_t nslots, size_t step)
+{
+	for (unsigned k = 0; k < n; k++)
+		c->copy(ts->slice + next_offset(c, ts->slice_len, nslots, step, &ts->rng,
+						&ts->cursor), ts->src, c->size);
+}
+
 static void cell_work(unsigned tid, void *arg)
 {
 	struct cell *c = arg;
@@ -202,13 +211,9 @@ static void cell_work(unsigned tid, void *arg)
 	/* before the lead-in: during a system call the queues drain again */
 	bool counted = !getrusage(RUSAGE_THREAD, &r0);
 
-	for (unsigned k = 0; k < c->lead_in; k++)
-		c->copy(ts->slice + next_offset(c, ts->slice_len, nslots, step, &ts->rng,
-						&ts->cursor), ts->src, size);
+	copy_walk(c, ts, c->lead_in, nslots, step);
 	ts->t0 = now_ns();
-	for (unsigned k = 0; k < c->batch; k++)
-		c->copy(ts->slice + next_offset(c, ts->slice_len, nslots, step, &ts->rng,
-						&ts->cursor), ts->src, size);
+	copy_walk(c, ts, c->batch, nslots, step);
 	ts->t1 = now_ns();
 	/* outside the timed window: a system call costs a microsecond or less */
 	ts->nivcsw = counted && !getrusage(RUSAGE_THREAD, &r1) ? r1.ru_nivcsw - r0.ru_nivcsw : 0;
@@ -390,12 +395,13 @@ static void refused(struct sweep *sw, struct contender *k, uint64_t sample_ns)
  */
 static unsigned lead_in(uint64_t lead_in_bytes, uint64_t size, unsigned batch)
 {
+	unsigned quarter = (batch + 3) / 4;
 	uint64_t n;
 
 	if (size >= lead_in_bytes)
 		return 0;
 	n = (lead_in_bytes + size - 1) / size;
-	return n < (batch + 3) / 4 ? (unsigned)n : (batch + 3) / 4;
+	return n < quarter ? (unsigned)n : quarter;
 }
 
 /*
