@@ -688,6 +688,46 @@ size_t crossover_rechecks(const struct policy_op *op, const struct crossover_cel
 	return n;
 }
 
+/*
+ * A family's value at one size from v[op->ncurves] (NAN: not measured),
+ * taken as family_rep() takes it: the second best of three or more
+ * persistent members, else the best.  NAN where the family has none.
+ */
+static double family_value(const struct policy_op *op, enum strategy_family f, const double *v)
+{
+	double top[2] = { -INFINITY, -INFINITY };
+	int n = 0;
+
+	for (size_t c = 0; c < op->ncurves; c++) {
+		if (op->curves[c].reference_only || strategy_family_of(op->curves[c].strategy) != f ||
+		    !(v[c] > 0))
+			continue;
+		n++;
+		top_two(v[c], top);
+	}
+	return !n ? NAN : n >= 3 ? top[1] : top[0];
+}
+
+bool crossover_looks_agree(const struct policy_op *op, size_t i, const double *first_mib_s)
+{
+	double now[op && op->ncurves ? op->ncurves : 1];
+	double limit;
+
+	if (!op || !first_mib_s || i >= op->nsizes)
+		return true;
+	for (size_t c = 0; c < op->ncurves; c++)
+		now[c] = measured(op, c, i) ? cell_median(op, (int)c, i) : NAN;
+	limit = log1p(CROSSOVER_LOOK_AGREE_MARGINS * crossover_margin(op));
+	for (int f = FAMILY_STREAMING; f <= FAMILY_CACHED_FLUSH; f++) {
+		double a = family_value(op, (enum strategy_family)f, first_mib_s),
+		       b = family_value(op, (enum strategy_family)f, now);
+
+		if (!isnan(a) && !isnan(b) && fabs(log(b / a)) > limit)
+			return false;
+	}
+	return true;
+}
+
 size_t crossover_member_rechecks(const struct policy_op *op, const struct crossover_cell *cells,
 				 struct crossover_recheck *out, size_t max)
 {

@@ -193,6 +193,18 @@ size_t crossover_member_rechecks(const struct policy_op *op, const struct crosso
 				 struct crossover_recheck *out, size_t max);
 
 /*
+ * Did a second look at size i of op agree with the first?  first_mib_s
+ * [op->ncurves] holds each curve's median at i before it (NAN: none),
+ * op the second look.  They agree unless a family's value (as the rule
+ * takes it: the second best of three or more members) moved by more than
+ * CROSSOVER_LOOK_AGREE_MARGINS times the op's margin; a family measured
+ * in one look only is no disagreement.  The probe looks at its first
+ * sizes again with it (see probe/sweep.c, look_back_at_start()).
+ */
+#define CROSSOVER_LOOK_AGREE_MARGINS	2.0
+bool crossover_looks_agree(const struct policy_op *op, size_t i, const double *first_mib_s);
+
+/*
  * Replace op->ranges and op->crossovers with those derived from the
  * curves, set op->margin and flag implausible cells in curve->suspect.
  * Returns 0 or -ENOMEM.  An op without any measured cell, or with most of

@@ -576,6 +576,68 @@ static void test_rechecks_unresolved(void)
 	}
 }
 
+/*
+ * A second look at a size against the first: the first probe after boot
+ * read every strategy at a third; one member alone, or the reference,
+ * moving is no family moving.
+ */
+static void test_looks_agree(void)
+{
+	static const char *const names[] = { "movnt", "movnt_sse2", "movnt_avx2",
+					     "clwb", "clflushopt", "clflush", "noflush" };
+	const size_t n = sizeof(names) / sizeof(names[0]);
+	struct policy_op *op = new_op(grid, NGRID);
+	double v[NGRID], first[n], m;
+
+	for (size_t k = 0; k < n; k++) {
+		for (size_t i = 0; i < NGRID; i++)
+			v[i] = k < 3 ? 2000 + 10 * k : k < 6 ? 1500 + 10 * k : 8000;
+		set_curve(op, names[k], v, 20);
+	}
+	curve(op, "noflush")->reference_only = true;
+	m = crossover_margin(op);
+	CHECK(m > 0);
+	for (size_t k = 0; k < n; k++)
+		first[curve_index(op, names[k])] = curve(op, names[k])->median_mib_s[0];
+
+	CHECK(crossover_looks_agree(op, 0, first));
+	/* the boot: everything at a third in the first look */
+	for (size_t c = 0; c < n; c++)
+		first[c] = op->curves[c].median_mib_s[0] / 3;
+	CHECK(!crossover_looks_agree(op, 0, first));
+	/* one family within twice the margin, then beyond it */
+	for (size_t c = 0; c < n; c++)
+		first[c] = op->curves[c].median_mib_s[0];
+	for (size_t k = 3; k < 6; k++)
+		first[curve_index(op, names[k])] *= 1 + 1.5 * m;
+	CHECK(crossover_looks_agree(op, 0, first));
+	for (size_t k = 3; k < 6; k++)
+		first[curve_index(op, names[k])] *= (1 + 2.5 * m) / (1 + 1.5 * m);
+	CHECK(!crossover_looks_agree(op, 0, first));
+	/* a lone member far off, and the reference: the families' values hold */
+	for (size_t c = 0; c < n; c++)
+		first[c] = op->curves[c].median_mib_s[0];
+	first[curve_index(op, "movnt_avx2")] *= 3;
+	first[curve_index(op, "noflush")] /= 3;
+	CHECK(crossover_looks_agree(op, 0, first));
+	/* a family unmeasured in the first look is no disagreement */
+	for (size_t k = 3; k < 6; k++)
+		first[curve_index(op, names[k])] = NAN;
+	CHECK(crossover_looks_agree(op, 0, first));
+	/* nor in the second: streaming read a third before, and is gone now */
+	for (size_t c = 0; c < n; c++)
+		first[c] = op->curves[c].median_mib_s[1];
+	for (size_t k = 0; k < 3; k++) {
+		first[curve_index(op, names[k])] /= 3;
+		curve(op, names[k])->median_mib_s[1] = NAN;
+	}
+	CHECK(crossover_looks_agree(op, 1, first));
+	first[curve_index(op, "clwb")] /= 3;
+	first[curve_index(op, "clflushopt")] /= 3;
+	CHECK(!crossover_looks_agree(op, 1, first));
+	CHECK(crossover_looks_agree(op, NGRID, first));
+}
+
 static void test_confidence(void)
 {
 	static const uint64_t sizes[] = { 256, 512, 1024, 2048, 4096 };
@@ -1133,6 +1195,7 @@ int main(void)
 	test_reference_only();
 	test_rechecks();
 	test_rechecks_unresolved();
+	test_looks_agree();
 	test_confirmed_islands();
 	test_confirmed_island_exports();
 	test_smooth_confirmed();
