@@ -83,6 +83,12 @@ assert [(t["name"], t["kind"]) for t in p["targets"]] == [("file", "file"), ("dr
     p["targets"]
 x = p["exports"]
 assert x["libpmem"]["target"] == "file", x
+# each target's start is looked at twice: its first op's smallest size, every curve
+for t in p["targets"]:
+    o = t["ops"][0]
+    assert (o["pattern"], o["threads"]) == ("sequential", 1), o
+    assert all(o["sizes_bytes"][0] in c.get("remeasured_sizes_bytes", [])
+               for c in o["curves"].values()), (t["name"], o["curves"])
 assert x["glibc"]["target"] == "dram", x
 EOF
 # auto next to dram: no second dram where auto finds no region
