@@ -243,29 +243,44 @@ static void top_two(double v, double *top)
 }
 
 /*
+ * A family's value at one size from v[op->ncurves] (NAN: not measured),
+ * taken as family_rep() takes it: the second best of three or more
+ * persistent members, else the best.  NAN where the family has none.
+ */
+static double family_value(const struct policy_op *op, enum strategy_family f, const double *v)
+{
+	double top[2] = { -INFINITY, -INFINITY };
+	int n = 0;
+
+	for (size_t c = 0; c < op->ncurves; c++) {
+		if (op->curves[c].reference_only || strategy_family_of(op->curves[c].strategy) != f ||
+		    !(v[c] > 0))
+			continue;
+		n++;
+		top_two(v[c], top);
+	}
+	return !n ? NAN : n >= 3 ? top[1] : top[0];
+}
+
+/*
  * A family's interval at size i taken bound by bound as family_rep()
- * takes its value: each bound the second best of its members' where
- * three or more are measured, else the best.  0, or -1 where the family
- * has no measured cell.
+ * takes its value (family_value() of the believed cells' bounds).  0, or
+ * -1 where the family has no measured cell.
  */
 static int family_bounds(const struct policy_op *op, enum strategy_family f, size_t i,
 			 double *lo, double *hi)
 {
-	double l[2] = { -INFINITY, -INFINITY }, h[2] = { -INFINITY, -INFINITY };
-	int n = 0;
+	double l[op->ncurves ? op->ncurves : 1], h[op->ncurves ? op->ncurves : 1];
 
-	for (int c = 0; c < (int)op->ncurves; c++) {
-		if (strategy_family_of(op->curves[c].strategy) != f || !cell_ok(op, c, i))
-			continue;
-		n++;
-		top_two(cell_lo(op, c, i), l);
-		top_two(cell_hi(op, c, i), h);
+	for (size_t c = 0; c < op->ncurves; c++) {
+		bool ok = cell_ok(op, (int)c, i);
+
+		l[c] = ok ? cell_lo(op, (int)c, i) : NAN;
+		h[c] = ok ? cell_hi(op, (int)c, i) : NAN;
 	}
-	if (!n)
-		return -1;
-	*lo = n >= 3 ? l[1] : l[0];
-	*hi = n >= 3 ? h[1] : h[0];
-	return 0;
+	*lo = family_value(op, f, l);
+	*hi = family_value(op, f, h);
+	return isnan(*lo) || isnan(*hi) ? -1 : 0;
 }
 
 /*
@@ -686,26 +701,6 @@ size_t crossover_rechecks(const struct policy_op *op, const struct crossover_cel
 		n++;
 	}
 	return n;
-}
-
-/*
- * A family's value at one size from v[op->ncurves] (NAN: not measured),
- * taken as family_rep() takes it: the second best of three or more
- * persistent members, else the best.  NAN where the family has none.
- */
-static double family_value(const struct policy_op *op, enum strategy_family f, const double *v)
-{
-	double top[2] = { -INFINITY, -INFINITY };
-	int n = 0;
-
-	for (size_t c = 0; c < op->ncurves; c++) {
-		if (op->curves[c].reference_only || strategy_family_of(op->curves[c].strategy) != f ||
-		    !(v[c] > 0))
-			continue;
-		n++;
-		top_two(v[c], top);
-	}
-	return !n ? NAN : n >= 3 ? top[1] : top[0];
 }
 
 bool crossover_looks_agree(const struct policy_op *op, size_t i, const double *first_mib_s)

@@ -19,7 +19,7 @@
  * disturbances seen on VMs (the host re-backing memory, a neighbour's
  * burst) outlast one cell.  One still implausible then is suspect: kept
  * in the policy, never deciding.  The first sizes of a target's first op
- * are measured again too, nothing counted or not (look_back_at_start()).
+ * are measured again too, whatever was counted (look_back_at_start()).
  *
  * At one size the strategies are sampled in turns (one sample each per
  * round) rather than one after the other: a burst of noise from a
