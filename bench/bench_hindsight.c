@@ -27,7 +27,10 @@
  *                     over the size and two grid sizes either side
  *
  * What they miss, no rule reading the probe's medians would have caught.
- * Prints figures; never pass/fail.
+ * With the probes it also prints, per size and family, the member that
+ * leads the family's default most in the judge, and what the probes gave
+ * for the same two: whether a lead the rule leaves alone is one the probe
+ * sees too.  Prints figures; never pass/fail.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -39,6 +42,8 @@
 #include "crossover.h"
 #include "oracle.h"
 #include "policy.h"
+#include "stats.h"
+#include "strategy_class.h"
 #include "sweep_record.h"
 #include "table.h"
 
@@ -318,6 +323,153 @@ out:
 	return rc;
 }
 
+/* Contender a's ratio to contender b in run r's probe, op k, size i; NAN where unknown. */
+static double probe_ratio(const struct judged *j, size_t r, size_t k, size_t i, unsigned a,
+			  unsigned b)
+{
+	const struct sweep_record_op *op = &j->rec[r].ops[k];
+	const double *med = j->probe_med[r * j->rec[0].nops + k];
+	double x = med[(a - op->first_strategy) * op->nsizes + i];
+	double y = med[(b - op->first_strategy) * op->nsizes + i];
+
+	return x > 0 && y > 0 ? x / y : NAN;
+}
+
+/* The default of family f among op's strategies (lowest rank); -1 if none. */
+static int family_default(const struct sweep_record_op *op, enum strategy_family f)
+{
+	int best = -1, best_rank = 0;
+
+	for (unsigned c = op->first_strategy; c < op->first_strategy + op->nstrategies; c++) {
+		int rank = strategy_default_rank(f, op->names[c]);
+
+		if (rank >= 0 && (best < 0 || rank < best_rank)) {
+			best = (int)c;
+			best_rank = rank;
+		}
+	}
+	return best;
+}
+
+/*
+ * Median, least and most of the finite values of v[0..n) (reordered);
+ * false where there are none.
+ */
+static bool spread(double *v, size_t n, double *med, double *lo, double *hi)
+{
+	struct sample_summary s;
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(v[i]))
+			v[m++] = v[i];
+	if (stats_summarize(v, m, &s))
+		return false;
+	*med = s.median;
+	*lo = v[0];
+	*hi = v[m - 1];
+	return true;
+}
+
+/* Member a's ratio to default d at size i of op k, run by run: the judge's, the probes'. */
+static void member_ratios(const struct judged *j, size_t k, size_t i, unsigned a, unsigned d,
+			  double *judge, double *probe)
+{
+	for (size_t r = 0; r < j->nruns; r++) {
+		const struct sweep_record_op *op = &j->rec[r].ops[k];
+
+		judge[r] = value(op, i, a) / value(op, i, d);
+		if (probe)
+			probe[r] = probe_ratio(j, r, k, i, a, d);
+	}
+}
+
+/* v's median and range as "1.020 (1.011-1.028)"; the median, NAN where v has none. */
+static double print_spread(double *v, size_t n)
+{
+	double m, lo, hi;
+
+	if (!spread(v, n, &m, &lo, &hi)) {
+		printf(" %-20s", "-");
+		return NAN;
+	}
+	printf(" %.3f (%.3f-%.3f)", m, lo, hi);
+	return m;
+}
+
+/* The member of family f at size i of op k that the judge puts furthest ahead of d; -1 if none. */
+static int judge_lead(const struct judged *j, size_t k, size_t i, enum strategy_family f, int d)
+{
+	const struct sweep_record_op *op = &j->rec[0].ops[k];
+	double best = -INFINITY;
+	int lead = -1;
+
+	for (unsigned c = op->first_strategy;
+	     d >= 0 && c < op->first_strategy + op->nstrategies; c++) {
+		double v[ORACLE_MAX_RUNS], m, lo, hi;
+
+		if ((int)c == d || strategy_family_of(op->names[c]) != f)
+			continue;
+		member_ratios(j, k, i, c, (unsigned)d, v, NULL);
+		if (spread(v, j->nruns, &m, &lo, &hi) && m > best) {
+			best = m;
+			lead = (int)c;
+		}
+	}
+	return lead;
+}
+
+/*
+ * Per size, each family's member with the highest median ratio to the
+ * family's default in the judge, beside the probes' ratio of the same
+ * two, and how far the medians of the two are apart over all of them.
+ */
+static void print_members(const struct judged *j)
+{
+	char sb[32];
+
+	printf("\nmembers against their family's default: the ratio in the judge and in the "
+	       "probes,\nmedian (least-most) over the runs, for the member the judge puts "
+	       "furthest ahead\n");
+	for (size_t k = 0; k < j->rec[0].nops; k++) {
+		const struct sweep_record_op *op = &j->rec[0].ops[k];
+		double diff[2 * op->nsizes + 1], m, lo, hi;
+		size_t ndiff = 0;
+		int d[2];
+
+		printf("write %s, %u thread%s\n%10s", op->pattern, op->threads,
+		       op->threads == 1 ? "" : "s", "size");
+		for (int f = FAMILY_STREAMING; f <= FAMILY_CACHED_FLUSH; f++) {
+			d[f] = family_default(op, (enum strategy_family)f);
+			printf("  %-14s %-20s %-20s", d[f] < 0 ? "-" : op->names[d[f]], "judge",
+			       "probe");
+		}
+		printf("\n");
+		for (size_t i = 0; i < op->nsizes; i++) {
+			printf("%10s", table_format_bytes(op->sizes_bytes[i], sb, sizeof(sb)));
+			for (int f = FAMILY_STREAMING; f <= FAMILY_CACHED_FLUSH; f++) {
+				int lead = judge_lead(j, k, i, (enum strategy_family)f, d[f]);
+				double jv[ORACLE_MAX_RUNS], pv[ORACLE_MAX_RUNS], jm, pm;
+
+				if (lead < 0) {
+					printf("  %-14s %-20s %-20s", "-", "", "");
+					continue;
+				}
+				member_ratios(j, k, i, (unsigned)lead, (unsigned)d[f], jv, pv);
+				printf("  %-14s", op->names[lead]);
+				jm = print_spread(jv, j->nruns);
+				pm = print_spread(pv, j->nruns);
+				if (isfinite(jm) && isfinite(pm))
+					diff[ndiff++] = fabs(pm - jm);
+			}
+			printf("\n");
+		}
+		if (spread(diff, ndiff, &m, &lo, &hi))
+			printf("  probes' median against the judge's, over %zu: %.1f %% apart "
+			       "(median), %.1f %% at most\n", ndiff, 100 * m, 100 * hi);
+	}
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: bench_hindsight [--bar RATIO] [--probe POLICY.json]... "
@@ -452,6 +604,8 @@ int main(int argc, char **argv)
 		print_choice(&j, "probe, 5 sizes", PROBE_RUN);
 	}
 	rc = print_bound(&j) ? 1 : 0;
+	if (!rc && nprobes)
+		print_members(&j);
 out:
 	for (size_t r = 0; j.probe_med && r < j.nruns * j.rec[0].nops; r++)
 		free(j.probe_med[r]);
