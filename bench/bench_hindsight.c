@@ -61,6 +61,8 @@ struct judged {
 	double *cv;			/* [nruns][ncells] each run's cross-validated oracle */
 	/* with --probe: [nruns][nops] each run's probe medians, [strategy][size] */
 	double **probe_med;
+	/* with --probe: [nops][2] each family's default as the rule takes it, a contender; -1 */
+	int *dflt;
 };
 
 /* Every run must hold the first one's ops, sizes and contenders. */
@@ -335,22 +337,6 @@ static double probe_ratio(const struct judged *j, size_t r, size_t k, size_t i, 
 	return x > 0 && y > 0 ? x / y : NAN;
 }
 
-/* The default of family f among op's strategies (lowest rank); -1 if none. */
-static int family_default(const struct sweep_record_op *op, enum strategy_family f)
-{
-	int best = -1, best_rank = 0;
-
-	for (unsigned c = op->first_strategy; c < op->first_strategy + op->nstrategies; c++) {
-		int rank = strategy_default_rank(f, op->names[c]);
-
-		if (rank >= 0 && (best < 0 || rank < best_rank)) {
-			best = (int)c;
-			best_rank = rank;
-		}
-	}
-	return best;
-}
-
 /*
  * Median, least and most of the finite values of v[0..n) (reordered);
  * false where there are none.
@@ -440,7 +426,7 @@ static void print_members(const struct judged *j)
 		printf("write %s, %u thread%s\n%10s", op->pattern, op->threads,
 		       op->threads == 1 ? "" : "s", "size");
 		for (int f = FAMILY_STREAMING; f <= FAMILY_CACHED_FLUSH; f++) {
-			d[f] = family_default(op, (enum strategy_family)f);
+			d[f] = j->dflt[k * 2 + f];
 			printf("  %-14s %-20s %-20s", d[f] < 0 ? "-" : op->names[d[f]], "judge",
 			       "probe");
 		}
@@ -480,6 +466,25 @@ static void usage(FILE *f)
 		"(--save-policy), for the rules that follow the probe.\n");
 }
 
+/*
+ * The two families' defaults in probe op po, as the rule takes them
+ * (crossover_family_default()), as contenders of sweep op op; -1 where
+ * the family has none or the sweep did not run it.
+ */
+static void family_defaults(const struct policy_op *po, const struct sweep_record_op *op,
+			    int *dflt)
+{
+	for (int f = FAMILY_STREAMING; f <= FAMILY_CACHED_FLUSH; f++) {
+		int c = crossover_family_default(po, f);
+
+		dflt[f] = -1;
+		for (unsigned s = op->first_strategy;
+		     c >= 0 && s < op->first_strategy + op->nstrategies; s++)
+			if (!strcmp(op->names[s], po->curves[c].strategy))
+				dflt[f] = (int)s;
+	}
+}
+
 /* Each run's probe medians, for every sweep op (the probes are not kept). */
 static int load_probes(struct judged *j, char *const *paths, char *const *sweeps)
 {
@@ -488,7 +493,8 @@ static int load_probes(struct judged *j, char *const *paths, char *const *sweeps
 	int rc = 0;
 
 	j->probe_med = calloc(j->nruns * nops + 1, sizeof(*j->probe_med));
-	if (!j->probe_med)
+	j->dflt = calloc(2 * nops + 1, sizeof(*j->dflt));
+	if (!j->probe_med || !j->dflt)
 		goto nomem;
 	for (size_t r = 0; r < j->nruns && !rc; r++) {
 		struct policy *p = policy_load(paths[r], err, sizeof(err));
@@ -508,6 +514,8 @@ static int load_probes(struct judged *j, char *const *paths, char *const *sweeps
 				rc = -EINVAL;
 			} else if (!(j->probe_med[r * nops + k] = probe_medians(po, op))) {
 				rc = -ENOMEM;
+			} else if (!r) {
+				family_defaults(po, op, &j->dflt[k * 2]);
 			}
 		}
 		policy_free(p);
@@ -610,6 +618,7 @@ out:
 	for (size_t r = 0; j.probe_med && r < j.nruns * j.rec[0].nops; r++)
 		free(j.probe_med[r]);
 	free(j.probe_med);
+	free(j.dflt);
 	for (size_t r = 0; r < j.nruns; r++)
 		sweep_record_free(&j.rec[r]);
 	free(j.rec);
