@@ -14,6 +14,10 @@ PT_E2E_SKIP=77
 # Kernel modules the guest loads (with their dependencies from modules.dep).
 # shellcheck disable=SC2034
 PT_E2E_MODULES=(nfit libnvdimm nd_pmem nd_btt dax_pmem device_dax)
+# What run-guest.sh --cxl adds: the CXL core's ACPI root, the memdev's PCI driver,
+# its memory-device driver and the bridge into libnvdimm (cxl_port is built in).
+# shellcheck disable=SC2034
+PT_E2E_CXL_MODULES=(cxl_acpi cxl_pci cxl_mem cxl_pmem)
 
 pt_log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 pt_die() { pt_log "error: $*"; exit 1; }

@@ -23,7 +23,7 @@ set -euo pipefail
 PATH=$PATH:/usr/sbin:/sbin
 
 # Host tools that every guest gets (libraries follow through ldd).
-GUEST_TOOLS=(/usr/bin/ndctl /usr/bin/daxctl /usr/bin/jq /usr/sbin/mke2fs)
+GUEST_TOOLS=(/usr/bin/ndctl /usr/bin/daxctl /usr/bin/cxl /usr/bin/jq /usr/sbin/mke2fs)
 GUEST_CONFIG=(/etc/ndctl.conf.d /etc/daxctl.conf.d /etc/ndctl /etc/mke2fs.conf)
 # Loaded at run time by glibc (pthread_cancel, backtraces), so ldd does not list it.
 GUEST_EXTRA_LIBS=(/lib/x86_64-linux-gnu/libgcc_s.so.1)

@@ -27,6 +27,11 @@
 #   --quiet               do not print the guest's test output on success
 #   --numa                two NUMA nodes, each with half the CPUs (one socket) and half the
 #                         RAM, distance 20; the NVDIMMs on node 1
+#   --cxl                 q35 with one CXL host bridge, root port and Type-3 persistent
+#                         memory device (and its label area) behind a 4G fixed memory
+#                         window; loads the CXL modules (cxl_acpi cxl_pci cxl_mem cxl_pmem)
+#   --cxl-size SIZE       the CXL device's persistent capacity (default 256M, a 256M multiple)
+#   --cxl-sn N            the CXL device's serial number (default 1)
 # Guest script environment: PT_E2E_LABELS, PT_E2E_PERSISTENCE, PT_E2E_NVDIMM_SIZE,
 # PT_E2E_NVDIMMS, PT_E2E_KVER; helpers in /pt-e2e/lib.sh (tests/e2e/guest/lib.sh).
 #
@@ -37,11 +42,11 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 
-usage() { sed -n '2,36s/^# \{0,1\}//p' "$0"; exit 2; }
+usage() { sed -n '2,41s/^# \{0,1\}//p' "$0"; exit 2; }
 
 script='' labels=1 label_size=128K persistence=none nvdimm_size=1G nvdimms=1
 mem=2G smp=2 timeout_s=${PT_E2E_TIMEOUT:-300} log_copy='' outdir='' append='' keep=0 quiet=0
-imgs=() mk_args=() numa=0
+imgs=() mk_args=() numa=0 cxl=0 cxl_size=256M cxl_sn=1
 while (($#)); do
 	case $1 in
 	--script) script=$2; shift 2 ;;
@@ -62,6 +67,9 @@ while (($#)); do
 	--keep) keep=1; shift ;;
 	--quiet) quiet=1; shift ;;
 	--numa) numa=1; shift ;;
+	--cxl) cxl=1; shift ;;
+	--cxl-size) cxl_size=$2; shift 2 ;;
+	--cxl-sn) cxl_sn=$2; shift 2 ;;
 	--) shift; break ;;
 	-h | --help) usage ;;
 	*) pt_log "unknown option $1"; usage ;;
@@ -74,6 +82,7 @@ case $persistence in cpu | mem-ctrl | none | "") ;; *) pt_die "--persistence: cp
 [[ $nvdimms =~ ^[0-9]+$ ]] || pt_die "--nvdimms wants a number"
 ((${#imgs[@]} <= nvdimms)) || pt_die "more --img than --nvdimms"
 [[ $timeout_s =~ ^[0-9]+$ ]] || pt_die "--timeout wants seconds"
+[[ $cxl_sn =~ ^[0-9]+$ ]] || pt_die "--cxl-sn wants a number"
 
 # SIZE (with K, M, G, T suffix) in bytes
 to_bytes() {
@@ -109,12 +118,17 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 [[ $persistence == none ]] && persistence=
+if ((cxl)); then
+	for m in "${PT_E2E_CXL_MODULES[@]}"; do mk_args+=(--module "$m"); done
+	mk_args+=(--env PT_E2E_CXL=1)
+fi
 "$PT_E2E_DIR/mkinitramfs.sh" -o "$work/initrd.cpio.gz" --script "$script" \
 	--env "PT_E2E_LABELS=$labels" --env "PT_E2E_PERSISTENCE=$persistence" \
 	--env "PT_E2E_NVDIMM_SIZE=$nvdimm_size" --env "PT_E2E_NVDIMMS=$nvdimms" \
 	${mk_args[@]+"${mk_args[@]}"}
 
 machine=pc,nvdimm=on
+((cxl)) && machine=q35,nvdimm=on,cxl=on
 [[ -n $persistence ]] && machine+=,nvdimm-persistence=$persistence
 size_b=$(to_bytes "$nvdimm_size")
 maxmem_b=$((8 << 30))
@@ -172,9 +186,27 @@ for ((i = 0; i < nvdimms; i++)); do
 	)
 done
 
+# One CXL host bridge (pxb-cxl), one root port, one Type-3 device whose memdev is
+# persistent (qemu 7.2: memdev= is pmem) with its own label storage area; the
+# fixed memory window (CFMWS) that the kernel's cxl_acpi decodes regions from.
+if ((cxl)); then
+	cxl_b=$(to_bytes "$cxl_size")
+	((cxl_b % (256 << 20) == 0)) || pt_die "--cxl-size must be a multiple of 256M"
+	truncate -s "$cxl_b" "$work/cxl-pmem0.img"
+	truncate -s 256M "$work/cxl-lsa0.img"
+	qemu_args+=(
+		-object "memory-backend-file,id=cxl-mem0,share=on,mem-path=$work/cxl-pmem0.img,size=$cxl_b"
+		-object "memory-backend-file,id=cxl-lsa0,share=on,mem-path=$work/cxl-lsa0.img,size=256M"
+		-device pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1
+		-device cxl-rp,port=0,bus=cxl.1,id=cxl_rp0,chassis=0,slot=2
+		-device "cxl-type3,bus=cxl_rp0,memdev=cxl-mem0,lsa=cxl-lsa0,id=cxl-pmem0,sn=$cxl_sn"
+		-M cxl-fmw.0.targets.0=cxl.1,cxl-fmw.0.size=4G
+	)
+fi
+
 start=$SECONDS
 pt_log "booting $PT_E2E_KVER: labels=$labels persistence=${persistence:-unset}" \
-	"nvdimms=${nvdimms}x$nvdimm_size smp=$smp timeout=${timeout_s}s"
+	"nvdimms=${nvdimms}x$nvdimm_size cxl=$cxl smp=$smp timeout=${timeout_s}s"
 pt_qemu_run "$timeout_s" "$work/qemu.out" "$work/console.log" "$work/channel.log" -- \
 	"$QEMU" "${qemu_args[@]}"
 elapsed=$((SECONDS - start))
