@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/getopt_whole.h"
 #include "common/macros.h"
 #include "common/path.h"
 #include "common/read_file.h"
@@ -89,7 +90,7 @@ int options_parse(struct options *o, int argc, char **argv)
 	o->mode = MODE_DAEMON;
 	o->rollback = ROLLBACK_AUTO;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
+	while ((c = getopt_whole(argc, argv, "vh", longopts, "pmem-tuned")) != -1) {
 		switch (c) {
 		case OPT_POLICY:
 			if (set_path(o->policy, "--policy", optarg) < 0)
@@ -134,7 +135,7 @@ int options_parse(struct options *o, int argc, char **argv)
 			printf("pmem-tuned %s\n", PT_VERSION);
 			return 1;
 		default:
-			usage(stderr);
+			/* getopt_whole() said what was wrong, in one line */
 			return -EINVAL;
 		}
 	}

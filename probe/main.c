@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "common/getopt_whole.h"
 #include "common/macros.h"
 #include "output_path.h"
 #include "policy.h"
@@ -40,7 +41,7 @@ struct cmd_args {
 };
 
 struct cmd_struct {
-	const char *name;	/* --NAME selects it */
+	const char *name;	/* --NAME or the subcommand NAME selects it */
 	int (*run)(struct cmd_args *a);
 	const char *help;	/* its usage, for --help */
 	const char *takes;	/* the options it takes, each ",NAME," (--help, --version: any) */
@@ -206,25 +207,50 @@ static const struct opt_help {
 	{ "version", NULL, "-V: the version" },
 };
 
+static void cmd_usage(FILE *f, const struct cmd_struct *cmd)
+{
+	/* continuation lines line up under the first option */
+	for (const char *h = cmd->help, *nl; *h; h = *nl ? nl + 1 : nl) {
+		nl = strchrnul(h, '\n');
+		fprintf(f, "  %s%.*s\n", h == cmd->help ? "pmem-tune " : "", (int)(nl - h), h);
+	}
+}
+
+static void opt_usage(FILE *f, const struct opt_help *o)
+{
+	char lhs[40];
+
+	snprintf(lhs, sizeof(lhs), "--%s%s%s", o->name, o->arg ? " " : "", o->arg ?: "");
+	fprintf(f, "  %-26s %s\n", lhs, o->help);
+}
+
+/* One command's help: its usage and the options it takes. */
+static void cmd_help(FILE *f, const struct cmd_struct *cmd)
+{
+	char key[64];
+
+	fprintf(f, "Usage:\n");
+	cmd_usage(f, cmd);
+	fprintf(f, "  (or: pmem-tune %s ..., with the same options)\n\nOptions:\n", cmd->name);
+	for (size_t i = 0; i < ARRAY_SIZE(opt_help); i++) {
+		snprintf(key, sizeof(key), ",%s,", opt_help[i].name);
+		if (strstr(cmd->takes, key))
+			opt_usage(f, &opt_help[i]);
+	}
+	fprintf(f, "  %-26s %s\n", "--help", "-h: this help");
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage:\n");
-	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
-		/* continuation lines line up under the first option */
-		for (const char *h = commands[i].help, *nl; *h; h = *nl ? nl + 1 : nl) {
-			nl = strchrnul(h, '\n');
-			fprintf(f, "  %s%.*s\n", h == commands[i].help ? "pmem-tune " : "",
-				(int)(nl - h), h);
-		}
-	}
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		cmd_usage(f, &commands[i]);
+	fprintf(f, "\nEach --COMMAND is also a subcommand: pmem-tune COMMAND [options]\n"
+		"(pmem-tune probe --quick, pmem-tune merge OUT IN...); pmem-tune COMMAND --help\n"
+		"says what it takes.  Options are taken by their whole names only.\n");
 	fprintf(f, "\nOptions:\n");
-	for (size_t i = 0; i < ARRAY_SIZE(opt_help); i++) {
-		char lhs[40];
-
-		snprintf(lhs, sizeof(lhs), "--%s%s%s", opt_help[i].name, opt_help[i].arg ? " " : "",
-			 opt_help[i].arg ?: "");
-		fprintf(f, "  %-26s %s\n", lhs, opt_help[i].help);
-	}
+	for (size_t i = 0; i < ARRAY_SIZE(opt_help); i++)
+		opt_usage(f, &opt_help[i]);
 	fprintf(f, "\n"
 		"Targets: auto (default: every pmem region, else dram), dram, file:PATH,\n"
 		"/dev/daxX.Y, region:NAME; several --target go into one policy (e.g. auto and\n"
@@ -323,6 +349,51 @@ static int parse_big_size(const char *opt, const char *arg, const char *example,
 	return -EINVAL;
 }
 
+static const struct cmd_struct *cmd_named(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	/* "strategies" reads better as a subcommand than "strategies-list" */
+	if (!strcmp(name, "strategies"))
+		return cmd_named("strategies-list");
+	return NULL;
+}
+
+/*
+ * "pmem-tune COMMAND ..." is "pmem-tune --COMMAND ...": argv[1] is rewritten
+ * in place, so that one parser serves both forms.  Returns the command, NULL
+ * when argv[1] is an option, or sets *bad when it is neither.
+ */
+static const struct cmd_struct *subcommand(int argc, char **argv, bool *bad)
+{
+	static char word[32];
+	const struct cmd_struct *cmd;
+
+	*bad = false;
+	if (argc < 2 || argv[1][0] == '-')
+		return NULL;
+	cmd = cmd_named(argv[1]);
+	if (!cmd) {
+		fprintf(stderr, "pmem-tune: %s: not a command (pmem-tune --help lists them)\n",
+			argv[1]);
+		*bad = true;
+		return NULL;
+	}
+	snprintf(word, sizeof(word), "--%s", cmd->name);
+	argv[1] = word;
+	return cmd;
+}
+
+/* COMMAND --help (or -h) anywhere before "--": that command's help. */
+static bool wants_help(int argc, char **argv)
+{
+	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return true;
+	return false;
+}
+
 static int set_cmd(const struct cmd_struct **cmd, const struct cmd_struct *c)
 {
 	if (*cmd && *cmd != c) {
@@ -357,12 +428,19 @@ int main(int argc, char **argv)
 {
 	struct cmd_args a = { .po = { .output = default_policy, .mode = SWEEP_STANDARD } };
 	struct probe_opts *po = &a.po;
-	const struct cmd_struct *cmd = NULL, *sel;
-	bool mode_set = false;
+	const struct cmd_struct *cmd = NULL, *sel, *sub;
+	bool mode_set = false, bad;
 	int c, given[64];
 	size_t ngiven = 0;
 
-	while ((c = getopt_long(argc, argv, "plsct:qTo:jhV", options, NULL)) != -1) {
+	sub = subcommand(argc, argv, &bad);
+	if (bad)
+		return 2;
+	if (sub && wants_help(argc, argv)) {
+		cmd_help(stdout, sub);
+		return 0;
+	}
+	while ((c = getopt_whole(argc, argv, "plsct:qTo:jhV", options, "pmem-tune")) != -1) {
 		sel = cmd_of(c);
 		if (sel) {
 			if (set_cmd(&cmd, sel))
@@ -461,13 +539,16 @@ int main(int argc, char **argv)
 			po->destroy_data = true;
 			break;
 		case 'h':
-			usage(stdout);
+			if (cmd)
+				cmd_help(stdout, cmd);
+			else
+				usage(stdout);
 			return 0;
 		case 'V':
 			printf("pmem-tune %s\n", PT_VERSION);
 			return 0;
 		default:
-			usage(stderr);
+			/* getopt_whole() said what was wrong, in one line */
 			return 2;
 		}
 	}

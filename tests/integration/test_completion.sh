@@ -67,6 +67,9 @@ expect() {	# FUNCTION LINE EXPECTED...
 expect _pmem_tune 'pmem-tune --thor' --thorough
 expect _pmem_tune 'pmem-tune --strategies-' --strategies-list
 expect _pmem_tune 'pmem-tune --probe --q' --quick --quiet
+expect _pmem_tune 'pmem-tune pr' probe
+expect _pmem_tune 'pmem-tune st' strategies
+expect _pmem_tune 'pmem-tune merge --we' --weights
 expect _pmem_tune 'pmem-tune --probe --target d' dram
 expect _pmem_tune 'pmem-tune --probe -t au' auto
 expect _pmem_tune 'pmem-tune --probe --strategies movnt,cl' movnt,clwb movnt,clflushopt \
