@@ -47,6 +47,8 @@ static bool have_topo;
 static const struct policy *probe_base;
 /* --weights, NULL none */
 static const struct export_weights *probe_weights;
+/* one estimate over every target of the probe */
+static struct probe_progress probe_progress;
 
 static void on_signal(int sig)
 {
@@ -274,9 +276,10 @@ static int probe_one(struct policy *p, const char *spec, const char *name,
 		cfg.nthreads = o->threads;
 	cfg.only = o->strategies;
 	cfg.keep_samples = o->keep_samples;
-	cfg.progress = !o->quiet && isatty(STDERR_FILENO);
+	cfg.progress = !o->quiet && table_terminal(stderr);
 	cfg.progress_lines = !o->quiet && !cfg.progress;
 	cfg.stop = &probe_stop;
+	cfg.whole = &probe_progress;
 	topts.nthreads = cfg.nthreads;
 	if (!ch)
 		return 1;
@@ -416,6 +419,8 @@ static int probe_regions(struct policy *p, const char *spec, const struct probe_
 			"(DRAM-emulated persistent memory)\n");
 		return probe_one(p, "dram", NULL, NULL, false, o->area_bytes, o, ci);
 	}
+	/* the spec counted as one target is n */
+	probe_progress_add_targets(&probe_progress, (unsigned)n - 1);
 	for (int i = 0; i < n && !status && !probe_stop; i++) {
 		struct scratch s = { 0 };
 
@@ -498,6 +503,7 @@ int probe_cmd(const struct probe_opts *o)
 	have_topo = topo_load("", NULL, &topo) == 0;
 	catch_signals(true);
 	status = 0;
+	probe_progress_init(&probe_progress, o->ntargets ? o->ntargets : 1);
 	for (unsigned i = 0; i < (o->ntargets ? o->ntargets : 1) && !status && !probe_stop; i++) {
 		const char *spec = o->ntargets ? o->targets[i] : "auto";
 

@@ -37,6 +37,7 @@
 
 #include "concurrency.h"
 #include "crossover.h"
+#include "progress.h"
 #include "stats.h"
 #include "strategy.h"
 #include "strategy_class.h"
@@ -293,6 +294,8 @@ struct sweep {
 	double work_left;	/* weight of the cells not measured yet */
 	unsigned cells_done, cells_total;
 	unsigned next_line_pct;	/* progress_lines: the next share that gets a line */
+	struct probe_progress *whole;	/* cfg->whole, or own_progress */
+	struct probe_progress own_progress;
 	const char *phase;
 	/* this op's multi-thread samples: the least overlap kept, how many refused */
 	double min_overlap;
@@ -332,19 +335,21 @@ static double eta_s(const struct sweep *sw, uint64_t now)
  */
 static void progress(struct sweep *sw, const struct policy_op *op, uint64_t size)
 {
-	unsigned pct = sw->cells_total ? 100 * sw->cells_done / sw->cells_total : 100;
+	double frac = sw->cells_total ? (double)sw->cells_done / sw->cells_total : 1, eta;
 	uint64_t now = now_ns();
+	unsigned pct;
 	char sz[32];
 
+	probe_progress_estimate(sw->whole, frac, eta_s(sw, now), now, &pct, &eta);
 	if (sw->cfg->progress) {
 		fprintf(stderr, "\r\033[K[%s] %3u%% %s %s, %u thread%s, %s, about %.0f s left",
 			sw->t->name, pct, sw->phase, op->pattern, op->threads,
 			op->threads == 1 ? "" : "s", table_format_bytes(size, sz, sizeof(sz)),
-			ceil(eta_s(sw, now)));
-	} else if (sw->cfg->progress_lines && pct >= sw->next_line_pct && pct < 100) {
+			ceil(eta));
+	} else if (sw->cfg->progress_lines && pct >= sw->next_line_pct) {
 		fprintf(stderr, "pmem-tune: %s: %u%% measured (%s %s, %u thread%s), about %.0f s "
 			"left\n", sw->t->name, pct, sw->phase, op->pattern, op->threads,
-			op->threads == 1 ? "" : "s", ceil(eta_s(sw, now)));
+			op->threads == 1 ? "" : "s", ceil(eta));
 		while (sw->next_line_pct <= pct)
 			sw->next_line_pct += 25;
 	}
@@ -1449,7 +1454,15 @@ int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sw
 		}
 	sw.cells_total = (unsigned)(out->nops * nsizes * nct);
 	sw.start_ns = now_ns();
-	sw.next_line_pct = 25;
+	if (cfg->whole) {
+		sw.whole = cfg->whole;
+	} else {
+		sw.whole = &sw.own_progress;
+		probe_progress_init(sw.whole, 1);
+	}
+	probe_progress_begin_target(sw.whole, sw.start_ns);
+	/* the next quarter of the whole probe gets a line */
+	sw.next_line_pct = ((unsigned)(sw.whole->shown_frac * 4) + 1) * 25;
 	/* a share of the budget is kept for the bisection rounds and the second looks */
 	sw.deadline_ns = sw.start_ns +
 			 (uint64_t)(cfg->budget_s * (0.85 - SECOND_LOOK_SHARE) * 1e9);

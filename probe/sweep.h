@@ -15,6 +15,7 @@
 #include "cpu.h"
 #include "export.h"
 #include "policy.h"
+#include "progress.h"
 #include "strategy.h"
 #include "target.h"
 
@@ -56,6 +57,8 @@ struct sweep_config {
 	bool keep_samples;
 	bool progress;		/* a progress line on stderr, rewritten (a terminal) */
 	bool progress_lines;	/* a line per quarter on stderr (a journal) */
+	/* the whole probe's progress, which this target's adds to (NULL: this target alone) */
+	struct probe_progress *whole;
 	const char *only;	/* comma list of strategies, NULL = all */
 	/*
 	 * The policy in place for this target (NULL: none): where the new

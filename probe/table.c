@@ -17,11 +17,18 @@
 #define DIM "\033[2m"
 #define RESET "\033[0m"
 
+bool table_terminal(FILE *f)
+{
+	const char *term = getenv("TERM");
+
+	return isatty(fileno(f)) && term && *term && strcmp(term, "dumb");
+}
+
 bool table_color(FILE *f)
 {
 	const char *no = getenv("NO_COLOR");
 
-	return isatty(fileno(f)) && !(no && *no);
+	return table_terminal(f) && !(no && *no);
 }
 
 /* bytes in the largest unit that divides it: unit[0] bytes, [1] KiB, [2] MiB */

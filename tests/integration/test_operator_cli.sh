@@ -91,8 +91,26 @@ if command -v script >/dev/null; then
 	NO_COLOR=1 script -qec "$tune --show $tmp/a.json" /dev/null >"$tmp/tty" 2>&1
 	grep -q "target dram" "$tmp/tty" && ok || bad "show on a pty: $(head -3 "$tmp/tty")"
 	! grep -q $'\033' "$tmp/tty" && ok || bad "NO_COLOR: escape codes on a terminal"
-	script -qec "$tune --show $tmp/a.json" /dev/null >"$tmp/tty" 2>&1
+	TERM=xterm script -qec "$tune --show $tmp/a.json" /dev/null >"$tmp/tty" 2>&1
 	grep -q $'\033' "$tmp/tty" && ok || bad "no colour on a terminal without NO_COLOR"
+	# TERM=dumb (and no TERM): a terminal that takes no escape codes
+	TERM=dumb script -qec "$tune --show $tmp/a.json" /dev/null >"$tmp/tty" 2>&1
+	grep -q "target dram" "$tmp/tty" && ! grep -q $'\033' "$tmp/tty" && ok ||
+		bad "TERM=dumb: escape codes or no table: $(head -c 300 "$tmp/tty" | cat -v)"
+	env -u TERM script -qec "$tune --show $tmp/a.json" /dev/null >"$tmp/tty" 2>&1
+	! grep -q $'\033' "$tmp/tty" && ok || bad "no TERM: escape codes on a terminal"
+	# the progress on a terminal: under 100 %, seconds that never go up or below 0
+	TERM=xterm script -qec "$tune --probe --quick --threads 1 --target dram --area-size 96M \
+		--strategies movnt_avx2,movnt_sse2,clwb --output -" /dev/null >"$tmp/tty" 2>&1
+	tr '\r' '\n' <"$tmp/tty" | grep -aoE '\] +[0-9]+% .*about -?[0-9]+ s left' >"$tmp/prog"
+	[ -s "$tmp/prog" ] && ok || bad "no progress on a terminal: $(head -c 300 "$tmp/tty" | cat -v)"
+	awk '{ p = $2 + 0; s = $(NF - 2) + 0 }
+	     p > 99 || p < lp || $(NF - 2) ~ /^-/ || (NR > 1 && s > ls) { print "bad: " $0; exit 1 }
+	     { lp = p; ls = s }' "$tmp/prog" && ok || bad "progress: $(grep -m3 . "$tmp/prog")"
+	TERM=dumb script -qec "$tune --probe --quick --threads 1 --target dram --area-size 96M \
+		--strategies movnt_avx2,clwb --output -" /dev/null >"$tmp/tty" 2>&1
+	! grep -q $'\033' "$tmp/tty" && grep -q '% measured' "$tmp/tty" && ok ||
+		bad "TERM=dumb progress: $(grep -m3 -a 'measured\|left' "$tmp/tty" | cat -v)"
 else
 	echo "skipped: NO_COLOR on a terminal needs script(1)"
 fi
