@@ -1199,9 +1199,19 @@ void export_print(FILE *f, const struct policy *p)
 
 	fprintf(f, "\nexports (regret = mean loss against the per-size best):\n");
 	if (x->libpmem.present) {
-		fprintf(f, "  libpmem (%s):", x->libpmem.target);
-		for (size_t i = 0; i < x->libpmem.nkv; i++)
-			fprintf(f, " %s=%s", x->libpmem.kv[i].key, x->libpmem.kv[i].value);
+		int col = fprintf(f, "  libpmem (%s):", x->libpmem.target);
+
+		/* a variable a line once the line would pass 100 columns */
+		for (size_t i = 0; i < x->libpmem.nkv; i++) {
+			int len = 1 + (int)strlen(x->libpmem.kv[i].key) + 1 +
+				  (int)strlen(x->libpmem.kv[i].value);
+
+			if (i && col + len > 86) {
+				fputs("\n   ", f);
+				col = 3;
+			}
+			col += fprintf(f, " %s=%s", x->libpmem.kv[i].key, x->libpmem.kv[i].value);
+		}
 		fprintf(f, "  regret %.1f%%\n", 100 * x->libpmem.regret);
 	}
 	if (x->kernel.present) {
@@ -1214,12 +1224,12 @@ void export_print(FILE *f, const struct policy *p)
 		fprintf(f, "  regret %.1f%%\n", 100 * x->kernel.regret);
 	}
 	if (x->glibc.present) {
-		fprintf(f, "  glibc (%s): %s", x->glibc.target,
-			x->glibc.nkv ? "GLIBC_TUNABLES=" : "glibc's own defaults kept");
+		/* a tunable a line: GLIBC_TUNABLES on one line passes 100 columns */
+		fprintf(f, "  glibc (%s): %s  regret %.1f%%\n", x->glibc.target,
+			x->glibc.nkv ? "GLIBC_TUNABLES, joined by ':'" : "glibc's own defaults kept",
+			100 * x->glibc.regret);
 		for (size_t i = 0; i < x->glibc.nkv; i++)
-			fprintf(f, "%s%s=%s", i ? ":" : "", x->glibc.kv[i].key,
-				x->glibc.kv[i].value);
-		fprintf(f, "  regret %.1f%%\n", 100 * x->glibc.regret);
+			fprintf(f, "    %s=%s\n", x->glibc.kv[i].key, x->glibc.kv[i].value);
 	}
 	if (!x->libpmem.present && !x->kernel.present && !x->glibc.present)
 		fprintf(f, "  none: the measured strategies do not cover any consumer's rule\n");

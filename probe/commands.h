@@ -17,6 +17,8 @@ struct policy_bundle;
 #define READ_ONLY	(1u << 8)
 /* --strict: even so, refuse it as the daemon does. */
 #define READ_STRICT	(1u << 9)
+/* --show --all: every strategy a column, not a column per family */
+#define SHOW_ALL	(1u << 10)
 
 /* The policy or bundle at path; NULL after saying why on stderr. */
 struct policy_bundle *policy_file_load(const char *path, unsigned flags);

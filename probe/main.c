@@ -165,7 +165,8 @@ static const struct cmd_struct commands[] = {
 	  ",target,quick,thorough,output,quiet,json,area-size,scratch-size,threads,strategies,"
 	  "destroy-data,weights,baseline,dram-node,remote,keep-samples," },
 	{ "list", run_list, "--list [--json]", ",json," },
-	{ "show", run_show, "--show [--json] [--insecure|--strict] [FILE]", ",json" READ_OPTS },
+	{ "show", run_show, "--show [--all] [--json] [--insecure|--strict] [FILE]",
+	  ",all,json" READ_OPTS },
 	{ "check", run_check, "--check [--json] [--insecure|--strict] [FILE]", ",json" READ_OPTS },
 	{ "diff", run_diff, "--diff [--json] [--insecure|--strict] A B", ",json" READ_OPTS },
 	{ "merge", run_merge, "--merge OUT IN... [--weights FILE] [--insecure]",
@@ -189,6 +190,7 @@ static const struct opt_help {
 	{ "output", "FILE", "where --probe writes the policy; - for none" },
 	{ "quiet", NULL, "-q: no progress and no notices on stderr" },
 	{ "json", NULL, "-j: print JSON instead of text" },
+	{ "all", NULL, "--show: every strategy a column, not one per family" },
 	{ "area-size", "SIZE", "destination area per target (at least 64M)" },
 	{ "scratch-size", "SIZE", "scratch namespace on a region (at least 64M)" },
 	{ "threads", "N", "the most threads (default: the target node's CPUs)" },
@@ -263,7 +265,7 @@ enum {
 	OPT_AREA = 256, OPT_THREADS, OPT_STRATEGIES, OPT_DESTROY, OPT_STRATEGIES_LIST, OPT_DIFF,
 	OPT_MERGE, OPT_METRICS, OPT_WEIGHTS, OPT_INSECURE,
 	OPT_PLOT, OPT_SCRATCH, OPT_QUICK, OPT_STRICT, OPT_DAEMON_STATE, OPT_DECIDE,
-	OPT_BASELINE, OPT_DRAM_NODE, OPT_REMOTE, OPT_KEEP_SAMPLES,
+	OPT_BASELINE, OPT_DRAM_NODE, OPT_REMOTE, OPT_KEEP_SAMPLES, OPT_ALL,
 };
 
 static const struct option options[] = {
@@ -288,6 +290,7 @@ static const struct option options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "json", no_argument, NULL, 'j' },
+	{ "all", no_argument, NULL, OPT_ALL },
 	{ "area-size", required_argument, NULL, OPT_AREA },
 	{ "scratch-size", required_argument, NULL, OPT_SCRATCH },
 	{ "threads", required_argument, NULL, OPT_THREADS },
@@ -494,6 +497,9 @@ int main(int argc, char **argv)
 			break;
 		case 'j':
 			a.json = true;
+			break;
+		case OPT_ALL:
+			a.flags |= SHOW_ALL;
 			break;
 		case OPT_AREA:
 			if (parse_big_size("--area-size", optarg, "512M, 2G", &po->area_bytes))

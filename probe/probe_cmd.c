@@ -471,6 +471,19 @@ static struct policy *load_baseline(const struct probe_opts *o, const struct pol
 	return base;
 }
 
+/* The probe's result for the operator: a table per op, then the exports. */
+static void print_tables(FILE *f, const void *arg)
+{
+	const struct policy *p = arg;
+	struct table_style st = { .color = table_color(stdout), .width = table_width(stdout) };
+
+	for (size_t i = 0; i < p->ntargets; i++) {
+		table_print_target(f, &p->targets[i], &st);
+		table_print_unmeasured(f, p, &p->targets[i]);
+	}
+	export_print(f, p);
+}
+
 int probe_cmd(const struct probe_opts *o)
 {
 	struct export_weights w = { 0 };
@@ -541,11 +554,8 @@ int probe_cmd(const struct probe_opts *o)
 			fputs(s, stdout);
 		free(s);
 	} else {
-		for (size_t i = 0; i < p->ntargets; i++) {
-			table_print_target(stdout, &p->targets[i], table_color(stdout));
-			table_print_unmeasured(stdout, p, &p->targets[i]);
-		}
-		export_print(stdout, p);
+		if (table_print_fitted(stdout, table_width(stdout), print_tables, p))
+			perror("pmem-tune: the tables");
 	}
 	if (o->output) {
 		bool shed;

@@ -9,40 +9,67 @@
 #include "policy.h"
 #include "table.h"
 
+static void show_entry(FILE *f, const char *path, const struct policy *p,
+		       const struct table_style *st)
+{
+	fprintf(f, "policy %s\n  %s %s, %s mode, created %s\n", path, p->generator.name,
+		p->generator.version, p->generator.mode, p->generator.created);
+	if (p->merged.hosts)
+		fprintf(f, "  merged from %u hosts, created %s .. %s\n", p->merged.hosts,
+			p->merged.created_first, p->merged.created_last);
+	fprintf(f, "platform %s family %u model %u stepping %u, kernel %s\n  fingerprint %s\n\n",
+		p->platform.cpu.vendor, p->platform.cpu.family, p->platform.cpu.model,
+		p->platform.cpu.stepping, p->platform.kernel[0] ? p->platform.kernel : "(several)",
+		p->platform.fingerprint);
+	for (size_t i = 0; i < p->ntargets; i++) {
+		table_print_target(f, &p->targets[i], st);
+		table_print_unmeasured(f, p, &p->targets[i]);
+	}
+	export_print(f, p);
+}
+
+struct show_args {
+	const char *path;
+	const struct policy_bundle *b;
+	const struct table_style *st;
+};
+
+static void show_bundle(FILE *f, const void *arg)
+{
+	const struct show_args *a = arg;
+
+	for (size_t e = 0; e < a->b->n; e++) {
+		if (e)
+			fputc('\n', f);
+		show_entry(f, a->path, a->b->entries[e], a->st);
+	}
+}
+
 int show_cmd(const char *path, unsigned flags, bool json)
 {
+	struct table_style st = { .color = table_color(stdout), .all = flags & SHOW_ALL,
+				  .width = table_width(stdout) };
 	struct policy_bundle *b = policy_file_load(path, flags);
-	bool color = table_color(stdout);
+	char *text = NULL;
+	int rc = 0;
 
 	if (!b)
 		return 2;
 	if (json) {
 		/* the file as the loader understood it: validated, canonical */
-		char *text = policy_bundle_to_string(b);
-		int rc = text && puts(text) >= 0 ? 0 : 1;
-
+		text = policy_bundle_to_string(b);
+		rc = text && puts(text) >= 0 ? 0 : 1;
 		free(text);
 		policy_bundle_free(b);
 		return rc;
 	}
-	for (size_t e = 0; e < b->n; e++) {
-		const struct policy *p = b->entries[e];
-
-		printf("%spolicy %s: %s %s, %s mode, created %s", e ? "\n" : "", path,
-		       p->generator.name, p->generator.version, p->generator.mode,
-		       p->generator.created);
-		if (p->merged.hosts)
-			printf(", merged from %u hosts (%s .. %s)", p->merged.hosts,
-			       p->merged.created_first, p->merged.created_last);
-		printf("\nplatform %s: %s family %u model %u stepping %u, kernel %s\n\n",
-		       p->platform.fingerprint, p->platform.cpu.vendor, p->platform.cpu.family,
-		       p->platform.cpu.model, p->platform.cpu.stepping, p->platform.kernel);
-		for (size_t i = 0; i < p->ntargets; i++) {
-			table_print_target(stdout, &p->targets[i], color);
-			table_print_unmeasured(stdout, p, &p->targets[i]);
-		}
-		export_print(stdout, p);
+	/* written whole, then fitted to the page: prose lines break, tables fit already */
+	if (table_print_fitted(stdout, st.width, show_bundle,
+			       &(struct show_args){ path, b, &st })) {
+		perror("pmem-tune: --show");
+		rc = 1;
 	}
+	free(text);
 	policy_bundle_free(b);
-	return 0;
+	return rc;
 }

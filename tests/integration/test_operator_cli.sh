@@ -44,12 +44,50 @@ grep -qE "^pmem-tune: dram: [0-9]+% measured .*about [0-9]+ s left$" "$tmp/err" 
 	bad "no progress lines: $(cat "$tmp/err")"
 ! grep -q $'[\r\033]' "$tmp/err" && ok || bad "terminal codes in the journal's progress"
 
-# the table tells movnt_avx2 from movnt_avx512 (supported or not, show prints both columns)
-NO_COLOR=1 "$tune" --show "$tmp/a.json" >"$tmp/show" 2>&1
+# --all tells movnt_avx2 from movnt_avx512 (supported or not, both columns)
+NO_COLOR=1 "$tune" --show --all "$tmp/a.json" >"$tmp/show" 2>&1
 if grep -q "avx512" "$tmp/show"; then
-	grep -qE "^ +size +sse2 +avx2 +avx512 +clwb +best$" "$tmp/show" && ok ||
+	grep -qE "^ +size +movnt_sse2 +movnt_avx2 +avx512 +clwb +decided$" "$tmp/show" && ok ||
 		bad "header: $(grep -m2 -B1 ' size' "$tmp/show")"
 fi
+
+# show fits 100 columns (the policy's own path aside), with --all too, on every
+# recorded policy: names whole, sizes in B/KiB/MiB, a column per family by default
+src=$(cd "$(dirname "$main_c")/.." && pwd)
+nshown=0
+for d in "$src"/tests/data/*/; do
+	f=$(ls "$d"*.json 2>/dev/null | head -n 1)
+	[ -n "$f" ] && jq -e '.schema' "$f" >/dev/null 2>&1 || continue	# policies only
+	for all in "" --all; do
+		NO_COLOR=1 "$tune" --show $all --insecure "$f" >"$tmp/show" 2>&1 ||
+			{ bad "show $all $f failed: $(head -2 "$tmp/show")"; continue; }
+		long=$(grep -v '^policy ' "$tmp/show" | awk 'length($0) > 100' | head -n 2)
+		[ -z "$long" ] && ok || bad "show $all ${f#"$src"/}: wider than 100: $long"
+		! grep -qE '^ +[0-9]+[KM]? +[0-9]' "$tmp/show" && grep -qE '^ +[0-9]+ (B|KiB|MiB) ' "$tmp/show" &&
+			ok || bad "show $all ${f#"$src"/}: sizes without units"
+		nshown=$((nshown + 1))
+	done
+	NO_COLOR=1 "$tune" --show --insecure "$f" >"$tmp/show.fam" 2>&1
+	grep -qE '^ +size +streaming +member +cached +member +chosen +/best$' "$tmp/show.fam" && ok ||
+		bad "show ${f#"$src"/}: no family header: $(grep -m1 ' size' "$tmp/show.fam")"
+done
+[ "$nshown" -ge 8 ] && ok || bad "only $nshown recorded policies shown"
+# on a terminal of 80 columns, 80 at most, with --all too (prose breaks, tables fit)
+if command -v script >/dev/null; then
+	for f in "$src"/tests/data/amd-f26-kvm/quick-01.json "$src"/tests/data/intel-avx512-kvm/quick-01.json; do
+		TERM=xterm script -qec "stty cols 80; $tune --show --insecure $f; \
+			$tune --show --all --insecure $f" /dev/null | tr -d '\r' |
+			sed 's/\x1b\[[0-9;]*m//g' >"$tmp/show80"
+		long=$(grep -v '^policy ' "$tmp/show80" | awk 'length($0) > 80' | head -n 2)
+		grep -q ' size ' "$tmp/show80" && [ -z "$long" ] && ok ||
+			bad "show at 80 columns: $long$(head -c 200 "$tmp/show80")"
+	done
+fi
+# a name is never cut: clflushopt whole in --all's header
+f=$(ls "$src"/tests/data/intel-avx512-kvm/*.json | head -n 1)
+NO_COLOR=1 "$tune" --show --all --insecure "$f" >"$tmp/show" 2>&1
+grep -qw clflushopt "$tmp/show" && ! grep -qw clflushop "$tmp/show" && ok ||
+	bad "--all: clflushopt cut: $(grep -m1 clflush "$tmp/show")"
 
 # --json on every command that prints, parsed by jq
 run 0 "show --json" -- --show --json "$tmp/a.json"
