@@ -44,6 +44,7 @@
 #include "common/read_file.h"
 #include "common/sysfs_attr.h"
 #include "common/text.h"
+#include "cxl_sysfs.h"
 #include "fingerprint.h"
 #include "policy_internal.h"
 #include "policy_limits.h"
@@ -181,6 +182,15 @@ static char *target_text(const struct policy_target *t)
 	if (!b.oom)
 		sb_sorted(&b, dimms, t->ndimms);
 	free_strs(dimms, t->ndimms);
+	/* only a CXL target has these lines: no other fingerprint changes */
+	if (t->cxl.present) {
+		char cxl[POLICY_MAX_CXL_MEMDEVS * 512 + 256];
+
+		if (cxl_fingerprint_lines(&t->cxl, cxl, sizeof(cxl)))
+			b.oom = true;
+		else
+			sb_puts(&b, cxl);
+	}
 	return sb_take(&b);
 }
 
@@ -546,6 +556,7 @@ static int add_region(const char *pre, const char *name, struct policy *p)
 	char dir[PATH_MAX], buf[64];
 	struct policy_target *t;
 	struct stat st;
+	int rc;
 
 	if ((size_t)snprintf(dir, sizeof(dir), "%s" ND_DEVICES "/%s", pre, name) >= sizeof(dir))
 		return 0;
@@ -559,6 +570,9 @@ static int add_region(const char *pre, const char *name, struct policy *p)
 	if (read_attrf(buf, sizeof(buf), "%s/mappings", dir) == 0)
 		t->interleave_ways = parse_uint_or0(buf);
 	t->numa_node = read_numa_node(dir);
+	rc = cxl_identity_of_nd_region(pre, name, &t->cxl);
+	if (rc && rc != -ENOENT)
+		return rc;
 	return read_mappings(pre, dir, t);
 }
 

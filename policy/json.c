@@ -335,6 +335,40 @@ static void placement_to_json(struct json_object *o, const struct policy_target 
 		add(o, "remote_penalty", remote_to_json(&t->remote_penalty));
 }
 
+/* A CXL memdev's text members, with cxl list's key names where it has one. */
+static const struct named_member cxl_memdev_texts[] = {
+	{ "memdev", offsetof(struct policy_cxl_memdev, name) },
+	{ "pci_vendor", offsetof(struct policy_cxl_memdev, pci_vendor) },
+	{ "pci_device", offsetof(struct policy_cxl_memdev, pci_device) },
+	{ "pci_subsystem_vendor", offsetof(struct policy_cxl_memdev, pci_subsystem_vendor) },
+	{ "pci_subsystem_device", offsetof(struct policy_cxl_memdev, pci_subsystem_device) },
+	{ "pci_revision", offsetof(struct policy_cxl_memdev, pci_revision) },
+	{ "firmware_version", offsetof(struct policy_cxl_memdev, firmware) },
+};
+
+static struct json_object *cxl_to_json(const struct policy_cxl *c)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *memdevs = json_object_new_array();
+
+	add(o, "region", json_object_new_string(c->region));
+	add(o, "interleave_ways", json_object_new_int((int)c->interleave_ways));
+	add(o, "interleave_granularity", json_object_new_int((int)c->interleave_granularity));
+	add(o, "host_bridges", json_object_new_int((int)c->host_bridges));
+	for (size_t i = 0; i < c->nmemdevs; i++) {
+		struct json_object *m = json_object_new_object();
+
+		for (size_t k = 0; k < ARRAY_SIZE(cxl_memdev_texts); k++)
+			add(m, cxl_memdev_texts[k].name,
+			    json_object_new_string((const char *)&c->memdevs[i] +
+						   cxl_memdev_texts[k].off));
+		add(m, "depth", json_object_new_int((int)c->memdevs[i].depth));
+		json_object_array_add(memdevs, m);
+	}
+	add(o, "memdevs", memdevs);
+	return o;
+}
+
 /* The target's text members, in the order they are written. */
 static const struct named_member target_texts[] = {
 	{ "name", offsetof(struct policy_target, name) },
@@ -366,6 +400,8 @@ static struct json_object *target_to_json(const struct policy_target *t)
 		json_object_array_add(dimms, d);
 	}
 	add(o, "dimms", dimms);
+	if (t->cxl.present)
+		add(o, "cxl", cxl_to_json(&t->cxl));
 	add(o, "area_bytes", json_object_new_int64((int64_t)t->area_bytes));
 	add(o, "ceiling_mib_s", jnum(t->ceiling_mib_s, "%.1f"));
 	for (size_t i = 0; i < t->nops; i++)
@@ -1481,6 +1517,46 @@ static void read_remote(struct rd *rd, struct json_object *jt, struct policy_rem
 	r->present = !rd->failed;
 }
 
+static void read_cxl(struct rd *rd, struct json_object *jt, struct policy_cxl *c)
+{
+	size_t mark;
+	struct json_object *o = enter_object_member(rd, jt, "cxl", &mark), *memdevs;
+
+	if (!o)
+		return;
+	read_name(rd, o, "region", c->region, sizeof(c->region));
+	c->interleave_ways = (unsigned)read_int(rd, o, "interleave_ways", 0, 1024,
+						"an interleave count", 0, 0);
+	c->interleave_granularity = (unsigned)read_int(rd, o, "interleave_granularity", 0,
+						       1 << 30, "a granularity in bytes", 0, 0);
+	c->host_bridges = (unsigned)read_int(rd, o, "host_bridges", 0, 1024,
+					     "a host bridge count", 0, 0);
+	memdevs = need_array(rd, o, "memdevs", POLICY_MAX_CXL_MEMDEVS, 0);
+	for (size_t i = 0; memdevs && i < json_object_array_length(memdevs) && !rd->failed; i++) {
+		struct json_object *jm = json_object_array_get_idx(memdevs, i);
+		struct policy_cxl_memdev *m = &c->memdevs[i];
+		size_t m2 = push_key(rd, "memdevs");
+
+		push_index(rd, i);
+		if (!json_object_is_type(jm, json_type_object)) {
+			fail(rd, "expected object, got %s", type_name(jm));
+		} else {
+			for (size_t k = 0; k < ARRAY_SIZE(cxl_memdev_texts); k++) {
+				char *dst = (char *)m + cxl_memdev_texts[k].off;
+				size_t len = k == 0 || k == ARRAY_SIZE(cxl_memdev_texts) - 1 ?
+					     POLICY_NAME_MAX : sizeof(m->pci_vendor);
+
+				read_str(rd, jm, cxl_memdev_texts[k].name, dst, len, 0);
+			}
+			m->depth = (unsigned)read_int(rd, jm, "depth", 0, 64, "a port depth", 0, 0);
+			c->nmemdevs = i + 1;
+		}
+		pop(rd, m2);
+	}
+	pop(rd, mark);
+	c->present = !rd->failed;
+}
+
 static void read_placement(struct rd *rd, struct json_object *jt, struct policy_target *t)
 {
 	static const char *const placements[] = { "local", "nearest", "caller", "no_numa" };
@@ -1561,6 +1637,7 @@ static void read_target(struct rd *rd, struct json_object *jt, struct policy *p)
 					   "a size in bytes", 0, 0);
 	t->ceiling_mib_s = read_double(rd, jt, "ceiling_mib_s", 0, POLICY_MAX_MIB_S, 1, 0);
 	t->dimms = read_array(rd, jt, &dimms_array, NULL, &t->ndimms);
+	read_cxl(rd, jt, &t->cxl);
 	ops = need_array(rd, jt, "ops", POLICY_MAX_OPS, 1);
 	if (!ops)
 		return;

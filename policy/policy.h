@@ -126,6 +126,33 @@ struct policy_dimm {
 	char firmware[POLICY_NAME_MAX];
 };
 
+/*
+ * A CXL Type-3 memory device behind a CXL pmem region, as sysfs
+ * (/sys/bus/cxl) shows it: what tells one device model from another.
+ * The PCI ids are sysfs's text ("0x8086"); never the serial number.
+ */
+struct policy_cxl_memdev {
+	char name[POLICY_NAME_MAX];		/* "mem0": in the file, not in the fingerprint */
+	char pci_vendor[16], pci_device[16];
+	char pci_subsystem_vendor[16], pci_subsystem_device[16];
+	char pci_revision[16];
+	char firmware[POLICY_NAME_MAX];		/* firmware_version */
+	unsigned depth;				/* ports from the CXL root to the endpoint */
+};
+
+#define POLICY_MAX_CXL_MEMDEVS 16
+
+/* A target on a CXL pmem region (libnvdimm's region bridged by cxl_pmem). */
+struct policy_cxl {
+	bool present;
+	char region[POLICY_NAME_MAX];		/* the CXL region, "region1" */
+	unsigned interleave_ways;		/* devices the region interleaves */
+	unsigned interleave_granularity;	/* bytes */
+	unsigned host_bridges;			/* the root decoder's interleave ways */
+	size_t nmemdevs;
+	struct policy_cxl_memdev memdevs[POLICY_MAX_CXL_MEMDEVS];
+};
+
 /* Bandwidth against threads for one strategy family: where adding threads stops paying. */
 enum policy_family { POLICY_FAMILY_STREAMING, POLICY_FAMILY_CACHED_FLUSH, POLICY_FAMILY_FILL,
 		     POLICY_NR_FAMILIES };
@@ -181,6 +208,7 @@ struct policy_target {
 	unsigned interleave_ways;	/* 0 unknown */
 	size_t ndimms;
 	struct policy_dimm *dimms;
+	struct policy_cxl cxl;		/* .present: the region is a CXL region */
 	uint64_t area_bytes;		/* destination area walked */
 	double ceiling_mib_s;		/* best ceiling of its ops */
 	size_t nops;

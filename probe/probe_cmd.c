@@ -22,6 +22,7 @@
 
 #include "cpu.h"
 #include "crossover.h"
+#include "cxl_sysfs.h"
 #include "export.h"
 #include "fingerprint.h"
 #include "fleet.h"
@@ -120,6 +121,8 @@ static void fill_generator(struct policy *p, enum sweep_mode mode, double durati
 static int set_identity(struct policy_target *pt, const struct target *t,
 			const struct region_identity *id)
 {
+	int rc;
+
 	snprintf(pt->kind, sizeof(pt->kind), "%s", id ? "pmem" : t->kind);
 	snprintf(pt->device, sizeof(pt->device), "%s", t->device);
 	snprintf(pt->mapping, sizeof(pt->mapping), "%s", t->mapping);
@@ -130,6 +133,10 @@ static int set_identity(struct policy_target *pt, const struct target *t,
 		return 0;
 	pt->numa_node = id->numa_node;
 	pt->interleave_ways = id->interleave_ways;
+	/* a CXL region: what libnvdimm does not say, read as fingerprint_host() reads it */
+	rc = cxl_identity_of_nd_region("", id->region, &pt->cxl);
+	if (rc && rc != -ENOENT)
+		return rc;
 	if (id->ndimms) {
 		pt->dimms = calloc(id->ndimms, sizeof(*pt->dimms));
 		if (!pt->dimms)

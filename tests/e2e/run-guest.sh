@@ -119,6 +119,14 @@ trap 'exit 143' TERM
 
 [[ $persistence == none ]] && persistence=
 if ((cxl)); then
+	# what the guest kernel and qemu need, or a skip that names it
+	kconfig=$PT_E2E_KROOT/boot/config-$PT_E2E_KVER
+	for opt in CXL_BUS CXL_PCI CXL_ACPI CXL_MEM CXL_PMEM CXL_PORT CXL_REGION; do
+		grep -Eq "^CONFIG_$opt=[ym]" "$kconfig" 2>/dev/null ||
+			pt_skip "--cxl: the guest kernel $PT_E2E_KVER lacks CONFIG_$opt ($kconfig)"
+	done
+	"$QEMU" -device help 2>/dev/null | grep -q '"cxl-type3"' ||
+		pt_skip "--cxl: $QEMU has no cxl-type3 device (qemu 7.1 or later)"
 	for m in "${PT_E2E_CXL_MODULES[@]}"; do mk_args+=(--module "$m"); done
 	mk_args+=(--env PT_E2E_CXL=1)
 fi
