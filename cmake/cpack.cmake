@@ -72,7 +72,7 @@ set(CPACK_DEBIAN_DAEMON_PACKAGE_SECTION admin)
 set(CPACK_DEBIAN_CLI_PACKAGE_SECTION admin)
 
 # Depends: what dpkg-shlibdeps finds for the binaries (libc6, libjson-c5,
-# libndctl6, libdaxctl1; libsystemd0 for the daemon), else the same by hand.  The
+# libndctl6, libdaxctl1, libcxl1; libsystemd0 for the daemon), else the same by hand.  The
 # daemon also needs systemd (units, tmpfiles, preset), procps (/bin/kill, its
 # ExecReload=) and this version's pmem-tune (the probe unit runs it).
 set(_pt_daemon_depends "pmem-tune (= ${_pt_debver}), systemd, procps")
@@ -82,7 +82,7 @@ if(PT_DPKG_SHLIBDEPS)
 	set(CPACK_DEBIAN_DAEMON_PACKAGE_DEPENDS "${_pt_daemon_depends}")
 else()
 	set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
-	set(CPACK_DEBIAN_CLI_PACKAGE_DEPENDS "libc6, libjson-c5, libndctl6, libdaxctl1")
+	set(CPACK_DEBIAN_CLI_PACKAGE_DEPENDS "libc6, libjson-c5, libndctl6, libdaxctl1, libcxl1")
 	set(CPACK_DEBIAN_DAEMON_PACKAGE_DEPENDS
 	    "libc6, libjson-c5, libsystemd0, ${_pt_daemon_depends}")
 endif()

@@ -21,6 +21,7 @@
 
 #include "commands.h"
 #include "cpu.h"
+#include "list_cxl.h"
 #include "regions.h"
 #include "scratch.h"
 #include "strategy.h"
@@ -667,6 +668,8 @@ int list_cmd(bool json)
 			strerror(-rc));
 	else
 		rc = dax_list(&lc, root);
+	if (!rc)
+		rc = list_cxl(stdout, root);
 	if (!rc)
 		scratch_state_list(&lc, root);
 	if (!rc && lc.oom)

@@ -3,7 +3,7 @@
 # only where it is missing.  Usage: scripts/deps.sh [build|test]
 set -euo pipefail
 
-build_pkgs=(build-essential cmake pkg-config libndctl-dev libdaxctl-dev libjson-c-dev
+build_pkgs=(build-essential cmake pkg-config libndctl-dev libdaxctl-dev libcxl-dev libjson-c-dev
 	    libsystemd-dev)
 test_pkgs=(python3 python3-jsonschema libxml2-utils clang libclang-rt-14-dev ansible-core
 	   libpmem1 libpmem-dev libpmem1-debug ndctl daxctl systemd prometheus

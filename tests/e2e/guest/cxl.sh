@@ -49,6 +49,22 @@ fi
 pmem-tune --list --json >/tmp/list.json || pt_fail "pmem-tune --list --json"
 jq -e --arg r "$cxl_region" '[.. | objects | select(.dev? == $r)] | length == 1' \
 	/tmp/list.json >/dev/null || pt_fail "--list --json does not show $cxl_region: $(head -c 600 /tmp/list.json)"
+jq -c .cxl /tmp/list.json
+# the CXL side through libcxl: the memdev, the root decoder, the region and what it backs
+pt_check "--list --json: memdev mem0 (serial 1, its firmware, PCI 0x8086:0x0d93, a pmem size)" \
+	jq -e '.cxl.memdevs[0] | .memdev == "mem0" and .serial == 1 and .pmem_size > 0 and
+		.pci_vendor == "0x8086" and .pci_device == "0x0d93" and
+		(.firmware_version | length > 0) and .endpoint != null and (.decoders | length > 0)' \
+	/tmp/list.json
+pt_check "--list --json: the root decoder" \
+	jq -e '.cxl.root_decoders[0] | .decoder == "decoder0.0" and .pmem_capable' /tmp/list.json
+pt_check "--list --json: the region, its interleave and targets, the libnvdimm region it backs" \
+	jq -e --arg r "$cxl_region" '.cxl.regions[0] | .region == $r and .type == "pmem" and
+		.interleave_ways == 1 and .interleave_granularity == 256 and
+		.mappings[0].memdev == "mem0" and .nd_region == $r' /tmp/list.json
+pmem-tune --list >/tmp/list.txt || pt_fail "pmem-tune --list"
+sed -n '/^CXL/,$p' /tmp/list.txt
+pt_check "--list: the CXL side in the table" grep -q "^CXL memory devices" /tmp/list.txt
 
 echo "+ pmem-tune --probe --quick --target auto"
 pmem-tune --probe --quick --threads 1 --strategies movnt,clwb,noflush \
