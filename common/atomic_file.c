@@ -20,8 +20,10 @@
 
 #include "atomic_file.h"
 
+/* mkostemp()'s: the fallback's names and ours are one pattern */
 static const char suffix_set[] =
 	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+_Static_assert(ATOMIC_TEMP_RANDOM == 6, "mkostemp() replaces six Xs");
 
 int output_path_check(const char *path)
 {
@@ -58,14 +60,33 @@ const char *output_path_kind(const char *path)
 	return "not a regular file";
 }
 
-/* "BASE.XXXXXX" with six characters of the suffix set: a name we make */
+/*
+ * Our temporaries: ".BASE" ATOMIC_TEMP_TAG and ATOMIC_TEMP_RANDOM characters
+ * of the suffix set, nothing before or after.  No one else names a file
+ * so; "BASE.backup" or "BASE.231203" beside it is someone's, never ours.
+ */
 static bool temp_name_of(const char *name, const char *base)
 {
-	size_t n = strlen(base);
+	size_t n = strlen(base), t = strlen(ATOMIC_TEMP_TAG);
+	const char *x;
 
-	if (strncmp(name, base, n) || name[n] != '.' || strlen(name + n + 1) != 6)
+	if (name[0] != '.' || strncmp(name + 1, base, n) ||
+	    strncmp(name + 1 + n, ATOMIC_TEMP_TAG, t))
 		return false;
-	return strspn(name + n + 1, suffix_set) == 6;
+	x = name + 1 + n + t;
+	return strlen(x) == ATOMIC_TEMP_RANDOM && strspn(x, suffix_set) == ATOMIC_TEMP_RANDOM;
+}
+
+/* path's directory and last component, into the two buffers (PATH_MAX each) */
+static int split_path(const char *path, char *dirbuf, char *basebuf, const char **dir,
+		      const char **base)
+{
+	if (snprintf(dirbuf, PATH_MAX, "%s", path) >= PATH_MAX ||
+	    snprintf(basebuf, PATH_MAX, "%s", path) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	*dir = dirname(dirbuf);
+	*base = basename(basebuf);
+	return 0;
 }
 
 int atomic_sweep_temps(const char *path, unsigned older_s)
@@ -74,14 +95,12 @@ int atomic_sweep_temps(const char *path, unsigned older_s)
 	const char *dir, *base;
 	struct dirent *de;
 	time_t now = time(NULL);
-	int dfd, n = 0;
+	int dfd, n = 0, rc;
 	DIR *d;
 
-	if (snprintf(dirbuf, sizeof(dirbuf), "%s", path) >= (int)sizeof(dirbuf) ||
-	    snprintf(basebuf, sizeof(basebuf), "%s", path) >= (int)sizeof(basebuf))
-		return -ENAMETOOLONG;
-	dir = dirname(dirbuf);
-	base = basename(basebuf);
+	rc = split_path(path, dirbuf, basebuf, &dir, &base);
+	if (rc)
+		return rc;
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -errno;
@@ -122,10 +141,10 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
-/* "NAME.XXXXXX": six random characters for the Xs */
+/* ATOMIC_TEMP_RANDOM random characters of the suffix set for the Xs */
 static int random_suffix(char *x)
 {
-	unsigned char r[6];
+	unsigned char r[ATOMIC_TEMP_RANDOM];
 
 	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
 		return errno ? -errno : -EIO;
@@ -135,16 +154,17 @@ static int random_suffix(char *x)
 }
 
 /*
- * Name the unnamed (O_TMPFILE) file fd as tmp ("PATH.XXXXXX"), once it
- * is whole: through the descriptor itself (needs CAP_DAC_READ_SEARCH),
- * else through /proc/self/fd.  It cannot become PATH directly: linkat()
- * never replaces an existing name and renameat2() takes names, not a
- * descriptor; so a temporary name lives from here to the rename, and a
- * writer killed in between leaves it for atomic_sweep_temps().
+ * Name the unnamed (O_TMPFILE) file fd as tmp (".NAME.pmem-tune-tmp.XXXXXX"),
+ * once it is whole: through the descriptor itself (needs
+ * CAP_DAC_READ_SEARCH), else through /proc/self/fd.  It cannot become
+ * PATH directly: linkat() never replaces an existing name and renameat2()
+ * takes names, not a descriptor; so a temporary name lives from here to
+ * the rename, and a writer killed in between leaves it for
+ * atomic_sweep_temps().
  */
 static int link_unnamed(int fd, char *tmp)
 {
-	char *x = tmp + strlen(tmp) - 6, proc[32];
+	char *x = tmp + strlen(tmp) - ATOMIC_TEMP_RANDOM, proc[32];
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	for (int tries = 0; tries < 64; tries++) {
@@ -175,11 +195,11 @@ static int fill(int fd, const char *data, size_t len, unsigned mode)
 }
 
 /*
- * The new content as tmp ("PATH.XXXXXX", next to path: rename() must
- * not cross filesystems).  Unnamed (O_TMPFILE) until it is whole, so
- * that a writer killed half-way leaves nothing behind; named from the
- * start where the filesystem has no O_TMPFILE or the file cannot be
- * linked (no CAP_DAC_READ_SEARCH and no /proc).
+ * The new content as tmp (".NAME.pmem-tune-tmp.XXXXXX" in path's
+ * directory: rename() must not cross filesystems).  Unnamed (O_TMPFILE)
+ * until it is whole, so that a writer killed half-way leaves nothing
+ * behind; named from the start where the filesystem has no O_TMPFILE or
+ * the file cannot be linked (no CAP_DAC_READ_SEARCH and no /proc).
  */
 static int write_temp(const char *dir, char *tmp, const char *data, size_t len, unsigned mode)
 {
@@ -199,7 +219,8 @@ static int write_temp(const char *dir, char *tmp, const char *data, size_t len, 
 	} else if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
 		return -errno;
 	}
-	memcpy(tmp + strlen(tmp) - 6, "XXXXXX", 6);
+	/* mkostemp() fills six Xs from the same set */
+	memcpy(tmp + strlen(tmp) - ATOMIC_TEMP_RANDOM, "XXXXXX", ATOMIC_TEMP_RANDOM);
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -213,14 +234,16 @@ static int write_temp(const char *dir, char *tmp, const char *data, size_t len, 
 
 int atomic_write_file(const char *path, const char *data, size_t len, unsigned mode)
 {
-	char dirbuf[PATH_MAX], tmp[PATH_MAX + 16];
-	const char *dir;
+	char dirbuf[PATH_MAX], basebuf[PATH_MAX], tmp[2 * PATH_MAX];
+	const char *dir, *base;
 	int dfd, rc;
 
-	if (snprintf(dirbuf, sizeof(dirbuf), "%s", path) >= (int)sizeof(dirbuf) ||
-	    snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
+	rc = split_path(path, dirbuf, basebuf, &dir, &base);
+	if (rc)
+		return rc;
+	if (snprintf(tmp, sizeof(tmp), "%s/.%s" ATOMIC_TEMP_TAG "XXXXXX", dir, base) >=
+	    (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	dir = dirname(dirbuf);
 	rc = output_path_check(path);
 	if (rc)
 		return rc;

@@ -5,8 +5,16 @@
 
 #include <stddef.h>
 
-/* A temporary "PATH.XXXXXX" older than this is no live writer's. */
-#define ATOMIC_STALE_S	600
+/*
+ * The temporary of DIR/NAME is DIR/.NAME.pmem-tune-tmp.XXXXXX: hidden, the
+ * tag no one else writes, ATOMIC_TEMP_RANDOM characters of [A-Za-z0-9].
+ * Only a name of exactly this shape is ever swept: an administrator's
+ * NAME.backup, NAME.golden or NAME.231203 beside it is never ours.
+ */
+#define ATOMIC_TEMP_TAG		".pmem-tune-tmp."
+#define ATOMIC_TEMP_RANDOM	6
+/* A temporary older than this is no live writer's: a save takes milliseconds. */
+#define ATOMIC_STALE_S		600
 
 /*
  * len bytes of data as path's new content, with mode: written to a
@@ -26,8 +34,8 @@ int output_path_check(const char *path);
 const char *output_path_kind(const char *path);
 
 /*
- * Remove the temporaries "PATH.XXXXXX" (six characters of [A-Za-z0-9])
- * that a writer killed between naming and renaming left beside path:
+ * Remove the temporaries of path (ATOMIC_TEMP_TAG above, matched exactly)
+ * that a writer killed between naming and renaming left beside it:
  * regular files of the effective user, unmodified for older_s seconds.
  * Returns how many were removed, or negative errno.
  */

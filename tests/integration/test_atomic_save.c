@@ -4,22 +4,29 @@
  * path as fast as it can; the parent SIGKILLs it at random moments and
  * then finds the file byte for byte A or B, and loadable, never torn and
  * never missing.  A killed writer may leave its temp file behind
- * ("NAME.XXXXXX": the file is written unnamed (O_TMPFILE) and named
- * only just before rename(), or named from the start where the
+ * (".NAME.pmem-tune-tmp.XXXXXX": the file is written unnamed (O_TMPFILE)
+ * and named only just before rename(), or named from the start where the
  * filesystem has no O_TMPFILE), at most one per kill; the test counts
- * them and says how many it saw.
+ * them and says how many it saw.  Aged past ATOMIC_STALE_S, every one is
+ * gone after the next save, and an administrator's files beside the
+ * policy (NAME.backup, NAME.golden, NAME.231203) are there after all.
+ *
+ * With --named (run under the no_tmpfile shim: every temp is named from
+ * the start) the kills must have left temps, so that the sweep is shown
+ * to remove what a killed writer really leaves.
  *
  * A and B are large (256 sizes, 6 curves: about 220 KiB of text) so
  * that a save takes milliseconds and kills land in every phase:
  * serialising, creating and writing the temp file, fsync, rename.
  *
- * Usage: test_atomic_save [DIR] (default: $TMPDIR or /tmp)
+ * Usage: test_atomic_save [DIR [--named]] (default: $TMPDIR or /tmp)
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +36,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "common/atomic_file.h"
 #include "policy.h"
 
 #define ITERATIONS	300
@@ -138,10 +146,22 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-/* Entries of dir named "<base>.XXXXXX": temp files of policy_save(). */
-static unsigned count_temps(const char *dir, const char *base)
+/* Is name a temp file of policy_save(base): ".<base>.pmem-tune-tmp.XXXXXX"? */
+static bool is_temp(const char *name, const char *base)
 {
+	static const char tag[] = ".pmem-tune-tmp.";
 	size_t blen = strlen(base);
+
+	return name[0] == '.' && !strncmp(name + 1, base, blen) &&
+	       !strncmp(name + 1 + blen, tag, sizeof(tag) - 1) &&
+	       strlen(name + 1 + blen + sizeof(tag) - 1) == 6;
+}
+
+/* Temp files of base in dir: counted; aged by age_s when not 0. */
+static unsigned count_temps_aging(const char *dir, const char *base, time_t age_s)
+{
+	struct timespec ts[2] = { { .tv_sec = time(NULL) - age_s },
+				  { .tv_sec = time(NULL) - age_s } };
 	unsigned n = 0;
 	struct dirent *d;
 	DIR *dh = opendir(dir);
@@ -149,26 +169,67 @@ static unsigned count_temps(const char *dir, const char *base)
 	if (!dh)
 		return 0;
 	while ((d = readdir(dh)))
-		if (!strncmp(d->d_name, base, blen) && d->d_name[blen] == '.' &&
-		    strlen(d->d_name + blen + 1) == 6)
+		if (is_temp(d->d_name, base)) {
 			n++;
+			if (age_s)
+				utimensat(dirfd(dh), d->d_name, ts, AT_SYMLINK_NOFOLLOW);
+		}
 	closedir(dh);
 	return n;
 }
 
+static unsigned count_temps(const char *dir, const char *base)
+{
+	return count_temps_aging(dir, base, 0);
+}
+
 static void remove_temps(const char *dir, const char *base)
 {
-	size_t blen = strlen(base);
 	struct dirent *d;
 	DIR *dh = opendir(dir);
 
 	if (!dh)
 		return;
 	while ((d = readdir(dh)))
-		if (!strncmp(d->d_name, base, blen) && d->d_name[blen] == '.' &&
-		    strlen(d->d_name + blen + 1) == 6)
+		if (is_temp(d->d_name, base))
 			unlinkat(dirfd(dh), d->d_name, 0);
 	closedir(dh);
+}
+
+/* An administrator's copies beside the policy, an hour old: never a save's to remove. */
+static const char *const theirs[] = { "backup", "golden", "231203" };
+
+static void put_theirs(const char *path)
+{
+	struct timespec ts[2] = { { .tv_sec = time(NULL) - 3600 },
+				  { .tv_sec = time(NULL) - 3600 } };
+	char name[4300];
+
+	for (size_t i = 0; i < sizeof(theirs) / sizeof(theirs[0]); i++) {
+		FILE *f;
+
+		snprintf(name, sizeof(name), "%s.%s", path, theirs[i]);
+		f = fopen(name, "w");
+		CHECK_MSG(f && fputs("precious\n", f) >= 0 && !fclose(f), "%s: cannot write",
+			  name);
+		CHECK(utimensat(AT_FDCWD, name, ts, 0) == 0);
+	}
+}
+
+static void check_theirs(const char *path)
+{
+	char name[4300];
+
+	for (size_t i = 0; i < sizeof(theirs) / sizeof(theirs[0]); i++) {
+		char *text;
+
+		snprintf(name, sizeof(name), "%s.%s", path, theirs[i]);
+		text = slurp(name);
+		CHECK_MSG(text && !strcmp(text, "precious\n"), "%s: %s", name,
+			  text ? "changed" : strerror(errno));
+		free(text);
+		unlink(name);
+	}
 }
 
 _Noreturn static void writer(const struct policy *a, const struct policy *b, const char *path,
@@ -183,6 +244,7 @@ int main(int argc, char **argv)
 {
 	const char *base = "pmem-policy.json";
 	const char *tmpdir = argc > 1 ? argv[1] : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	bool named = argc > 2 && !strcmp(argv[2], "--named");
 	unsigned iters = 0, saw_a = 0, saw_b = 0, temps_total = 0, max_delta = 0;
 	char dir[4096], path[4200], err[512];
 	struct policy *a = make_policy(1), *b = make_policy(2);
@@ -201,6 +263,7 @@ int main(int argc, char **argv)
 		return 99;
 	}
 	snprintf(path, sizeof(path), "%s/%s", dir, base);
+	put_theirs(path);
 
 	/* the file exists before the first writer: "missing" is a failure */
 	t0 = now();
@@ -291,6 +354,15 @@ int main(int argc, char **argv)
 	CHECK_MSG(iters >= MIN_ITERATIONS, "only %u kills", iters);
 	/* the kills must have landed on both sides of the renames */
 	CHECK_MSG(saw_a && saw_b, "the kills never caught %s", saw_a ? "B" : "A");
+
+	/* what the killed writers left, once stale, is the next save's to remove */
+	if (named)
+		CHECK_MSG(temps_total, "no kill left a named temp: the recovery is not exercised");
+	count_temps_aging(dir, base, 2 * ATOMIC_STALE_S);
+	CHECK_INT(policy_save(a, path), 0);
+	CHECK_MSG(!count_temps(dir, base), "%u stale temp files left after a save",
+		  count_temps(dir, base));
+	check_theirs(path);
 
 	remove_temps(dir, base);
 	unlink(path);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Every path pmem-tune writes refuses what is not a regular file, without
 # following links, with one line and exit 2, and leaves it as it was;
-# nothing of the refused write is left beside it.
+# nothing of the refused write is left beside it.  A write removes nothing
+# of an administrator's beside its file (FILE.backup).
 # Usage: test_output_paths.sh PMEM_TUNE
 tune=$1
 PT_TEST_NAME=output_paths
@@ -22,17 +23,31 @@ for out in /dev/null "$tmp/fifo" "$tmp/dir" "$tmp/link" "$tmp/dangling"; do
 	expect_refusal "--plot $out" "$out" -- --plot "$out" --insecure "$tmp/in.json"
 done
 grep -q "not a regular file" "$tmp/err" && ok || bad "the refusal does not say why"
+
 [ "$(cat "$tmp/victim")" = precious ] && ok || bad "the link's target was written"
 [ -L "$tmp/link" ] && [ -L "$tmp/dangling" ] && [ -p "$tmp/fifo" ] && [ -d "$tmp/dir" ] &&
 	[ -c /dev/null ] && ok || bad "a refused path was replaced"
 [ ! -e "$tmp/nowhere" ] && ok || bad "a dangling link was followed"
-leftover=$(find "$tmp" -mindepth 1 -name '*.??????' | head -1)
+leftover=$(find "$tmp" -mindepth 1 -name '*.pmem-tune-tmp.*' | head -1)
 [ -z "$leftover" ] && ok || bad "temporary file left: $leftover"
 
 # file: targets: one the probe created is gone afterwards; someone's keeps its size.
 # A scratch lock of our own: probe_cli's probes may run beside these.
 export PMEM_TUNE_STATE_DIR="$tmp/state"
 mkdir -p "$PMEM_TUNE_STATE_DIR"
+# an administrator's copies beside the outputs, an hour old: no write removes them
+theirs() {
+	for f in backup golden 231203; do
+		echo precious >"$1.$f"
+		touch -d '1 hour ago' "$1.$f"
+	done
+}
+kept() {
+	for f in backup golden 231203; do
+		[ "$(cat "$1.$f" 2>&1)" = precious ] && ok || bad "$2 removed or changed $1.$f"
+	done
+}
+theirs "$tmp/p.json"
 probe_file() {
 	"$tune" --probe --quick --quiet --target "file:$1" --area-size 64M --strategies clwb \
 		--output "$tmp/p.json" "${@:2}" >/dev/null 2>"$tmp/err"
@@ -47,6 +62,20 @@ probe_file "$tmp/data.area" --destroy-data && [ "$(stat -c %s "$tmp/data.area")"
 	ok || bad "file: --destroy-data grew the file: $(stat -c %s "$tmp/data.area") bytes"
 grep -q '"host_id": "sha256:' "$tmp/p.json" || [ ! -s /etc/machine-id ] && ok ||
 	bad "the policy does not name its host"
+kept "$tmp/p.json" "--probe --output"
+for out in merged.json m.prom p.svg; do
+	theirs "$tmp/$out"
+done
+"$tune" --merge "$tmp/merged.json" "$tmp/p.json" >/dev/null 2>"$tmp/err" &&
+	"$tune" --merge "$tmp/merged.json" "$tmp/p.json" >/dev/null 2>>"$tmp/err" && ok ||
+	bad "--merge: $(cat "$tmp/err")"
+kept "$tmp/merged.json" "--merge"
+"$tune" --metrics "$tmp/m.prom" "$tmp/p.json" >/dev/null 2>"$tmp/err" && ok ||
+	bad "--metrics: $(cat "$tmp/err")"
+kept "$tmp/m.prom" "--metrics"
+"$tune" --plot "$tmp/p.svg" "$tmp/p.json" >/dev/null 2>"$tmp/err" && ok ||
+	bad "--plot: $(cat "$tmp/err")"
+kept "$tmp/p.svg" "--plot"
 
 # a regular file is replaced as before; '-' is stdout
 "$tune" --metrics - --insecure "$tmp/in.json" >/dev/null 2>"$tmp/err"

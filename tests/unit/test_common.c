@@ -260,36 +260,74 @@ static void age(const char *name, time_t seconds)
 	CHECK(utimensat(AT_FDCWD, at(name), ts, AT_SYMLINK_NOFOLLOW) == 0);
 }
 
-/* A writer killed between naming its temporary and the rename: swept on the next save. */
+/*
+ * A writer killed between naming its temporary and the rename: swept on
+ * the next save.  Only a name of exactly our shape is: ".NAME.pmem-tune-tmp."
+ * and six characters of [A-Za-z0-9], a regular file of ours; whatever an
+ * administrator keeps beside NAME (NAME.backup, NAME.golden, NAME.231203:
+ * six characters of that set after a dot) is never removed.
+ */
 static void test_atomic_sweep(void)
 {
+	static const char *const theirs[] = {
+		"pol.json.backup", "pol.json.golden", "pol.json.231203", "pol.json.Ab12Cd",
+		"pol.json.bak", "pol.json.Ab12C!",
+		"pol.json.pmem-tune-tmp.Ab12Cd",	/* not hidden */
+		".pol.json.pmem-tune-tmp.Ab12C",	/* five */
+		".pol.json.pmem-tune-tmp.Ab12Cd7",	/* seven */
+		".pol.json.pmem-tune-tmp.Ab12C!",	/* not the set */
+		".pol.json.pmem-tune-tmp.Ab12Cd~",	/* an editor's backup of one */
+		".pol.json.pmem-tune-tmp.",
+		".pol.json.pmem-tune-tmpXAb12Cd",
+		"..pol.json.pmem-tune-tmp.Ab12Cd",
+		".pol.json.bak.pmem-tune-tmp.Ab12Cd",	/* pol.json.bak's */
+		".other.json.pmem-tune-tmp.Ab12Cd",	/* another file's */
+		".pol.jso.pmem-tune-tmp.Ab12Cd",
+	};
+	char *buf = NULL;
 	struct stat st;
 
 	put("pol.json", "old");
-	put("pol.json.Ab12Cd", "stale");
-	age("pol.json.Ab12Cd", 2 * ATOMIC_STALE_S);
-	put("pol.json.Zz99Yy", "a live writer's");
-	put("pol.json.bak", "not ours: no six-character suffix");
-	age("pol.json.bak", 2 * ATOMIC_STALE_S);
-	put("pol.json.Ab12C!", "not ours: not the suffix set");
-	age("pol.json.Ab12C!", 2 * ATOMIC_STALE_S);
-	put("other.json.Ab12Cd", "another file's");
-	age("other.json.Ab12Cd", 2 * ATOMIC_STALE_S);
-	CHECK(mkdir(at("pol.json.Qq11Qq"), 0700) == 0);
-	age("pol.json.Qq11Qq", 2 * ATOMIC_STALE_S);
+	put(".pol.json.pmem-tune-tmp.Ab12Cd", "stale");
+	age(".pol.json.pmem-tune-tmp.Ab12Cd", 2 * ATOMIC_STALE_S);
+	put(".pol.json.pmem-tune-tmp.Zz99Yy", "a live writer's");
+	for (size_t i = 0; i < ARRAY_SIZE(theirs); i++) {
+		put(theirs[i], "precious");
+		age(theirs[i], 2 * ATOMIC_STALE_S);
+	}
+	/* our name, but not a regular file: a directory, a link to someone's file */
+	CHECK(mkdir(at(".pol.json.pmem-tune-tmp.Qq11Qq"), 0700) == 0);
+	age(".pol.json.pmem-tune-tmp.Qq11Qq", 2 * ATOMIC_STALE_S);
+	CHECK(symlink("pol.json.backup", at(".pol.json.pmem-tune-tmp.Ll11Ll")) == 0);
+	age(".pol.json.pmem-tune-tmp.Ll11Ll", 2 * ATOMIC_STALE_S);
+	/* our name, another user's file (root can make one) */
+	if (geteuid() == 0) {
+		put(".pol.json.pmem-tune-tmp.Oo11Oo", "another user's");
+		CHECK(chown(at(".pol.json.pmem-tune-tmp.Oo11Oo"), 65534, 65534) == 0);
+		age(".pol.json.pmem-tune-tmp.Oo11Oo", 2 * ATOMIC_STALE_S);
+	}
 
 	CHECK_INT(atomic_write_file(at("pol.json"), "new", 3, 0644), 0);
-	CHECK(lstat(at("pol.json.Ab12Cd"), &st) && errno == ENOENT);
-	CHECK(lstat(at("pol.json.Zz99Yy"), &st) == 0);
-	CHECK(lstat(at("pol.json.bak"), &st) == 0);
-	CHECK(lstat(at("pol.json.Ab12C!"), &st) == 0);
-	CHECK(lstat(at("other.json.Ab12Cd"), &st) == 0);
-	CHECK(lstat(at("pol.json.Qq11Qq"), &st) == 0 && S_ISDIR(st.st_mode));
+	CHECK(lstat(at(".pol.json.pmem-tune-tmp.Ab12Cd"), &st) && errno == ENOENT);
+	CHECK(lstat(at(".pol.json.pmem-tune-tmp.Zz99Yy"), &st) == 0);
+	for (size_t i = 0; i < ARRAY_SIZE(theirs); i++) {
+		CHECK_MSG(read_file(at(theirs[i]), 0, 64, &buf, NULL) == 0 &&
+			  !strcmp(buf, "precious"), "%s: removed or changed", theirs[i]);
+		free(buf);
+		buf = NULL;
+	}
+	CHECK(lstat(at(".pol.json.pmem-tune-tmp.Qq11Qq"), &st) == 0 && S_ISDIR(st.st_mode));
+	CHECK(lstat(at(".pol.json.pmem-tune-tmp.Ll11Ll"), &st) == 0 && S_ISLNK(st.st_mode));
+	if (geteuid() == 0)
+		CHECK(lstat(at(".pol.json.pmem-tune-tmp.Oo11Oo"), &st) == 0);
 	/* the threshold is the caller's: aged 60 s, the live one is kept at 120 s, swept at 30 s */
-	age("pol.json.Zz99Yy", 60);
+	age(".pol.json.pmem-tune-tmp.Zz99Yy", 60);
 	CHECK_INT(atomic_sweep_temps(at("pol.json"), 120), 0);
 	CHECK_INT(atomic_sweep_temps(at("pol.json"), 30), 1);
-	CHECK(lstat(at("pol.json.Zz99Yy"), &st) && errno == ENOENT);
+	CHECK(lstat(at(".pol.json.pmem-tune-tmp.Zz99Yy"), &st) && errno == ENOENT);
+	/* the other file's temporary is its own save's to sweep */
+	CHECK_INT(atomic_sweep_temps(at("other.json"), 30), 1);
+	CHECK(lstat(at(".other.json.pmem-tune-tmp.Ab12Cd"), &st) && errno == ENOENT);
 }
 
 int main(void)
