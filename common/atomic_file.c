@@ -126,6 +126,53 @@ int atomic_sweep_temps(const char *path, unsigned older_s)
 	return n;
 }
 
+/* Neither empty nor ending in '/': the name of a file, not of a directory. */
+static int file_name_check(const char *path)
+{
+	if (!*path)
+		return -ENOENT;
+	return path[strlen(path) - 1] == '/' ? -EISDIR : 0;
+}
+
+int atomic_write_check(const char *path)
+{
+	char dirbuf[PATH_MAX], basebuf[PATH_MAX];
+	const char *dir, *base;
+	long name_max;
+	int dfd, fd, rc;
+
+	rc = file_name_check(path) ?: output_path_check(path);
+	if (!rc)
+		rc = split_path(path, dirbuf, basebuf, &dir, &base);
+	if (rc)
+		return rc;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	/* the temporary's name is the longer one, and it must fit too */
+	name_max = fpathconf(dfd, _PC_NAME_MAX);
+	if (1 + strlen(base) + strlen(ATOMIC_TEMP_TAG) + ATOMIC_TEMP_RANDOM >
+	    (size_t)(name_max > 0 ? name_max : NAME_MAX))
+		rc = -ENAMETOOLONG;
+	else if (faccessat(dfd, ".", W_OK | X_OK, AT_EACCESS))
+		rc = -errno;
+	close(dfd);
+	if (rc)
+		return rc;
+	/*
+	 * What the write does first, undone by the close: catches what
+	 * access() cannot see (no free inode, a quota, a filesystem that
+	 * refuses new files).  One without unnamed files (vfat, procfs)
+	 * says nothing here.
+	 */
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+	else if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+		rc = -errno;
+	return rc;
+}
+
 static int write_all(int fd, const char *data, size_t len)
 {
 	while (len) {
@@ -238,7 +285,7 @@ int atomic_write_file(const char *path, const char *data, size_t len, unsigned m
 	const char *dir, *base;
 	int dfd, rc;
 
-	rc = split_path(path, dirbuf, basebuf, &dir, &base);
+	rc = file_name_check(path) ?: split_path(path, dirbuf, basebuf, &dir, &base);
 	if (rc)
 		return rc;
 	if (snprintf(tmp, sizeof(tmp), "%s/.%s" ATOMIC_TEMP_TAG "XXXXXX", dir, base) >=

@@ -23,8 +23,9 @@
  * killed half-way leaves path as it was.  An existing path that is not a
  * regular file (a device, a FIFO, a directory, a symbolic link: not
  * followed) is refused with -EEXIST, before and again just before the
- * rename.  Stale temporaries of path are swept first
- * (atomic_sweep_temps(path, ATOMIC_STALE_S)).  Returns 0 or negative errno.
+ * rename; an empty path is -ENOENT, one ending in '/' -EISDIR.  Stale
+ * temporaries of path are swept first (atomic_sweep_temps(path,
+ * ATOMIC_STALE_S)).  Returns 0 or negative errno.
  */
 int atomic_write_file(const char *path, const char *data, size_t len, unsigned mode);
 
@@ -32,6 +33,16 @@ int atomic_write_file(const char *path, const char *data, size_t len, unsigned m
 int output_path_check(const char *path);
 /* What is at path, for messages: "a character device", "a symbolic link", ... */
 const char *output_path_kind(const char *path);
+
+/*
+ * 0 when atomic_write_file(path, ...) may succeed, else the negative errno
+ * it would certainly fail with, found without writing anything: an empty
+ * path or one ending in '/', what output_path_check() refuses, a directory
+ * that is missing or not one, a name whose temporary would be too long
+ * (-ENAMETOOLONG), a directory we may not create files in (-EACCES,
+ * -EROFS, -EPERM).  For commands to refuse before they spend minutes.
+ */
+int atomic_write_check(const char *path);
 
 /*
  * Remove the temporaries of path (ATOMIC_TEMP_TAG above, matched exactly)

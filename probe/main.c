@@ -121,7 +121,10 @@ static int run_metrics(struct cmd_args *a)
 
 static int run_plot(struct cmd_args *a)
 {
-	if (one_file(a, "plot") || output_path_refused("--plot", a->arg))
+	if (one_file(a, "plot"))
+		return 2;
+	/* '-' is stdout, no file */
+	if (strcmp(a->arg, "-") && output_path_refused("--plot", a->arg))
 		return 2;
 	return plot_cmd(a->arg, policy_file(a), a->flags | READ_ONLY);
 }

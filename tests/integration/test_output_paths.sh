@@ -1,8 +1,10 @@
 #!/bin/bash
 # Every path pmem-tune writes refuses what is not a regular file, without
 # following links, with one line and exit 2, and leaves it as it was;
-# nothing of the refused write is left beside it.  A write removes nothing
-# of an administrator's beside its file (FILE.backup).
+# nothing of the refused write is left beside it.  So does every path the
+# write would certainly fail on (empty, ending in '/', in a missing or
+# unwritable directory, too long a name), before any work.  A write
+# removes nothing of an administrator's beside its file (FILE.backup).
 # Usage: test_output_paths.sh PMEM_TUNE
 tune=$1
 PT_TEST_NAME=output_paths
@@ -24,6 +26,36 @@ for out in /dev/null "$tmp/fifo" "$tmp/dir" "$tmp/link" "$tmp/dangling"; do
 done
 grep -q "not a regular file" "$tmp/err" && ok || bad "the refusal does not say why"
 
+# where the write would certainly fail: refused up front, not after a probe
+long=$tmp/$(printf '%0240d' 0).json	# fits NAME_MAX; its temporary does not
+for out in '' "$tmp/nodir/p.json" "$tmp/newdir/" "$tmp/victim/p.json" "$long"; do
+	word=${out:-empty path}
+	expect_refusal "--output '$out'" "$word" -- --probe --quick --target dram --output "$out"
+	expect_refusal "--merge '$out'" "$word" -- --merge "$out" --insecure "$tmp/in.json"
+	expect_refusal "--metrics '$out'" "$word" -- --metrics "$out" --insecure "$tmp/in.json"
+	expect_refusal "--plot '$out'" "$word" -- --plot "$out" --insecure "$tmp/in.json"
+	expect_refusal "--decide --output '$out'" "$word" -- --decide "$tmp/in.json" \
+		--output "$out" --insecure
+done
+[ ! -e "$tmp/nodir" ] && [ ! -e "$tmp/newdir" ] && [ ! -e "$long" ] && ok ||
+	bad "a refused write created something: $(ls -A "$tmp")"
+# a directory the user may not create files in (root may in any: run as nobody)
+mkdir "$tmp/ro"
+if [ "$(id -u)" -eq 0 ]; then
+	chmod 755 "$tmp"
+	printf '#!/bin/sh\nexec setpriv --reuid=65534 --regid=65534 --clear-groups "%s" "$@"\n' \
+		"$tune" >"$tmp/as-nobody"
+	chmod 755 "$tmp/as-nobody"
+	as=$tmp/as-nobody
+else
+	chmod 555 "$tmp/ro"
+	as=$tune
+fi
+tune=$as expect_refusal "--output in an unwritable directory" "$tmp/ro/p.json" -- \
+	--probe --quick --target dram --output "$tmp/ro/p.json"
+tune=$as expect_refusal "--merge in an unwritable directory" "$tmp/ro/p.json" -- \
+	--merge "$tmp/ro/p.json" --insecure "$tmp/in.json"
+[ -z "$(ls -A "$tmp/ro")" ] && ok || bad "the unwritable directory got $(ls -A "$tmp/ro")"
 [ "$(cat "$tmp/victim")" = precious ] && ok || bad "the link's target was written"
 [ -L "$tmp/link" ] && [ -L "$tmp/dangling" ] && [ -p "$tmp/fifo" ] && [ -d "$tmp/dir" ] &&
 	[ -c /dev/null ] && ok || bad "a refused path was replaced"

@@ -4,6 +4,7 @@
  * the size bound), the strict attribute read, parsing, trimming, lines,
  * paths, the trusted-file rule and the atomic write.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -330,6 +331,70 @@ static void test_atomic_sweep(void)
 	CHECK(lstat(at(".other.json.pmem-tune-tmp.Ab12Cd"), &st) && errno == ENOENT);
 }
 
+/* Entries in a directory of the test's: a check must leave none behind. */
+static unsigned entries(const char *name)
+{
+	struct dirent *de;
+	unsigned n = 0;
+	DIR *d = opendir(at(name));
+
+	while (d && (de = readdir(d)))
+		n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* What atomic_write_file() would certainly fail on, found without writing. */
+static void test_atomic_write_check(void)
+{
+	char longname[256];
+	unsigned before;
+
+	CHECK(mkdir(at("ck"), 0755) == 0);
+	CHECK(mkdir(at("ck-all"), 0755) == 0 && chmod(at("ck-all"), 0777) == 0);
+	put("ck/file", "x");
+	before = entries("ck");
+	CHECK_INT(atomic_write_check(at("ck/new.json")), 0);
+	CHECK_INT(atomic_write_check(at("ck/file")), 0);
+	CHECK_INT(atomic_write_check(""), -ENOENT);
+	CHECK_INT(atomic_write_file("", "x", 1, 0644), -ENOENT);
+	CHECK_INT(atomic_write_check(at("ck/new/")), -EISDIR);
+	CHECK_INT(atomic_write_file(at("ck/new/"), "x", 1, 0644), -EISDIR);
+	CHECK_INT(atomic_write_check(at("ck/file/")), -EISDIR);
+	CHECK_INT(atomic_write_check(at("ck/nodir/new.json")), -ENOENT);
+	CHECK_INT(atomic_write_check(at("ck/file/new.json")), -ENOTDIR);
+	CHECK_INT(atomic_write_check(at("ck")), -EEXIST);
+	CHECK_INT(atomic_write_check("/dev/null"), -EEXIST);
+	/* a name that fits, whose temporary does not (NAME_MAX 255 here) */
+	memset(longname, 'a', 240);
+	snprintf(longname + 240, sizeof(longname) - 240, ".json");
+	{
+		char p[4096];
+
+		snprintf(p, sizeof(p), "ck/%s", longname);
+		CHECK_INT(atomic_write_check(at(p)), -ENAMETOOLONG);
+		CHECK_INT(atomic_write_file(at(p), "x", 1, 0644), -ENAMETOOLONG);
+	}
+	/* a directory we may not create files in; beside one we may */
+	if (geteuid() == 0) {
+		/* root passes every mode: check as nobody, who may enter both */
+		CHECK(chmod(dir, 0755) == 0);
+		CHECK(seteuid(65534) == 0);
+		CHECK_INT(atomic_write_check(at("ck/new.json")), -EACCES);
+		CHECK_INT(atomic_write_check(at("ck-all/new.json")), 0);
+		CHECK(seteuid(0) == 0);
+		CHECK(chmod(dir, 0700) == 0);
+	} else {
+		CHECK(chmod(at("ck"), 0555) == 0);
+		CHECK_INT(atomic_write_check(at("ck/new.json")), -EACCES);
+		CHECK_INT(atomic_write_check(at("ck-all/new.json")), 0);
+		CHECK(chmod(at("ck"), 0755) == 0);
+	}
+	CHECK_INT(entries("ck"), before);
+	CHECK_INT(entries("ck-all"), 2);
+}
+
 int main(void)
 {
 	char cmd[64 + sizeof(dir)];
@@ -348,6 +413,7 @@ int main(void)
 	test_atomic_write();
 	test_atomic_refuses();
 	test_atomic_sweep();
+	test_atomic_write_check();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "could not remove %s\n", dir);
