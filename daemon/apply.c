@@ -38,11 +38,15 @@ int daemon_init(struct daemon *d)
 		if (r < 0)
 			log_err("state directory %s: %s; originals cannot be saved, "
 				"nothing will be written", d->opt.state_dir, strerror(-r));
-		/* before the state is read: the holder may be about to rewrite it */
+		/*
+		 * Before the state is read: the holder may be about to rewrite
+		 * it.  Any failure refuses, said why already: a lock we could
+		 * not take keeps no second instance out.
+		 */
 		if (r == 0) {
 			d->lock_fd = instance_lock(d->opt.state_dir, LOCK_WAIT_MS);
-			if (d->lock_fd == -EBUSY)
-				return -EBUSY;
+			if (d->lock_fd < 0)
+				return d->lock_fd;
 		}
 	}
 	state_load(&d->state, d->opt.state_dir);

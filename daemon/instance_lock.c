@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/atomic_file.h"
 #include "common/path.h"
 #include "common/trusted.h"
 #include "instance_lock.h"
@@ -43,20 +44,32 @@ int instance_lock(const char *dir, unsigned wait_ms)
 	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		r = -errno;
-		log_err("%s: cannot open the instance lock: %s; refusing to run", path,
-			strerror(-r));
+		/* ELOOP, EISDIR, ENXIO: something else is there, say what */
+		if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+			log_err("%s: the instance lock is %s, not a regular file; refusing to run",
+				path, output_path_kind(path));
+		else
+			log_err("%s: cannot open the instance lock: %s; refusing to run", path,
+				strerror(-r));
 		return r;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		log_err("%s: not a regular file; refusing to run", path);
+		log_err("%s: the instance lock is %s, not a regular file; refusing to run", path,
+			output_path_kind(path));
 		close(fd);
 		return -EINVAL;
 	}
 	/* our pid goes into it: never into someone else's file, nor one linked elsewhere */
-	if (!trusted_stat(&st) || st.st_nlink != 1) {
-		log_err("%s: refused: owned by uid %u with mode %04o and %lu link(s), not root's "
-			"alone", path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777),
-			(unsigned long)st.st_nlink);
+	if (!trusted_stat(&st)) {
+		log_err("%s: the instance lock is owned by uid %u with mode %04o, not root's (or "
+			"ours) writable by no one else; refusing to run", path,
+			(unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+		close(fd);
+		return -EPERM;
+	}
+	if (st.st_nlink != 1) {
+		log_err("%s: the instance lock has %lu names, not one (a hard link elsewhere); "
+			"refusing to run", path, (unsigned long)st.st_nlink);
 		close(fd);
 		return -EPERM;
 	}

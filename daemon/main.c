@@ -21,7 +21,7 @@ int main(int argc, char **argv)
 		return r > 0 ? EXIT_SUCCESS : 2;
 	log_setup(d.opt.verbose);
 	if (daemon_init(&d) < 0) {
-		/* another instance holds the state: said why already */
+		/* the lock is held by another instance or cannot be trusted: said why */
 		daemon_fini(&d);
 		return EXIT_FAILURE;
 	}

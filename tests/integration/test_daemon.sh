@@ -381,4 +381,65 @@ ok "--restore with an invalid entry: the valid one restored" is "$THRESH" 768
 run "$DAEMON" $COMMON --restore
 ok "--restore with nothing left: exits 0" test $? -eq 0
 
+# --- the instance lock fails closed -----------------------------------------
+# A lock the daemon cannot trust (a second name of another file, a link, a
+# FIFO, a directory, someone else's, a state directory that is a file) is
+# refused like one another instance holds: exit 1, one line naming it,
+# nothing applied; two daemons started on it both refuse.
+LOCK=$T/run/pmem-tuned/lock
+"$MKPOLICY" "$T/etc/pmem-policy.json" --kernel 4096 --movnt 512
+fresh_state() { rm -rf "$T/run/pmem-tuned" && mkdir -m 700 "$T/run/pmem-tuned"; }
+plant_hardlink() { ln "$T/elsewhere" "$LOCK"; }
+plant_symlink() { ln -s "$T/elsewhere" "$LOCK"; }
+plant_fifo() { mkfifo -m 600 "$LOCK"; }
+plant_directory() { mkdir -m 700 "$LOCK"; }
+plant_group_writable() { : > "$LOCK" && chmod 660 "$LOCK"; }
+plant_foreign() { : > "$LOCK" && chmod 600 "$LOCK" && chown 65534 "$LOCK"; }
+plant_state_file() { rm -rf "$T/run/pmem-tuned" && : > "$T/run/pmem-tuned"; }
+one_refusal() { [ "$(wc -l < "$1")" -eq 1 ] && grep -qF "$LOCK" "$1" && grep -q "refusing to run" "$1"; }
+both_gone() { ! kill -0 "$1" 2>/dev/null && ! kill -0 "$2" 2>/dev/null; }
+lock_case() {
+	fresh_state
+	echo precious > "$T/elsewhere"
+	chmod 600 "$T/elsewhere"
+	"plant_$1"
+	run "$DAEMON" --force $COMMON --oneshot > "$T/lock.out" 2>&1
+	ok "lock $1: --oneshot exits 1" test $? -eq 1
+	ok "lock $1: --oneshot says why in one line naming the lock" one_refusal "$T/lock.out"
+	ok "lock $1: --oneshot applied nothing" is "$THRESH" 768
+	# two daemons on the one state directory: neither runs
+	run "$DAEMON" --force $COMMON > "$T/lock.a" 2>&1 &
+	pa=$!
+	run "$DAEMON" --force $COMMON > "$T/lock.b" 2>&1 &
+	pb=$!
+	i=0
+	while ! both_gone "$pa" "$pb" && [ "$i" -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	ok "lock $1: two daemons, neither runs" both_gone "$pa" "$pb"
+	kill "$pa" "$pb" 2>/dev/null
+	wait "$pa"
+	ra=$?
+	wait "$pb"
+	rb=$?
+	ok "lock $1: two daemons, both exit 1 (they did $ra, $rb)" test "$ra" -eq 1 -a "$rb" -eq 1
+	ok "lock $1: the first says why in one line" one_refusal "$T/lock.a"
+	ok "lock $1: the second says why in one line" one_refusal "$T/lock.b"
+	ok "lock $1: the file elsewhere untouched" is "$T/elsewhere" precious
+	ok "lock $1: no state written" test ! -e "$STATE"
+	echo "# lock $1: $(cat "$T/lock.out")"
+	rm -rf "$T/run/pmem-tuned"
+}
+# the same setup with a lock of its own works: what is refused is the lock
+fresh_state
+run "$DAEMON" --force $COMMON --oneshot > "$T/lock.out" 2>&1
+ok "lock control: --oneshot with a fresh lock applies" is "$THRESH" 4096
+run "$DAEMON" $COMMON --restore
+ok "lock control: restored" is "$THRESH" 768
+for kind in hardlink symlink fifo directory group_writable state_file; do
+	lock_case "$kind"
+done
+if [ "$(id -u)" -eq 0 ]; then
+	lock_case foreign
+fi
+fresh_state
+
 tap_finish test_daemon
