@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/utf8.h"
 #include "policy_internal.h"
 #include "policy_limits.h"
 
@@ -71,51 +72,6 @@ static int fail_at(struct scan *sc, const char *what, size_t max)
 		 path[0] ? path : "(top level)", max, what,
 		 sc->st[sc->depth - 1].array ? "array" : "object");
 	return -E2BIG;
-}
-
-/* Length of the valid UTF-8 sequence at s[0..n), or 0 with *why set. */
-static size_t utf8_len(const unsigned char *s, size_t n, const char **why)
-{
-	unsigned char c = s[0];
-	size_t want;
-	uint32_t cp;
-
-	if (c < 0x80)
-		return 1;
-	if (c < 0xc2) {
-		*why = c < 0xc0 ? "stray continuation byte" : "overlong encoding";
-		return 0;
-	}
-	want = c < 0xe0 ? 2 : c < 0xf0 ? 3 : c < 0xf5 ? 4 : 0;
-	if (!want) {
-		*why = "byte not used by UTF-8";
-		return 0;
-	}
-	if (n < want) {
-		*why = "truncated sequence";
-		return 0;
-	}
-	cp = c & (0x7f >> want);
-	for (size_t k = 1; k < want; k++) {
-		if ((s[k] & 0xc0) != 0x80) {
-			*why = "truncated sequence";
-			return 0;
-		}
-		cp = cp << 6 | (s[k] & 0x3f);
-	}
-	if ((want == 3 && cp < 0x800) || (want == 4 && cp < 0x10000)) {
-		*why = "overlong encoding";
-		return 0;
-	}
-	if (cp >= 0xd800 && cp <= 0xdfff) {
-		*why = "encoded surrogate (not a character)";
-		return 0;
-	}
-	if (cp > 0x10ffff) {
-		*why = "beyond U+10FFFF";
-		return 0;
-	}
-	return want;
 }
 
 static int hex4(const unsigned char *s, size_t n, unsigned *v)
@@ -190,7 +146,7 @@ lone:
 				 "surrogate, not a character", sc->i, u);
 			return -EINVAL;
 		}
-		n = utf8_len(s + sc->i, sc->len - sc->i, &why);
+		n = utf8_seq_len(s + sc->i, sc->len - sc->i, &why);
 		if (!n) {
 			snprintf(sc->err, sc->errlen, "invalid utf-8 at byte %zu: %s", sc->i, why);
 			return -EINVAL;
@@ -288,7 +244,7 @@ int policy_scan(const char *text, size_t len, char *err, size_t errlen)
 		default:
 			/* outside strings only JSON's ASCII; a bad sequence still gets its name */
 			if (c >= 0x80) {
-				if (!utf8_len(sc.s + sc.i, len - sc.i, &why)) {
+				if (!utf8_seq_len(sc.s + sc.i, len - sc.i, &why)) {
 					snprintf(err, errlen, "invalid utf-8 at byte %zu: %s", sc.i,
 						 why);
 					return -EINVAL;

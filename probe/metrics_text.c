@@ -6,8 +6,6 @@
  * checked to be a finite number: a hostile policy file must not forge
  * samples.  No I/O here, so that the fuzzer drives it in memory.
  */
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,45 +13,13 @@
 
 #include <json-c/json.h>
 
+#include "common/prom_text.h"
 #include "export.h"
 #include "export_keys.h"
 #include "metrics_text.h"
 #include "policy.h"
 
 #define MIB 1048576.0
-
-/* Prometheus text format: label values escape \, " and newline. */
-static void label(char *buf, size_t len, const char *s)
-{
-	size_t o = 0;
-
-	for (; *s && o + 3 < len; s++) {
-		if (*s == '\\' || *s == '"') {
-			buf[o++] = '\\';
-			buf[o++] = *s;
-		} else if (*s == '\n') {
-			buf[o++] = '\\';
-			buf[o++] = 'n';
-		} else {
-			buf[o++] = *s;
-		}
-	}
-	buf[o] = '\0';
-}
-
-/* One HELP/TYPE group per name; the samples of the name follow it. */
-static void group(FILE *f, const char *name, const char *help)
-{
-	fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
-}
-
-static void sample(FILE *f, const char *name, const char *labels, double v)
-{
-	if (!isfinite(v))
-		return;
-	fprintf(f, "%s%s%s%s %.15g\n", name, labels[0] ? "{" : "", labels, labels[0] ? "}" : "",
-		v);
-}
 
 static time_t parse_created(const char *s)
 {
@@ -69,9 +35,9 @@ static void op_labels(char *buf, size_t len, const struct policy_target *t,
 {
 	char tn[2 * POLICY_NAME_MAX], on[2 * POLICY_NAME_MAX], pn[2 * POLICY_NAME_MAX];
 
-	label(tn, sizeof(tn), t->name);
-	label(on, sizeof(on), op->op);
-	label(pn, sizeof(pn), op->pattern);
+	prom_label_value(tn, sizeof(tn), t->name);
+	prom_label_value(on, sizeof(on), op->op);
+	prom_label_value(pn, sizeof(pn), op->pattern);
 	snprintf(buf, len, "target=\"%s\",op=\"%s\",pattern=\"%s\",threads=\"%u\"", tn, on, pn,
 		 op->threads);
 }
@@ -88,10 +54,10 @@ static void crossovers(FILE *f, const struct policy *p, bool conf)
 			for (size_t x = 0; x < op->ncrossovers; x++) {
 				const struct policy_crossover *c = &op->crossovers[x];
 
-				label(b, sizeof(b), c->below);
-				label(a, sizeof(a), c->above);
+				prom_label_value(b, sizeof(b), c->below);
+				prom_label_value(a, sizeof(a), c->above);
 				snprintf(lbl, sizeof(lbl), "%s,below=\"%s\",above=\"%s\"", ol, b, a);
-				sample(f, conf ? "pmem_tune_crossover_confidence_ratio"
+				prom_sample(f, conf ? "pmem_tune_crossover_confidence_ratio"
 					       : "pmem_tune_crossover_bytes", lbl,
 				       conf ? c->confidence : (double)c->size_bytes);
 			}
@@ -107,7 +73,7 @@ static void ceilings(FILE *f, const struct policy *p)
 			const struct policy_op *op = &p->targets[t].ops[o];
 
 			op_labels(ol, sizeof(ol), &p->targets[t], op);
-			sample(f, "pmem_tune_ceiling_bytes_per_second", ol, op->ceiling_mib_s * MIB);
+			prom_sample(f, "pmem_tune_ceiling_bytes_per_second", ol, op->ceiling_mib_s * MIB);
 		}
 }
 
@@ -118,33 +84,26 @@ static void exports(FILE *f, const struct policy *p, bool threshold)
 	for (int c = 0; c < EXPORT_NCONSUMERS; c++) {
 		const struct export_consumer_info *ci = export_consumer(c);
 		const struct policy_export *e = export_of(p, c);
-		char *end;
-		int r;
+		const struct export_key *k;
+		uint64_t n;
 
 		if (!threshold) {
 			if (!e || !e->present)
 				continue;
-			label(tn, sizeof(tn), e->target);
+			prom_label_value(tn, sizeof(tn), e->target);
 			snprintf(lbl, sizeof(lbl), "consumer=\"%s\",target=\"%s\"", ci->name, tn);
-			sample(f, "pmem_tune_export_regret_ratio", lbl, e->regret);
+			prom_sample(f, "pmem_tune_export_regret_ratio", lbl, e->regret);
 			continue;
 		}
 		if (!ci->threshold)
 			continue;
-		r = export_key_value(p, export_key_find_kv(c, ci->threshold), v, sizeof(v));
+		k = export_key_find_kv(c, ci->threshold);
+		if (!k || export_key_value(p, k, v, sizeof(v)) || export_key_decode(k, v, &n))
+			continue;	/* a value is printed only once it has decoded as a number */
 		snprintf(lbl, sizeof(lbl), "consumer=\"%s\"", ci->name);
-		if (r == -ERANGE) {
-			sample(f, "pmem_tune_export_threshold_bytes", lbl, -1);
-			continue;
-		}
-		if (r)
-			continue;
-		/* a value is printed only once it has parsed as a number */
-		errno = 0;
-		double d = strtod(v, &end);
-
-		if (!errno && end != v && !*end)
-			sample(f, "pmem_tune_export_threshold_bytes", lbl, d);
+		/* "never switch" is UINT64_MAX in the file and to the consumer, -1 here */
+		prom_sample(f, "pmem_tune_export_threshold_bytes", lbl,
+		       k->decoding == EXPORT_SIZE && n == POLICY_SIZE_OPEN ? -1 : (double)n);
 	}
 }
 
@@ -152,34 +111,34 @@ static void policy_metrics(FILE *f, const char *path, const struct policy *p, co
 {
 	const char *created = p && p->merged.hosts ? p->merged.created_last
 						   : p ? p->generator.created : "";
-	/* label() shortens a long path between escapes, never inside one */
+	/* prom_label_value() shortens a long path between escapes, never inside one */
 	char lbl[1024], fp[2 * POLICY_NAME_MAX], file[513];
 
-	label(fp, sizeof(fp), host_fp);
-	label(file, sizeof(file), path);
+	prom_label_value(fp, sizeof(fp), host_fp);
+	prom_label_value(file, sizeof(file), path);
 	snprintf(lbl, sizeof(lbl), "file=\"%s\",fingerprint=\"%s\"", file, fp);
-	group(f, "pmem_tune_policy_host_match",
+	prom_group(f, "pmem_tune_policy_host_match",
 	      "1 if the policy file has an entry for this host's fingerprint, else 0.");
-	sample(f, "pmem_tune_policy_host_match", lbl, p ? 1 : 0);
+	prom_sample(f, "pmem_tune_policy_host_match", lbl, p ? 1 : 0);
 	if (!p)
 		return;
-	group(f, "pmem_tune_probe_timestamp_seconds",
+	prom_group(f, "pmem_tune_probe_timestamp_seconds",
 	      "When the probe behind the entry ran (age: time() - this).");
-	sample(f, "pmem_tune_probe_timestamp_seconds", "", (double)parse_created(created));
-	group(f, "pmem_tune_merged_hosts", "Hosts aggregated into the entry (1: one probe).");
-	sample(f, "pmem_tune_merged_hosts", "", p->merged.hosts ? p->merged.hosts : 1);
-	group(f, "pmem_tune_ceiling_bytes_per_second",
+	prom_sample(f, "pmem_tune_probe_timestamp_seconds", "", (double)parse_created(created));
+	prom_group(f, "pmem_tune_merged_hosts", "Hosts aggregated into the entry (1: one probe).");
+	prom_sample(f, "pmem_tune_merged_hosts", "", p->merged.hosts ? p->merged.hosts : 1);
+	prom_group(f, "pmem_tune_ceiling_bytes_per_second",
 	      "Non-temporal fill throughput of the target, same threads.");
 	ceilings(f, p);
-	group(f, "pmem_tune_crossover_bytes", "Size from which 'above' beats 'below'.");
+	prom_group(f, "pmem_tune_crossover_bytes", "Size from which 'above' beats 'below'.");
 	crossovers(f, p, false);
-	group(f, "pmem_tune_crossover_confidence_ratio",
+	prom_group(f, "pmem_tune_crossover_confidence_ratio",
 	      "Probability that both sides of the crossover are right.");
 	crossovers(f, p, true);
-	group(f, "pmem_tune_export_regret_ratio",
+	prom_group(f, "pmem_tune_export_regret_ratio",
 	      "Mean loss of the exported knob against the per-size best.");
 	exports(f, p, false);
-	group(f, "pmem_tune_export_threshold_bytes", "The exported threshold; -1 = never switch.");
+	prom_group(f, "pmem_tune_export_threshold_bytes", "The exported threshold; -1 = never switch.");
 	exports(f, p, true);
 }
 
@@ -224,31 +183,31 @@ static void daemon_metrics(FILE *f, struct json_object *status, struct json_obje
 	bool applied = json_true(st, "applied"), verified = json_true(vf, "verified");
 	char lbl[64];
 
-	group(f, "pmem_tuned_policy_applied", "1 if pmem-tuned's last pass applied a policy.");
-	sample(f, "pmem_tuned_policy_applied", "", applied);
+	prom_group(f, "pmem_tuned_policy_applied", "1 if pmem-tuned's last pass applied a policy.");
+	prom_sample(f, "pmem_tuned_policy_applied", "", applied);
 	if (applied) {
-		group(f, "pmem_tuned_last_apply_timestamp_seconds",
+		prom_group(f, "pmem_tuned_last_apply_timestamp_seconds",
 		      "When pmem-tuned last applied the policy.");
-		sample(f, "pmem_tuned_last_apply_timestamp_seconds", "", json_count(st, "time"));
-		group(f, "pmem_tuned_knobs", "Knobs by what the last apply did with them.");
+		prom_sample(f, "pmem_tuned_last_apply_timestamp_seconds", "", json_count(st, "time"));
+		prom_group(f, "pmem_tuned_knobs", "Knobs by what the last apply did with them.");
 		for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 			double n = json_count(st, counts[i]);
 
 			snprintf(lbl, sizeof(lbl), "result=\"%s\"", counts[i]);
 			if (n >= 0)
-				sample(f, "pmem_tuned_knobs", lbl, n);
+				prom_sample(f, "pmem_tuned_knobs", lbl, n);
 		}
 	}
-	group(f, "pmem_tuned_policy_verified",
+	prom_group(f, "pmem_tuned_policy_verified",
 	      "1 if the last pmem-tuned --verify compared every knob with the policy.");
-	sample(f, "pmem_tuned_policy_verified", "", verified);
+	prom_sample(f, "pmem_tuned_policy_verified", "", verified);
 	if (verified && json_count(vf, "drift") >= 0) {
-		group(f, "pmem_tuned_drift_knobs",
+		prom_group(f, "pmem_tuned_drift_knobs",
 		      "Knobs whose value differed from the policy at the last --verify.");
-		sample(f, "pmem_tuned_drift_knobs", "", json_count(vf, "drift"));
-		group(f, "pmem_tuned_last_verify_timestamp_seconds",
+		prom_sample(f, "pmem_tuned_drift_knobs", "", json_count(vf, "drift"));
+		prom_group(f, "pmem_tuned_last_verify_timestamp_seconds",
 		      "When pmem-tuned --verify last ran.");
-		sample(f, "pmem_tuned_last_verify_timestamp_seconds", "", json_count(vf, "time"));
+		prom_sample(f, "pmem_tuned_last_verify_timestamp_seconds", "", json_count(vf, "time"));
 	}
 }
 

@@ -5,8 +5,9 @@
  * a Prometheus textfile out.  Whatever the input, the output must be valid
  * exposition format, as node-exporter would read it: only the HELP/TYPE
  * groups and samples of names we write, every sample under its own group,
- * every label value closed and escaped, every value a finite number, and
- * no NUL.  A hostile host file must not forge a sample or a line.
+ * every label value closed and escaped, every value a finite number, no
+ * NUL, and nothing but UTF-8 (promtool refuses a file with one bad byte).
+ * A hostile host file must not forge a sample or a line.
  */
 #include <ctype.h>
 #include <math.h>
@@ -18,13 +19,14 @@
 
 #include <json-c/json.h>
 
+#include "common/utf8.h"
 #include "metrics_text.h"
 #include "policy.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* A label value and a path to escape: quote, backslash, newline. */
-#define PATH "/etc/pmem-\"policy\\\n.json"
+/* A label value and a path to escape: quote, backslash, newline, a byte that is not UTF-8. */
+#define PATH "/etc/pmem-\"policy\\\n\xff.json"
 
 static void bad(const char *why, const char *line, size_t n)
 {
@@ -75,6 +77,9 @@ static void check_text(const char *text, size_t len)
 		bad("NUL byte", text, len);
 	if (len && text[len - 1] != '\n')
 		bad("last line not ended", text, len);
+	for (size_t i = 0, n; i < len; i += n)
+		if (!(n = utf8_seq_len((const unsigned char *)text + i, len - i, NULL)))
+			bad("not UTF-8", text + i, len - i);
 	for (; line < text + len; line = end + 1) {
 		size_t ln, k, i;
 		char *vend;
