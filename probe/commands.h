@@ -35,7 +35,8 @@ int merge_cmd(const char *out, char **in, int nin, const char *weights, unsigned
 /*
  * Prometheus text format for node-exporter's textfile collector: this
  * host's entry of the policy at path, and pmem-tuned's status files in
- * daemon_dir.
+ * daemon_dir.  out is replaced also when the policy cannot be read (it
+ * then says so): 2 for that, 1 when out cannot be written, else 0.
  */
 int metrics_cmd(const char *out, const char *path, const char *daemon_dir, unsigned flags);
 /*

@@ -26,30 +26,35 @@ static struct json_object *status_load(const char *dir, const char *name)
 	return json_object_from_file(path);
 }
 
+/*
+ * Every run replaces the file, also when the policy cannot be read: a
+ * monitoring system must see "read failed", not the last good file.
+ * Exit 2 for a policy that could not be read, 1 when this host's
+ * identity could not be read or the file not written, else 0.
+ */
 int metrics_cmd(const char *out, const char *path, const char *daemon_dir, unsigned flags)
 {
+	struct metrics_in in = { .path = path };
 	struct policy_bundle *b = policy_file_load(path, flags);
-	struct json_object *st, *vf;
-	struct policy *host;
+	struct policy *host = policy_new();
 	size_t len = 0;
 	char *text = NULL;
-	int rc;
+	int rc, status = b ? 0 : 2;
 
-	if (!b)
-		return 2;
-	host = policy_new();
 	if (!host || fingerprint_host(NULL, host)) {
 		fprintf(stderr, "pmem-tune: --metrics: cannot read this host's identity\n");
 		policy_free(host);
-		policy_bundle_free(b);
-		return 1;
+		host = NULL;
+		status = status ?: 1;
 	}
+	in.bundle = b;
+	in.host = host;
 	/* What pmem-tuned wrote after its last apply and the last --verify (daemon/status_file.h) */
-	st = status_load(daemon_dir, "status.json");
-	vf = status_load(daemon_dir, "verify.json");
-	text = metrics_text(path, b, host->platform.fingerprint, st, vf, &len);
-	json_object_put(st);
-	json_object_put(vf);
+	in.status = status_load(daemon_dir, "status.json");
+	in.verify = status_load(daemon_dir, "verify.json");
+	text = metrics_text(&in, &len);
+	json_object_put(in.status);
+	json_object_put(in.verify);
 	policy_free(host);
 	policy_bundle_free(b);
 	if (!text) {
@@ -64,5 +69,5 @@ int metrics_cmd(const char *out, const char *path, const char *daemon_dir, unsig
 		fprintf(stderr, "pmem-tune: %s: cannot write the metrics: %s\n", out, strerror(-rc));
 		return 1;
 	}
-	return 0;
+	return status;
 }

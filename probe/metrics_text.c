@@ -107,21 +107,34 @@ static void exports(FILE *f, const struct policy *p, bool threshold)
 	}
 }
 
-static void policy_metrics(FILE *f, const char *path, const struct policy *p, const char *host_fp)
+/*
+ * Whether the file was read at all comes first and alone: a file that
+ * cannot be read or is invalid says so, never what an older one said.
+ */
+static void policy_metrics(FILE *f, const struct metrics_in *in)
 {
-	const char *created = p && p->merged.hosts ? p->merged.created_last
-						   : p ? p->generator.created : "";
+	const struct policy *p;
+	const char *created;
 	/* prom_label_value() shortens a long path between escapes, never inside one */
 	char lbl[1024], fp[2 * POLICY_NAME_MAX], file[513];
 
-	prom_label_value(fp, sizeof(fp), host_fp);
-	prom_label_value(file, sizeof(file), path);
+	prom_label_value(file, sizeof(file), in->path);
+	snprintf(lbl, sizeof(lbl), "file=\"%s\"", file);
+	prom_group(f, "pmem_tune_policy_read_ok",
+		   "1 if the policy file was read and is valid, else 0 (and nothing from it).");
+	prom_sample(f, "pmem_tune_policy_read_ok", lbl, in->bundle ? 1 : 0);
+	if (!in->bundle || !in->host)
+		return;
+	/* a fleet bundle holds every platform: each host reports only its own */
+	p = policy_bundle_find(in->bundle, in->host->platform.fingerprint);
+	prom_label_value(fp, sizeof(fp), in->host->platform.fingerprint);
 	snprintf(lbl, sizeof(lbl), "file=\"%s\",fingerprint=\"%s\"", file, fp);
 	prom_group(f, "pmem_tune_policy_host_match",
-	      "1 if the policy file has an entry for this host's fingerprint, else 0.");
+		   "1 if the policy file has an entry for this host's fingerprint, else 0.");
 	prom_sample(f, "pmem_tune_policy_host_match", lbl, p ? 1 : 0);
 	if (!p)
 		return;
+	created = p->merged.hosts ? p->merged.created_last : p->generator.created;
 	prom_group(f, "pmem_tune_probe_timestamp_seconds",
 	      "When the probe behind the entry ran (age: time() - this).");
 	prom_sample(f, "pmem_tune_probe_timestamp_seconds", "", (double)parse_created(created));
@@ -211,17 +224,15 @@ static void daemon_metrics(FILE *f, struct json_object *status, struct json_obje
 	}
 }
 
-char *metrics_text(const char *path, const struct policy_bundle *b, const char *host_fp,
-		   struct json_object *status, struct json_object *verify, size_t *len)
+char *metrics_text(const struct metrics_in *in, size_t *len)
 {
 	char *text = NULL;
 	FILE *f = open_memstream(&text, len);
 
 	if (!f)
 		return NULL;
-	/* a fleet bundle holds every platform: each host reports only its own */
-	policy_metrics(f, path, policy_bundle_find(b, host_fp), host_fp);
-	daemon_metrics(f, status, verify);
+	policy_metrics(f, in);
+	daemon_metrics(f, in->status, in->verify);
 	if (fclose(f)) {
 		free(text);
 		return NULL;

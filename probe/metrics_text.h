@@ -9,13 +9,20 @@
 
 #include "policy.h"
 
+struct metrics_in {
+	const char *path;			/* the policy file, for its label */
+	const struct policy_bundle *bundle;	/* NULL: not read (missing, refused, invalid) */
+	const struct policy *host;		/* this host's identity; NULL: unknown */
+	/* pmem-tuned's status and verify objects; NULL or not "pmem-tuned-status/1": none */
+	struct json_object *status, *verify;
+};
+
 /*
- * The metrics of b's entry for host_fp (path names the file they came
- * from) and of pmem-tuned's status and verify objects (NULL, or not
- * "pmem-tuned-status/1": none).  Returns the text, *len its length, or
- * NULL when out of memory; the caller frees it.
+ * Whether the policy file was read, then (when it was and the host is
+ * known) the metrics of its entry for this host, then pmem-tuned's.
+ * Returns the text, *len its length, or NULL when out of memory; the
+ * caller frees it.
  */
-char *metrics_text(const char *path, const struct policy_bundle *b, const char *host_fp,
-		   struct json_object *status, struct json_object *verify, size_t *len);
+char *metrics_text(const struct metrics_in *in, size_t *len);
 
 #endif

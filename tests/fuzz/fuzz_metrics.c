@@ -152,9 +152,10 @@ static struct json_object *parse_json(const char *s, size_t n)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *p = (const char *)data, *end = p + size, *pol, *st, *vf;
-	struct json_object *status, *verify;
+	struct metrics_in in = { .path = PATH };
 	struct policy_bundle *b;
-	size_t npol = 0, nst = 0, nvf = 0, len = 0;
+	struct policy *none;
+	size_t npol = 0, nst = 0, nvf = 0, len = 0, k;
 	char err[512], *text;
 
 	if (size > 1 << 20)
@@ -162,23 +163,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pol = part(&p, end, &npol);
 	st = part(&p, end, &nst);
 	vf = part(&p, end, &nvf);
+	/* NULL: the policy could not be read, what the daemon's files alone give */
 	b = policy_bundle_parse(pol, npol, err, sizeof(err));
-	if (!b)
-		b = policy_bundle_new();	/* what the daemon's files alone give */
-	if (!b)
+	none = policy_new();
+	if (!none)
 		return 0;
-	status = parse_json(st, nst);
-	verify = parse_json(vf, nvf);
+	snprintf(none->platform.fingerprint, sizeof(none->platform.fingerprint), "sha256:none");
+	in.status = parse_json(st, nst);
+	in.verify = parse_json(vf, nvf);
+	in.bundle = b;
 	/* this host: one of the bundle's entries (which one from the size), or none */
-	text = metrics_text(PATH, b, size % (b->n + 1) < b->n ?
-			    b->entries[size % (b->n + 1)]->platform.fingerprint : "sha256:none",
-			    status, verify, &len);
+	k = b ? size % (b->n + 1) : 0;
+	in.host = b && k < b->n ? b->entries[k] : none;
+	text = metrics_text(&in, &len);
 	if (!text)
 		abort();
 	check_text(text, len);
 	free(text);
-	json_object_put(status);
-	json_object_put(verify);
+	json_object_put(in.status);
+	json_object_put(in.verify);
 	policy_bundle_free(b);
+	policy_free(none);
 	return 0;
 }

@@ -2,7 +2,8 @@
 /*
  * The Prometheus text of pmem-tune --metrics: label values escaped and
  * valid UTF-8 whatever the bytes (common/prom_text.c), "never switch"
- * written as the -1 its HELP promises.
+ * written as the -1 its HELP promises, a policy that could not be read
+ * reported as such.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,8 +55,16 @@ static void test_label_value(void)
 
 static char *text_of(const char *path, const struct policy_bundle *b, const char *fp)
 {
+	struct policy *host = policy_new();
+	struct metrics_in in = { .path = path, .bundle = b, .host = host };
 	size_t len = 0;
-	char *t = metrics_text(path, b, fp, NULL, NULL, &len);
+	char *t;
+
+	if (!host)
+		exit(EXIT_FAILURE);
+	snprintf(host->platform.fingerprint, sizeof(host->platform.fingerprint), "%s", fp);
+	t = metrics_text(&in, &len);
+	policy_free(host);
 
 	CHECK(t != NULL);
 	if (t)
@@ -111,6 +120,19 @@ static void test_path_not_utf8(void)
 	policy_bundle_free(b);
 }
 
+/* A file that could not be read says so, and nothing an older file said. */
+static void test_read_failed(void)
+{
+	char *t = text_of("/etc/pmem-policy.json", NULL, "sha256:0");
+
+	CHECK(t && strstr(t, "\npmem_tune_policy_read_ok{file=\"/etc/pmem-policy.json\"} 0\n"));
+	CHECK(t && !strstr(t, "pmem_tune_policy_host_match"));
+	CHECK(t && !strstr(t, "pmem_tune_probe_timestamp_seconds"));
+	/* pmem-tuned's state is not the file's: still there */
+	CHECK(t && strstr(t, "\npmem_tuned_policy_applied 0\n"));
+	free(t);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -121,5 +143,6 @@ int main(int argc, char **argv)
 	test_label_value();
 	test_never_switch();
 	test_path_not_utf8();
+	test_read_failed();
 	return check_report("test_metrics_text");
 }
