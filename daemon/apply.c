@@ -14,6 +14,7 @@
 #include "bus.h"
 #include "common/path.h"
 #include "daemon.h"
+#include "environment.h"
 #include "instance_lock.h"
 #include "log.h"
 #include "match.h"
@@ -152,18 +153,36 @@ void daemon_load_knobs(struct daemon *d)
 		knobmap_load(&d->knobs, dir);
 }
 
+/*
+ * Another kernel or microcode than the entry was probed on: said, and
+ * applied all the same (the fingerprint decides; a probe is the
+ * administrator's call, not a boot-time one).
+ */
+static void log_environment(const struct policy *p, const struct policy_env_report *env)
+{
+	char line[512];
+
+	for (int w = 0; w < POLICY_ENV_N; w++) {
+		if (!env->item[w].changed)
+			continue;
+		policy_env_describe(p, env, w, line, sizeof(line));
+		log_notice("environment change: %s; the policy applies all the same", line);
+	}
+}
+
 static int reload(struct daemon *d, const char *why)
 {
 	const char *path = d->opt.policy;
 	const char *kept = d->policy ? "keeping the applied one" : "nothing applied";
 	char reason[2 * PATH_MAX];
+	struct policy_env_report env;
 	struct policy *p;
 
 	log_debug("reloading (%s)", why);
 	config_load(&d->opt);
 	daemon_load_knobs(d);
 
-	switch (policy_pick(path, d->opt.sysfs_root, d->opt.force, &p, reason,
+	switch (policy_pick(path, d->opt.sysfs_root, d->opt.force, &p, &env, reason,
 			    sizeof(reason))) {
 	case PICK_OK:
 		break;
@@ -183,6 +202,7 @@ static int reload(struct daemon *d, const char *why)
 	}
 	if (d->opt.force)
 		log_debug("policy %s taken with --force", path);
+	log_environment(p, &env);
 
 	snprintf(d->policy_id, sizeof(d->policy_id), "%s (%s)", path,
 		 p->platform.fingerprint[0] ? p->platform.fingerprint : "no fingerprint");
@@ -198,6 +218,7 @@ static int reload(struct daemon *d, const char *why)
 	}
 	policy_free(d->policy);
 	d->policy = p;
+	d->env = env;
 	d->probe_requested = false;
 	status_applied(d, "");
 	log_kv_msg(d->stats.failed ? LOG_WARNING : LOG_INFO, NULL, "%s", d->status);
@@ -273,7 +294,8 @@ int daemon_region_added(struct daemon *d, const char *region)
 	struct policy *p;
 	int r;
 
-	pick = policy_pick(d->opt.policy, d->opt.sysfs_root, false, &p, reason, sizeof(reason));
+	pick = policy_pick(d->opt.policy, d->opt.sysfs_root, false, &p, NULL, reason,
+			   sizeof(reason));
 	policy_free(p);
 	/* a host we cannot fingerprint would only probe in circles */
 	if (pick == PICK_OK || pick == PICK_UNKNOWN_HOST || d->probe_requested)

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "config.h"
+#include "environment.h"
 #include "knobmap.h"
 #include "sink.h"
 #include "state.h"
@@ -26,6 +27,7 @@ struct daemon {
 	int lock_fd;			/* instance_lock(); -1 when not held */
 	struct bus *bus;
 	struct sink_stats stats;	/* of the last full pass */
+	struct policy_env_report env;	/* of the applied policy against this host */
 	char status[2 * PATH_MAX + 1024];	/* STATUS= line */
 	bool probe_requested;
 };

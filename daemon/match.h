@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 struct policy;
+struct policy_env_report;
 
 enum pick_result {
 	PICK_OK,		/* *out is this host's policy */
@@ -21,10 +22,14 @@ enum pick_result {
  * must: a file not owned by root or writable by group/others is
  * refused.  Picks the entry whose fingerprint is this host's; with
  * force, a file holding one entry is taken whatever its platform.
- * On PICK_OK *out is the caller's; otherwise why says what happened
- * (path included).  sysfs_root "" = the real system.
+ * On PICK_OK *out is the caller's and *env (unless NULL) compares this
+ * host's kernel and microcode with what the entry was probed on: an
+ * environment change is reported, never a reason to refuse the entry.
+ * Otherwise why says what happened (path included).  sysfs_root "" =
+ * the real system.
  */
 enum pick_result policy_pick(const char *path, const char *sysfs_root, bool force,
-			     struct policy **out, char *why, size_t len);
+			     struct policy **out, struct policy_env_report *env, char *why,
+			     size_t len);
 
 #endif

@@ -5,8 +5,9 @@
  * (vendor, family, model, stepping) and, per persistent-memory target,
  * the DIMMs' vendor/device/firmware, the interleave ways and the
  * persistence domain.  Hostnames, serial numbers, sizes, the kernel and
- * the microcode are left out (microcode and kernel are kept beside it
- * for drift checks).
+ * the microcode are left out: kernel and microcode are the environment
+ * (environment.h), kept beside it, reported when they change, never a
+ * reason for another entry.
  */
 #ifndef PMEM_POLICY_FINGERPRINT_H
 #define PMEM_POLICY_FINGERPRINT_H

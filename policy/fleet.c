@@ -14,6 +14,7 @@
 
 #include "common/read_file.h"
 #include "crossover.h"
+#include "environment.h"
 #include "export_keys.h"
 #include "fleet.h"
 #include "policy_internal.h"
@@ -450,6 +451,9 @@ static struct policy *merge_group(struct policy *const *g, size_t n,
 				 created_of(g[i], true));
 	}
 	if (add_missing_targets(out, g, n) || merge_host_ids(out, g, n))
+		goto fail;
+	/* every kernel and microcode the hosts ran: one platform all the same */
+	if (policy_env_merge(out, g, n))
 		goto fail;
 	/* every target and op of the entry; each from every host that has it */
 	for (size_t t = 0; t < out->ntargets; t++) {

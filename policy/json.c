@@ -448,6 +448,20 @@ static struct json_object *exports_to_json(const struct policy *p)
 	return o;
 }
 
+/* merged.kernels, merged.microcodes (environment.h): absent when not recorded. */
+static void env_values_to_json(struct json_object *m, const char *key,
+			       const struct policy_env_values *l)
+{
+	struct json_object *arr;
+
+	if (!l->n)
+		return;
+	arr = json_object_new_array();
+	for (size_t i = 0; i < l->n; i++)
+		json_object_array_add(arr, json_object_new_string(l->v[i]));
+	add(m, key, arr);
+}
+
 struct json_object *policy_to_json(const struct policy *p)
 {
 	struct json_object *root = json_object_new_object();
@@ -481,6 +495,8 @@ struct json_object *policy_to_json(const struct policy *p)
 						      json_object_new_string(p->merged.host_ids[i]));
 			add(m, "host_ids", ids);
 		}
+		env_values_to_json(m, "kernels", &p->merged.kernels);
+		env_values_to_json(m, "microcodes", &p->merged.microcodes);
 		add(root, "merged", m);
 	}
 
@@ -1867,6 +1883,51 @@ out:
 	pop(rd, mark);
 }
 
+/*
+ * merged.kernels, merged.microcodes: distinct non-empty strings of at
+ * most maxlen - 1 bytes each.  Optional (files from before them, or an
+ * entry of more values than a file lists); kept sorted.
+ */
+static void read_env_values(struct rd *rd, struct json_object *jm, const char *key,
+			    struct policy_env_values *l, size_t maxlen)
+{
+	struct json_object *arr = need_array(rd, jm, key, POLICY_MAX_ENV_VALUES, 0);
+	size_t n, mark;
+
+	if (!arr)
+		return;
+	mark = push_key(rd, key);
+	n = json_object_array_length(arr);
+	l->v = calloc(n ? n : 1, sizeof(*l->v));
+	if (!l->v) {
+		fail(rd, "out of memory");
+		goto out;
+	}
+	l->n = n;
+	for (size_t i = 0; i < n && !rd->failed; i++) {
+		struct json_object *v = json_object_array_get_idx(arr, i);
+		size_t m2 = push_index(rd, i);
+		char buf[64];
+
+		if (!v || !json_object_is_type(v, json_type_string) ||
+		    !json_object_get_string_len(v))
+			fail(rd, "expected a non-empty string, got %s", shown(v, buf, sizeof(buf)));
+		else if (check_text(rd, v, maxlen) == 0)
+			snprintf(l->v[i], sizeof(l->v[i]), "%s", json_object_get_string(v));
+		pop(rd, m2);
+	}
+	if (rd->failed)
+		goto out;
+	qsort(l->v, n, sizeof(*l->v), cmp_host_id);
+	for (size_t i = 1; i < n; i++)
+		if (!strcmp(l->v[i - 1], l->v[i])) {
+			fail(rd, "'%s' is there twice", l->v[i]);
+			break;
+		}
+out:
+	pop(rd, mark);
+}
+
 static void read_merged(struct rd *rd, struct json_object *root, struct policy *p)
 {
 	struct json_object *jm;
@@ -1884,6 +1945,9 @@ static void read_merged(struct rd *rd, struct json_object *root, struct policy *
 	read_str(rd, jm, "created_last", p->merged.created_last,
 		 sizeof(p->merged.created_last), 0);
 	read_host_ids(rd, jm, p);
+	read_env_values(rd, jm, "kernels", &p->merged.kernels, sizeof(p->platform.kernel));
+	read_env_values(rd, jm, "microcodes", &p->merged.microcodes,
+			sizeof(p->platform.cpu.microcode));
 	pop(rd, mark);
 }
 

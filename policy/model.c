@@ -67,6 +67,8 @@ void policy_free(struct policy *p)
 		free(p->platform.cpu.features[i]);
 	free(p->platform.cpu.features);
 	free(p->merged.host_ids);
+	free(p->merged.kernels.v);
+	free(p->merged.microcodes.v);
 	free(p);
 }
 

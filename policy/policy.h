@@ -20,6 +20,8 @@
 /* "sha256:" and 64 hex digits, with room to spare */
 #define POLICY_HOST_ID_LEN	80
 #define POLICY_PATH_MAX		256
+/* A kernel release or a microcode revision, NUL included (environment.h) */
+#define POLICY_ENV_VALUE_MAX	128
 /* to_bytes of the last range: no upper bound (JSON null) */
 #define POLICY_SIZE_OPEN	UINT64_MAX
 
@@ -218,7 +220,7 @@ struct policy_target {
 struct policy_cpu {
 	char vendor[16];
 	unsigned family, model, stepping;
-	char microcode[32];		/* "" unknown; not in the fingerprint */
+	char microcode[32];		/* "" unknown; environment, not in the fingerprint */
 	size_t nfeatures;
 	char **features;		/* sorted, lower case */
 	uint64_t llc_bytes;
@@ -227,7 +229,7 @@ struct policy_cpu {
 struct policy_platform {
 	char fingerprint[80];		/* "sha256:<64 hex>" */
 	struct policy_cpu cpu;
-	char kernel[128];		/* uname -r; not in the fingerprint */
+	char kernel[POLICY_ENV_VALUE_MAX];	/* uname -r; environment, not in the fingerprint */
 };
 
 struct policy_generator {
@@ -280,6 +282,12 @@ struct policy_exports {
 	struct policy_export kernel;
 };
 
+/* Distinct environment values, sorted: what the hosts of a merged entry ran. */
+struct policy_env_values {
+	size_t n;			/* 0: not recorded */
+	char (*v)[POLICY_ENV_VALUE_MAX];
+};
+
 /* A fleet entry aggregated from several hosts of one fingerprint. */
 struct policy_merged {
 	unsigned hosts;			/* 0: a single host's probe */
@@ -292,6 +300,12 @@ struct policy_merged {
 	 */
 	size_t nhost_ids;
 	char (*host_ids)[POLICY_HOST_ID_LEN];
+	/*
+	 * The environment its hosts ran (environment.h), never part of
+	 * the fingerprint: every distinct kernel and microcode.
+	 */
+	struct policy_env_values kernels;
+	struct policy_env_values microcodes;
 };
 
 struct policy {

@@ -26,6 +26,11 @@
 #define POLICY_MAX_HOSTS	10000000	/* hosts merged into one entry */
 /* merged.host_ids: one array, so no more than any array may hold */
 #define POLICY_MAX_HOST_IDS	POLICY_MAX_ENTRIES
+/*
+ * merged.kernels, merged.microcodes: a fleet in the middle of a rolling
+ * update runs a few; an entry of more lists none (not recorded).
+ */
+#define POLICY_MAX_ENV_VALUES	64
 #define POLICY_MAX_SIZE_BYTES	(1LL << 44)	/* 16 TiB */
 #define POLICY_MAX_MIB_S	1e8		/* 100 TiB/s: beyond any memory */
 

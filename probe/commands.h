@@ -27,8 +27,11 @@ struct policy_bundle *policy_file_load_quiet(const char *path, unsigned flags, c
 					    size_t errlen);
 int list_cmd(bool json);
 int show_cmd(const char *path, unsigned flags, bool json);
-/* 0 valid and for this host, 1 other platform or drift, 2 invalid. */
-int check_cmd(const char *path, unsigned flags, bool json);
+/*
+ * 0 valid and for this host, 1 other platform (or, with fail_on_env, an
+ * environment change), 2 invalid.
+ */
+int check_cmd(const char *path, unsigned flags, bool json, bool fail_on_env);
 /* 0 same decisions and exports, 1 different, 2 invalid. */
 int diff_cmd(const char *a, const char *b, unsigned flags, bool json);
 int merge_cmd(const char *out, char **in, int nin, const char *weights, unsigned flags);

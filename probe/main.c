@@ -36,6 +36,7 @@ struct cmd_args {
 	bool json;
 	unsigned flags;		/* POLICY_LOAD_INSECURE, READ_* */
 	const char *daemon_dir;	/* --metrics: pmem-tuned's status files */
+	bool fail_on_env;	/* --check: an environment change fails it */
 	int argc;		/* operands */
 	char **argv;
 };
@@ -86,7 +87,8 @@ static int run_show(struct cmd_args *a)
 
 static int run_check(struct cmd_args *a)
 {
-	return one_file(a, "check") ?: check_cmd(policy_file(a), a->flags | READ_ONLY, a->json);
+	return one_file(a, "check") ?: check_cmd(policy_file(a), a->flags | READ_ONLY, a->json,
+						 a->fail_on_env);
 }
 
 static int run_diff(struct cmd_args *a)
@@ -170,7 +172,9 @@ static const struct cmd_struct commands[] = {
 	{ "list", run_list, "--list [--json]", ",json," },
 	{ "show", run_show, "--show [--all] [--json] [--insecure|--strict] [FILE]",
 	  ",all,json" READ_OPTS },
-	{ "check", run_check, "--check [--json] [--insecure|--strict] [FILE]", ",json" READ_OPTS },
+	{ "check", run_check,
+	  "--check [--json] [--fail-on-environment-change] [--insecure|--strict] [FILE]",
+	  ",json,fail-on-environment-change" READ_OPTS },
 	{ "diff", run_diff, "--diff [--json] [--insecure|--strict] A B", ",json" READ_OPTS },
 	{ "merge", run_merge, "--merge OUT IN... [--weights FILE] [--insecure]",
 	  ",weights,insecure," },
@@ -208,6 +212,8 @@ static const struct opt_help {
 			    "without warning" },
 	{ "strict", NULL, "refuse such a policy as the daemon does (exit 2)" },
 	{ "daemon-state", "DIR", "where pmem-tuned's status files are (" DEFAULT_DAEMON_DIR ")" },
+	{ "fail-on-environment-change", NULL, "--check: exit 1 when this host runs another "
+					      "kernel or microcode" },
 	{ "help", NULL, "-h: this help" },
 	{ "version", NULL, "-V: the version" },
 };
@@ -268,7 +274,7 @@ enum {
 	OPT_AREA = 256, OPT_THREADS, OPT_STRATEGIES, OPT_DESTROY, OPT_STRATEGIES_LIST, OPT_DIFF,
 	OPT_MERGE, OPT_METRICS, OPT_WEIGHTS, OPT_INSECURE,
 	OPT_PLOT, OPT_SCRATCH, OPT_QUICK, OPT_STRICT, OPT_DAEMON_STATE, OPT_DECIDE,
-	OPT_BASELINE, OPT_DRAM_NODE, OPT_REMOTE, OPT_KEEP_SAMPLES, OPT_ALL,
+	OPT_BASELINE, OPT_DRAM_NODE, OPT_REMOTE, OPT_KEEP_SAMPLES, OPT_ALL, OPT_FAIL_ON_ENV,
 };
 
 static const struct option options[] = {
@@ -282,6 +288,7 @@ static const struct option options[] = {
 	{ "insecure", no_argument, NULL, OPT_INSECURE },
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "daemon-state", required_argument, NULL, OPT_DAEMON_STATE },
+	{ "fail-on-environment-change", no_argument, NULL, OPT_FAIL_ON_ENV },
 	{ "probe", no_argument, NULL, 'p' },
 	{ "list", no_argument, NULL, 'l' },
 	{ "show", no_argument, NULL, 's' },
@@ -475,6 +482,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_DAEMON_STATE:
 			a.daemon_dir = optarg;
+			break;
+		case OPT_FAIL_ON_ENV:
+			a.fail_on_env = true;
 			break;
 		case 't':
 			if (add_target(po, optarg))

@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "common/prom_text.h"
+#include "environment.h"
 #include "export.h"
 #include "export_keys.h"
 #include "metrics_text.h"
@@ -107,6 +108,23 @@ static void exports(FILE *f, const struct policy *p, bool threshold)
 	}
 }
 
+/* Labels name what changed, never a version: one series each, whatever runs. */
+static void environment(FILE *f, const struct policy *p, const struct policy *host)
+{
+	struct policy_env_report env;
+	char lbl[64];
+
+	policy_env_compare(p, host, &env);
+	prom_group(f, "pmem_tune_environment_changed",
+		   "1 if this host runs another kernel or microcode than the entry was probed on.");
+	for (int w = 0; w < POLICY_ENV_N; w++) {
+		if (!env.item[w].compared)
+			continue;
+		snprintf(lbl, sizeof(lbl), "what=\"%s\"", policy_env_name(w));
+		prom_sample(f, "pmem_tune_environment_changed", lbl, env.item[w].changed);
+	}
+}
+
 /*
  * Whether the file was read at all comes first and alone: a file that
  * cannot be read or is invalid says so, never what an older one said.
@@ -134,6 +152,7 @@ static void policy_metrics(FILE *f, const struct metrics_in *in)
 	prom_sample(f, "pmem_tune_policy_host_match", lbl, p ? 1 : 0);
 	if (!p)
 		return;
+	environment(f, p, in->host);
 	created = p->merged.hosts ? p->merged.created_last : p->generator.created;
 	prom_group(f, "pmem_tune_probe_timestamp_seconds",
 	      "When the probe behind the entry ran (age: time() - this).");

@@ -4,10 +4,25 @@
 #include <stdlib.h>
 
 #include "commands.h"
+#include "environment.h"
 #include "export.h"
 #include "fleet.h"
 #include "policy.h"
 #include "table.h"
+
+/* A merged entry's hosts may have run several (environment.h). */
+static void print_kernels(FILE *f, const struct policy *p)
+{
+	const char *v[4];
+	size_t n = policy_env_probed(p, POLICY_ENV_KERNEL, v, 4);
+
+	for (size_t i = 0; i < n && i < 4; i++)
+		fprintf(f, "%s%s", i ? ", " : "", v[i]);
+	if (n > 4)
+		fprintf(f, " and %zu more", n - 4);
+	if (!n)
+		fprintf(f, "unknown");
+}
 
 static void show_entry(FILE *f, const char *path, const struct policy *p,
 		       const struct table_style *st)
@@ -17,10 +32,10 @@ static void show_entry(FILE *f, const char *path, const struct policy *p,
 	if (p->merged.hosts)
 		fprintf(f, "  merged from %u hosts, created %s .. %s\n", p->merged.hosts,
 			p->merged.created_first, p->merged.created_last);
-	fprintf(f, "platform %s family %u model %u stepping %u, kernel %s\n  fingerprint %s\n\n",
-		p->platform.cpu.vendor, p->platform.cpu.family, p->platform.cpu.model,
-		p->platform.cpu.stepping, p->platform.kernel[0] ? p->platform.kernel : "(several)",
-		p->platform.fingerprint);
+	fprintf(f, "platform %s family %u model %u stepping %u, kernel ", p->platform.cpu.vendor,
+		p->platform.cpu.family, p->platform.cpu.model, p->platform.cpu.stepping);
+	print_kernels(f, p);
+	fprintf(f, "\n  fingerprint %s\n\n", p->platform.fingerprint);
 	for (size_t i = 0; i < p->ntargets; i++) {
 		table_print_target(f, &p->targets[i], st);
 		table_print_unmeasured(f, p, &p->targets[i]);

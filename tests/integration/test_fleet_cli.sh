@@ -36,7 +36,8 @@ probe "$tmp/b.json"
 expect 0 "show" -- --show --insecure "$tmp/a.json"
 grep -q "exports" "$tmp/out" && ok || bad "--show prints no exports"
 
-# --check: 0 here, 1 for another platform or drift, 2 for an invalid file
+# --check: 0 here (another kernel too: test_environment_cli.sh), 1 for another platform,
+# 2 for an invalid file
 expect 0 "check own" -- --check --insecure "$tmp/a.json"
 grep -q "^valid" "$tmp/out" && ok || bad "check own: $(cat "$tmp/out")"
 edit "$tmp/a.json" 'p["platform"]["fingerprint"] = "sha256:" + "0" * 64'
@@ -44,9 +45,10 @@ mv "$tmp/a.json.new" "$tmp/other.json"
 expect 1 "check other platform" -- --check --insecure "$tmp/other.json"
 grep -q "^other platform" "$tmp/out" && ok || bad "other platform: $(cat "$tmp/out")"
 edit "$tmp/a.json" 'p["platform"]["kernel"] = "4.19.0-old"'
-mv "$tmp/a.json.new" "$tmp/drift.json"
-expect 1 "check drift" -- --check --insecure "$tmp/drift.json"
-grep -q "^drift: .*kernel 4.19.0-old" "$tmp/out" && ok || bad "drift: $(cat "$tmp/out")"
+mv "$tmp/a.json.new" "$tmp/oldkernel.json"
+expect 0 "check another kernel" -- --check --insecure "$tmp/oldkernel.json"
+grep -q "^environment change: kernel .*, probed on 4.19.0-old$" "$tmp/out" && ok ||
+	bad "another kernel: $(cat "$tmp/out")"
 edit "$tmp/a.json" 'p["targets"][0]["ops"][0]["sizes_bytes"][3] = -5'
 mv "$tmp/a.json.new" "$tmp/bad.json"
 expect 2 "check invalid" -- --check --insecure "$tmp/bad.json"

@@ -133,6 +133,38 @@ static void test_read_failed(void)
 	free(t);
 }
 
+/* The environment: a what label, never a version; only what both sides know. */
+static void test_environment(void)
+{
+	char fp[80];
+	struct policy_bundle *b = load("intel-avx512-kvm/quick-01.json", fp, sizeof(fp));
+	struct policy *host = policy_new();
+	struct metrics_in in = { .path = "p.json", .bundle = b, .host = host };
+	size_t len;
+	char *t;
+
+	if (!host)
+		exit(EXIT_FAILURE);
+	snprintf(host->platform.fingerprint, sizeof(host->platform.fingerprint), "%s", fp);
+	snprintf(host->platform.kernel, sizeof(host->platform.kernel), "9.9.9-new");
+	t = metrics_text(&in, &len);
+	CHECK(t && strstr(t, "\npmem_tune_environment_changed{what=\"kernel\"} 1\n"));
+	CHECK(t && !strstr(t, "9.9.9"));
+	/* this host reads no microcode: not compared, no series */
+	CHECK(t && !strstr(t, "what=\"microcode\""));
+	free(t);
+	snprintf(host->platform.kernel, sizeof(host->platform.kernel), "%s",
+		 b->entries[0]->platform.kernel);
+	snprintf(host->platform.cpu.microcode, sizeof(host->platform.cpu.microcode), "%s",
+		 b->entries[0]->platform.cpu.microcode);
+	t = metrics_text(&in, &len);
+	CHECK(t && strstr(t, "\npmem_tune_environment_changed{what=\"kernel\"} 0\n"));
+	CHECK(t && strstr(t, "\npmem_tune_environment_changed{what=\"microcode\"} 0\n"));
+	free(t);
+	policy_free(host);
+	policy_bundle_free(b);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -144,5 +176,6 @@ int main(int argc, char **argv)
 	test_never_switch();
 	test_path_not_utf8();
 	test_read_failed();
+	test_environment();
 	return check_report("test_metrics_text");
 }
