@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bus.h"
@@ -18,6 +19,7 @@
 #include "instance_lock.h"
 #include "log.h"
 #include "match.h"
+#include "metrics_file.h"
 #include "policy.h"
 #include "sanitize.h"
 #include "status_file.h"
@@ -96,6 +98,7 @@ static void add_stats(struct sink_stats *a, const struct sink_stats *b)
 	a->failed += b->failed;
 	a->refused += b->refused;
 	a->drift += b->drift;
+	a->drifted += b->drifted;
 }
 
 static void run_sinks(struct daemon *d, const struct policy *p)
@@ -219,6 +222,7 @@ static int reload(struct daemon *d, const char *why)
 	policy_free(d->policy);
 	d->policy = p;
 	d->env = env;
+	d->applied_at = time(NULL);
 	d->probe_requested = false;
 	status_applied(d, "");
 	log_kv_msg(d->stats.failed ? LOG_WARNING : LOG_INFO, NULL, "%s", d->status);
@@ -232,6 +236,7 @@ int daemon_reload(struct daemon *d, const char *why)
 	/* a kept policy keeps its status (and its apply time), unless there is none */
 	if (r == RELOAD_APPLIED || d->opt.mode == MODE_VERIFY || !d->policy)
 		status_file_write(d, r == RELOAD_APPLIED);
+	metrics_file_write(d, d->policy != NULL);
 	return r;
 }
 
@@ -241,7 +246,10 @@ static void add_pass(struct daemon *d, const struct sink_ctx *ctx, const char *w
 	d->stats.set += ctx->stats.set;
 	d->stats.failed += ctx->stats.failed;
 	d->stats.refused += ctx->stats.refused;
+	d->stats.drifted += ctx->stats.drifted;
+	d->applied_at = time(NULL);
 	status_applied(d, what);
+	metrics_file_write(d, true);
 }
 
 int daemon_apply_module(struct daemon *d, const char *module)
@@ -350,5 +358,6 @@ int daemon_restore(struct daemon *d, bool force)
 		ret = -EIO;
 	/* the originals are back: monitoring must not go on reading "applied" */
 	status_file_write(d, false);
+	metrics_file_write(d, false);
 	return ret;
 }

@@ -227,6 +227,29 @@ static int choose(const char *path, unsigned lineno, const char *key, const char
 	return -1;
 }
 
+/*
+ * metrics_file = PATH: an absolute path to a file (its directory is
+ * checked when it is written: metrics_file.c); empty = none.
+ */
+static void set_metrics_file(struct options *o, const char *path, unsigned lineno,
+			     const char *val)
+{
+	const char *base = strrchr(val, '/');
+
+	if (!*val) {
+		o->metrics_file[0] = '\0';
+		return;
+	}
+	if (*val != '/' || !base[1] || !strcmp(base + 1, ".") || !strcmp(base + 1, "..") ||
+	    strlen(val) >= sizeof(o->metrics_file)) {
+		log_warn("%s:%u: metrics_file=%s: expected an absolute path to a file; "
+			 "no metrics file", path, lineno, val);
+		o->metrics_file[0] = '\0';
+		return;
+	}
+	snprintf(o->metrics_file, sizeof(o->metrics_file), "%s", val);
+}
+
 int config_load(struct options *o)
 {
 	char path[PATH_MAX], *text, *line, *cur;
@@ -238,6 +261,7 @@ int config_load(struct options *o)
 		return r;
 	o->rollback = ROLLBACK_AUTO;
 	o->glibc = GLIBC_OFF;
+	o->metrics_file[0] = '\0';
 	r = read_conf(path, &text);
 	if (r == -ENOENT)
 		return 0;
@@ -270,6 +294,8 @@ int config_load(struct options *o)
 				   ARRAY_SIZE(glibc_choices));
 			if (r >= 0)
 				o->glibc = r;
+		} else if (!strcmp(key, "metrics_file")) {
+			set_metrics_file(o, path, lineno, val);
 		} else {
 			log_warn("%s:%u: unknown key '%s'; ignored", path, lineno, key);
 		}

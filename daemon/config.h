@@ -56,6 +56,12 @@ struct options {
 	char state_dir[PATH_MAX];
 	enum rollback rollback;
 	enum glibc_scope glibc;
+	/*
+	 * metrics_file= of pmem-tuned.conf: where to write the daemon's
+	 * state metrics after each pass (metrics_file.h), an absolute path
+	 * under --etc-root; "" = none (default).
+	 */
+	char metrics_file[PATH_MAX];
 };
 
 /* Parse argv; returns 0, 1 when the program should exit 0 (--help), or -EINVAL. */

@@ -3,6 +3,7 @@
 #define PT_DAEMON_H
 
 #include <stdbool.h>
+#include <time.h>
 
 #include "config.h"
 #include "environment.h"
@@ -28,6 +29,8 @@ struct daemon {
 	struct bus *bus;
 	struct sink_stats stats;	/* of the last full pass */
 	struct policy_env_report env;	/* of the applied policy against this host */
+	time_t applied_at;		/* the last pass that applied it; 0 never */
+	int metrics_err;		/* the last metrics_file_write() error, logged once */
 	char status[2 * PATH_MAX + 1024];	/* STATUS= line */
 	bool probe_requested;
 };

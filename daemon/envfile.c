@@ -90,8 +90,12 @@ static bool change_needed(struct sink_ctx *ctx, const char *sink, const char *ke
 	*e = state_find(ctx->state, sink, key);
 	if (already_set(ctx, *e, current, wanted))
 		return false;
-	if (!ctx->verify && !ctx->dry_run)
+	if (!ctx->verify && !ctx->dry_run) {
+		/* knob drift: someone changed what we wrote; it is written again */
+		if (*e && (*e)->applied && (!current || strcmp(current, (*e)->applied)))
+			ctx->stats.drifted++;
 		return true;
+	}
 	ctx->stats.drift++;
 	if (ctx->dry_run) {
 		printf("%s: would ", sink);

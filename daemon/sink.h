@@ -24,6 +24,8 @@ struct sink_stats {
 	unsigned failed;	/* write or read-back failed */
 	unsigned refused;	/* outside the allowlist, invalid value */
 	unsigned drift;		/* verify / dry-run: would change */
+	/* apply: knobs found not holding the value we wrote (knob drift), set again */
+	unsigned drifted;
 };
 
 struct sink_ctx {

@@ -290,6 +290,9 @@ static void plan_one(struct sink_ctx *ctx, struct plan *plan, const struct knob 
 		plan->w = nw;
 		plan->cap = cap;
 	}
+	/* knob drift: someone changed what we wrote; this pass writes it again */
+	if (e && e->applied && !values_equal(cur, e->applied))
+		ctx->stats.drifted++;
 	w = &plan->w[plan->n];
 	snprintf(w->rel, sizeof(w->rel), "%s", rel);
 	snprintf(w->real, sizeof(w->real), "%s", real);

@@ -36,6 +36,10 @@ void status_file_write(const struct daemon *d, bool applied)
 	json_object_object_add(o, "time", json_object_new_int64((int64_t)time(NULL)));
 	/* verify: the policy matched and every knob was compared */
 	json_object_object_add(o, verify ? "verified" : "applied", json_object_new_boolean(applied));
+	/* pmem-tune --metrics then leaves the apply's metrics to that file (metrics_file.h) */
+	if (!verify && d->opt.metrics_file[0])
+		json_object_object_add(o, "metrics_file",
+				       json_object_new_string(d->opt.metrics_file));
 	if (applied) {
 		json_object_object_add(o, "policy", json_object_new_string(d->policy_id));
 		add_uint(o, "unchanged", d->stats.unchanged);

@@ -194,6 +194,17 @@ static bool json_true(struct json_object *o, const char *key)
 	       json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v);
 }
 
+/* A non-empty string member of o, else NULL. */
+static const char *json_string(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_string) || !json_object_get_string_len(v))
+		return NULL;
+	return json_object_get_string(v);
+}
+
 /* A status object pmem-tuned wrote (daemon/status_file.h), else NULL. */
 static struct json_object *status_of(struct json_object *o)
 {
@@ -207,40 +218,60 @@ static struct json_object *status_of(struct json_object *o)
 	return o;
 }
 
-/* What pmem-tuned wrote after its last apply and the last --verify (daemon/status_file.h). */
-static void daemon_metrics(FILE *f, struct json_object *status, struct json_object *verify)
+/* What pmem-tuned wrote after its last apply (daemon/status_file.h). */
+static void apply_metrics(FILE *f, struct json_object *st)
 {
 	static const char *const counts[] = { "set", "unchanged", "failed", "refused" };
-	struct json_object *st = status_of(status), *vf = status_of(verify);
-	bool applied = json_true(st, "applied"), verified = json_true(vf, "verified");
+	bool applied = json_true(st, "applied");
 	char lbl[64];
 
 	prom_group(f, "pmem_tuned_policy_applied", "1 if pmem-tuned's last pass applied a policy.");
 	prom_sample(f, "pmem_tuned_policy_applied", "", applied);
-	if (applied) {
-		prom_group(f, "pmem_tuned_last_apply_timestamp_seconds",
-		      "When pmem-tuned last applied the policy.");
-		prom_sample(f, "pmem_tuned_last_apply_timestamp_seconds", "", json_count(st, "time"));
-		prom_group(f, "pmem_tuned_knobs", "Knobs by what the last apply did with them.");
-		for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
-			double n = json_count(st, counts[i]);
+	if (!applied)
+		return;
+	prom_group(f, "pmem_tuned_last_apply_timestamp_seconds",
+		   "When pmem-tuned last applied the policy.");
+	prom_sample(f, "pmem_tuned_last_apply_timestamp_seconds", "", json_count(st, "time"));
+	prom_group(f, "pmem_tuned_knobs", "Knobs by what the last apply did with them.");
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		double n = json_count(st, counts[i]);
 
-			snprintf(lbl, sizeof(lbl), "result=\"%s\"", counts[i]);
-			if (n >= 0)
-				prom_sample(f, "pmem_tuned_knobs", lbl, n);
-		}
+		snprintf(lbl, sizeof(lbl), "result=\"%s\"", counts[i]);
+		if (n >= 0)
+			prom_sample(f, "pmem_tuned_knobs", lbl, n);
 	}
+}
+
+/* What the last pmem-tuned --verify wrote (daemon/status_file.h). */
+static void verify_metrics(FILE *f, struct json_object *vf)
+{
+	bool verified = json_true(vf, "verified");
+
 	prom_group(f, "pmem_tuned_policy_verified",
-	      "1 if the last pmem-tuned --verify compared every knob with the policy.");
+		   "1 if the last pmem-tuned --verify compared every knob with the policy.");
 	prom_sample(f, "pmem_tuned_policy_verified", "", verified);
-	if (verified && json_count(vf, "drift") >= 0) {
-		prom_group(f, "pmem_tuned_drift_knobs",
-		      "Knobs whose value differed from the policy at the last --verify.");
-		prom_sample(f, "pmem_tuned_drift_knobs", "", json_count(vf, "drift"));
-		prom_group(f, "pmem_tuned_last_verify_timestamp_seconds",
-		      "When pmem-tuned --verify last ran.");
-		prom_sample(f, "pmem_tuned_last_verify_timestamp_seconds", "", json_count(vf, "time"));
-	}
+	if (!verified || json_count(vf, "drift") < 0)
+		return;
+	prom_group(f, "pmem_tuned_drift_knobs",
+		   "Knobs whose value differed from the policy at the last --verify.");
+	prom_sample(f, "pmem_tuned_drift_knobs", "", json_count(vf, "drift"));
+	prom_group(f, "pmem_tuned_last_verify_timestamp_seconds",
+		   "When pmem-tuned --verify last ran.");
+	prom_sample(f, "pmem_tuned_last_verify_timestamp_seconds", "", json_count(vf, "time"));
+}
+
+static void daemon_metrics(FILE *f, struct json_object *status, struct json_object *verify)
+{
+	struct json_object *st = status_of(status);
+
+	/*
+	 * A daemon that writes its own metrics file (metrics_file=) has the
+	 * apply's fresher than this, and one name in two files would break
+	 * node-exporter's collector: those are left to it.
+	 */
+	if (!json_string(st, "metrics_file"))
+		apply_metrics(f, st);
+	verify_metrics(f, status_of(verify));
 }
 
 char *metrics_text(const struct metrics_in *in, size_t *len)

@@ -168,6 +168,37 @@ static void test_config_glibc_and_trust(void)
 	unlink(tmptree_path("etc/pmem-tuned/pmem-tuned.conf"));
 }
 
+/* metrics_file=: off by default, an absolute path to a file or nothing. */
+static void test_config_metrics_file(void)
+{
+	static const struct { const char *text, *want; } cases[] = {
+		{ "", "" },
+		{ "metrics_file = /var/lib/prometheus/node-exporter/pmem_tuned.prom\n",
+		  "/var/lib/prometheus/node-exporter/pmem_tuned.prom" },
+		{ "metrics_file=\n", "" },
+		{ "metrics_file = pmem_tuned.prom\n", "" },
+		{ "metrics_file = /var/lib/prometheus/\n", "" },
+		{ "metrics_file = /var/lib/..\n", "" },
+		{ "metrics_file = /a.prom\nmetrics_file = relative\n", "" },
+	};
+	struct options o;
+
+	CHECK_INT(PARSE(&o, "--etc-root", (char *)tmptree_root), 0);
+	CHECK_STR(o.metrics_file, "");
+	mkdir(tmptree_path("etc"), 0755);
+	mkdir(tmptree_path("etc/pmem-tuned"), 0755);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		tmptree_put("etc/pmem-tuned/pmem-tuned.conf", cases[i].text, 0644);
+		snprintf(o.metrics_file, sizeof(o.metrics_file), "/stale.prom");
+		CHECK_INT(config_load(&o), 0);
+		CHECK_MSG(!strcmp(o.metrics_file, cases[i].want), "'%s': metrics_file '%s'",
+			  cases[i].text, o.metrics_file);
+	}
+	unlink(tmptree_path("etc/pmem-tuned/pmem-tuned.conf"));
+	CHECK_INT(config_load(&o), 0);
+	CHECK_STR(o.metrics_file, "");
+}
+
 int main(void)
 {
 	tmptree_make("pt-config");
@@ -177,6 +208,7 @@ int main(void)
 	test_roots();
 	test_config_file();
 	test_config_glibc_and_trust();
+	test_config_metrics_file();
 	tmptree_remove(check_failed);
 	return check_report("test_config");
 }

@@ -165,6 +165,35 @@ static void test_environment(void)
 	policy_bundle_free(b);
 }
 
+/* A daemon that writes its own metrics file: the apply's are its, the verify's still here. */
+static void test_daemon_writes_its_own(void)
+{
+	struct json_object *st = json_tokener_parse(
+		"{\"format\":\"pmem-tuned-status/1\",\"time\":1700000000,\"applied\":true,"
+		"\"set\":3,\"unchanged\":1,\"failed\":0,\"refused\":0,"
+		"\"metrics_file\":\"/var/lib/prometheus/node-exporter/pmem_tuned.prom\"}");
+	struct json_object *vf = json_tokener_parse(
+		"{\"format\":\"pmem-tuned-status/1\",\"time\":1700000100,\"verified\":true,"
+		"\"drift\":2}");
+	struct metrics_in in = { .path = "p.json", .status = st, .verify = vf };
+	size_t len;
+	char *t = metrics_text(&in, &len);
+
+	CHECK(t && !strstr(t, "pmem_tuned_policy_applied"));
+	CHECK(t && !strstr(t, "pmem_tuned_knobs"));
+	CHECK(t && !strstr(t, "pmem_tuned_last_apply_timestamp_seconds"));
+	CHECK(t && strstr(t, "\npmem_tuned_drift_knobs 2\n"));
+	free(t);
+	/* without the key: as before */
+	json_object_object_del(st, "metrics_file");
+	t = metrics_text(&in, &len);
+	CHECK(t && strstr(t, "\npmem_tuned_policy_applied 1\n"));
+	CHECK(t && strstr(t, "\npmem_tuned_knobs{result=\"set\"} 3\n"));
+	free(t);
+	json_object_put(st);
+	json_object_put(vf);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -177,5 +206,6 @@ int main(int argc, char **argv)
 	test_path_not_utf8();
 	test_read_failed();
 	test_environment();
+	test_daemon_writes_its_own();
 	return check_report("test_metrics_text");
 }
