@@ -209,6 +209,76 @@ static void test_trusted(void)
 	CHECK(!trusted_stat(&st));
 }
 
+/* mkdir name with mode (umask aside) */
+static void mkdir_mode(const char *name, mode_t mode)
+{
+	if (mkdir(at(name), 0700) < 0 || chmod(at(name), mode) < 0) {
+		perror(at(name));
+		exit(EXIT_FAILURE);
+	}
+}
+
+static void test_trusted_dir(void)
+{
+	char why[PATH_MAX + 64], cwd[PATH_MAX];
+
+	CHECK_INT(trusted_dir(dir, why, sizeof(why)), 0);
+	mkdir_mode("t", 0755);
+	CHECK_INT(trusted_dir(at("t"), why, sizeof(why)), 0);
+	CHECK_INT(trusted_dir(at("t/"), why, sizeof(why)), 0);
+	chmod(at("t"), 0775);
+	CHECK_INT(trusted_dir(at("t"), why, sizeof(why)), -EPERM);
+	CHECK(strstr(why, at("t")) && strstr(why, "with mode 0775"));
+	chmod(at("t"), 0755);
+	CHECK_INT(trusted_dir(at("t/../t/./"), why, sizeof(why)), 0);
+	/* who may rename a directory above may swap it */
+	mkdir_mode("open", 0777);
+	mkdir_mode("open/in", 0755);
+	CHECK_INT(trusted_dir(at("open/in"), why, sizeof(why)), -EPERM);
+	CHECK(strstr(why, at("open")) && strstr(why, "with mode 0777"));
+	/* unless it is sticky, as /tmp: then only what we own is ours */
+	mkdir_mode("sticky", 01777);
+	mkdir_mode("sticky/in", 0700);
+	CHECK_INT(trusted_dir(at("sticky/in"), why, sizeof(why)), 0);
+	CHECK_INT(trusted_dir(at("sticky"), why, sizeof(why)), -EPERM);
+	CHECK(strstr(why, "with mode 1777"));
+	/* links are followed and what they name is judged */
+	CHECK_INT(symlink("t", at("to-t")), 0);
+	CHECK_INT(trusted_dir(at("to-t"), why, sizeof(why)), 0);
+	CHECK_INT(symlink(at("open/in"), at("to-open")), 0);
+	CHECK_INT(trusted_dir(at("to-open"), why, sizeof(why)), -EPERM);
+	CHECK(strstr(why, at("open")) && !strstr(why, "to-open"));
+	CHECK_INT(symlink("loop", at("loop")), 0);
+	CHECK_INT(trusted_dir(at("loop"), why, sizeof(why)), -ELOOP);
+	/* missing: those above pass, so it may be created */
+	CHECK_INT(trusted_dir(at("t/new/deeper"), why, sizeof(why)), -ENOENT);
+	CHECK(strstr(why, at("t/new")));
+	CHECK_INT(trusted_dir(at("open/new"), why, sizeof(why)), -EPERM);
+	put("t/file", "x");
+	CHECK_INT(trusted_dir(at("t/file"), why, sizeof(why)), -ENOTDIR);
+	/* relative: from the working directory, which is judged too */
+	if (getcwd(cwd, sizeof(cwd)) && chdir(at("t")) == 0) {
+		CHECK_INT(trusted_dir(".", why, sizeof(why)), 0);
+		CHECK_INT(trusted_dir("../sticky/in", why, sizeof(why)), 0);
+		CHECK_INT(trusted_dir("../open/in", why, sizeof(why)), -EPERM);
+		CHECK(chdir(cwd) == 0);
+	}
+	if (geteuid() != 0) {
+		printf("skipped: trusted_dir() of another user's directory and link: not root\n");
+		return;
+	}
+	CHECK_INT(chown(at("t"), 65534, 65534), 0);
+	CHECK_INT(trusted_dir(at("t"), why, sizeof(why)), -EPERM);
+	CHECK(strstr(why, "owned by uid 65534 with mode 0755"));
+	CHECK_INT(chown(at("t"), 0, 0), 0);
+	/* a link in a sticky directory belongs to whoever made it */
+	CHECK_INT(symlink(at("t"), at("sticky/link")), 0);
+	CHECK_INT(trusted_dir(at("sticky/link"), why, sizeof(why)), 0);
+	CHECK_INT(lchown(at("sticky/link"), 65534, 65534), 0);
+	CHECK_INT(trusted_dir(at("sticky/link"), why, sizeof(why)), -EPERM);
+	CHECK(strstr(why, at("sticky/link")) && strstr(why, "uid 65534"));
+}
+
 static void test_atomic_write(void)
 {
 	char *buf = NULL;
@@ -410,6 +480,7 @@ int main(void)
 	test_text();
 	test_path();
 	test_trusted();
+	test_trusted_dir();
 	test_atomic_write();
 	test_atomic_refuses();
 	test_atomic_sweep();
