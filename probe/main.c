@@ -55,6 +55,7 @@ static int run_probe(struct cmd_args *a)
 		return 2;
 	}
 	a->po.json_stdout = a->json;
+	a->po.insecure = a->flags & POLICY_LOAD_INSECURE;
 	if (a->po.output && output_path_refused("--output", a->po.output))
 		return 2;
 	return probe_cmd(&a->po);
@@ -85,9 +86,13 @@ static int run_show(struct cmd_args *a)
 	return one_file(a, "show") ?: show_cmd(policy_file(a), a->flags | READ_ONLY, a->json);
 }
 
+/*
+ * Not READ_ONLY: its answer decides whether the probe unit measures and
+ * whether a playbook installs the file, so it takes the daemon's rule.
+ */
 static int run_check(struct cmd_args *a)
 {
-	return one_file(a, "check") ?: check_cmd(policy_file(a), a->flags | READ_ONLY, a->json,
+	return one_file(a, "check") ?: check_cmd(policy_file(a), a->flags, a->json,
 						 a->fail_on_env);
 }
 
@@ -141,9 +146,12 @@ static int run_decide(struct cmd_args *a)
 	if (a->po.output != default_policy && a->po.output &&
 	    output_path_refused("--output", a->po.output))
 		return 2;
-	/* no --output: print, never overwrite the installed policy by default */
+	/*
+	 * no --output: print, never overwrite the installed policy by default.
+	 * Not READ_ONLY: what it writes is a policy, as --merge's.
+	 */
 	return decide_cmd(a->arg, a->po.output == default_policy ? NULL : a->po.output,
-			  a->po.baseline, a->po.weights, a->flags | READ_ONLY);
+			  a->po.baseline, a->po.weights, a->flags);
 }
 
 static int run_strategies(struct cmd_args *a)
@@ -166,14 +174,14 @@ static const struct cmd_struct commands[] = {
 	  "          [--strategies A,B,...]\n"
 	  "          [--destroy-data] [--json]\n"
 	  "          [--dram-node N] [--remote] [--weights FILE] [--baseline FILE]\n"
-	  "          [--keep-samples]",
+	  "          [--keep-samples] [--insecure]",
 	  ",target,quick,thorough,output,quiet,json,area-size,scratch-size,threads,strategies,"
-	  "destroy-data,weights,baseline,dram-node,remote,keep-samples," },
+	  "destroy-data,weights,baseline,dram-node,remote,keep-samples,insecure," },
 	{ "list", run_list, "--list [--json]", ",json," },
 	{ "show", run_show, "--show [--all] [--json] [--insecure|--strict] [FILE]",
 	  ",all,json" READ_OPTS },
 	{ "check", run_check,
-	  "--check [--json] [--fail-on-environment-change] [--insecure|--strict] [FILE]",
+	  "--check [--json] [--fail-on-environment-change] [--insecure] [FILE]",
 	  ",json,fail-on-environment-change" READ_OPTS },
 	{ "diff", run_diff, "--diff [--json] [--insecure|--strict] A B", ",json" READ_OPTS },
 	{ "merge", run_merge, "--merge OUT IN... [--weights FILE] [--insecure]",
@@ -182,7 +190,7 @@ static const struct cmd_struct commands[] = {
 	  ",daemon-state" READ_OPTS },
 	{ "plot", run_plot, "--plot FILE.svg|FILE.csv [--insecure|--strict] [FILE]", READ_OPTS },
 	{ "decide", run_decide,
-	  "--decide IN [--output OUT] [--baseline FILE] [--weights FILE] [--insecure|--strict]",
+	  "--decide IN [--output OUT] [--baseline FILE] [--weights FILE] [--insecure]",
 	  ",output,baseline,weights" READ_OPTS },
 	{ "strategies-list", run_strategies, "--strategies-list [--json]", ",json," },
 };
@@ -208,8 +216,7 @@ static const struct opt_help {
 	{ "weights", "FILE", "lines of SIZE WEIGHT: weigh the exports' regret by them" },
 	{ "baseline", "FILE", "keep this policy's decisions unless beaten by the margin" },
 	{ "keep-samples", NULL, "write every cell's samples into the policy, for --decide" },
-	{ "insecure", NULL, "read a policy the daemon would refuse, "
-			    "without warning" },
+	{ "insecure", NULL, "read what the ownership rule refuses (below)" },
 	{ "strict", NULL, "refuse such a policy as the daemon does (exit 2)" },
 	{ "daemon-state", "DIR", "where pmem-tuned's status files are (" DEFAULT_DAEMON_DIR ")" },
 	{ "fail-on-environment-change", NULL, "--check: exit 1 when this host runs another "
@@ -266,8 +273,11 @@ static void usage(FILE *f)
 		"Targets: auto (default: every pmem region, else dram), dram, file:PATH,\n"
 		"/dev/daxX.Y, region:NAME; several --target go into one policy (e.g. auto and\n"
 		"dram: the pmem exports and glibc's).  FILE defaults to " DEFAULT_POLICY ".\n"
-		"The reading commands warn about a policy the daemon would refuse for its owner\n"
-		"or mode, and read it; --strict refuses it.  NO_COLOR turns colour off.\n");
+		"A policy or scratch record owned by neither root nor the caller, or writable\n"
+		"by group or others (a scratch record's directories too), is refused as\n"
+		"pmem-tuned does (exit 2); --show, --diff, --metrics and --plot only warn\n"
+		"(--strict refuses); --insecure reads it.\n"
+		"NO_COLOR turns colour off.\n");
 }
 
 enum {

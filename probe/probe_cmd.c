@@ -30,6 +30,7 @@
 #include "policy_limits.h"
 #include "probe_cmd.h"
 #include "scratch.h"
+#include "scratch_state.h"
 #include "strategy.h"
 #include "sweep.h"
 #include "table.h"
@@ -463,7 +464,7 @@ static struct policy *load_baseline(const struct probe_opts *o, const struct pol
 
 	if (!path || (!o->baseline && access(path, F_OK)))
 		return NULL;
-	b = policy_bundle_load(path, 0, err, sizeof(err));
+	b = policy_bundle_load(path, o->insecure ? POLICY_LOAD_INSECURE : 0, err, sizeof(err));
 	if (!b) {
 		if (o->baseline)
 			fprintf(stderr, "pmem-tune: --baseline: %s\n", err);
@@ -500,6 +501,7 @@ int probe_cmd(const struct probe_opts *o)
 	uint64_t t0 = now_ns();
 	int rc, status = 1;
 
+	scratch_state_insecure(o->insecure);
 	if (o->weights && export_weights_load(o->weights, &w, err, sizeof(err))) {
 		fprintf(stderr, "pmem-tune: --weights: %s\n", err);
 		return 2;

@@ -35,6 +35,8 @@ struct probe_opts {
 	 * margin; NULL = the output file when it is this host's.
 	 */
 	const char *baseline;
+	/* --insecure: a baseline and a scratch record the ownership rule refuses */
+	bool insecure;
 };
 
 /* Run a probe as the CLI does; returns the process exit status. */

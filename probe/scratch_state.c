@@ -4,6 +4,9 @@
  * namespace the probe creates is recorded here before it is made, so
  * that a probe killed half-way can be cleaned up by the next one; the
  * lock keeps a live probe's scratch from being taken for a stale one.
+ * A record says what root destroys, reconfigures and unmounts, so it is
+ * only read, and the lock only taken, where no one else could have
+ * written (common/trusted.h), unless --insecure.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -20,11 +24,40 @@
 #include "common/atomic_file.h"
 #include "common/path.h"
 #include "common/read_file.h"
+#include "common/trusted.h"
 #include "regions.h"
 #include "scratch_state.h"
 
 #define LOCK_FILE	"scratch.lock"
 #define STATE_MAX_BYTES	(1u << 20)
+
+static bool state_insecure;
+
+void scratch_state_insecure(bool insecure)
+{
+	state_insecure = insecure;
+}
+
+/*
+ * dir and every directory above it pass trusted_dir(): 0, -ENOENT when
+ * it is missing (it may be created), else -errno with a reason in err.
+ */
+static int dir_trusted(const char *dir, char *err, size_t errlen)
+{
+	char why[PATH_MAX + 64];
+	int rc;
+
+	if (state_insecure)
+		return access(dir, F_OK) && errno == ENOENT ? -ENOENT : 0;
+	rc = trusted_dir(dir, why, sizeof(why));
+	if (rc == -EPERM)
+		snprintf(err, errlen, "refused: %s; it and every directory above it must be "
+			 "owned by root or this user and writable by no one else (--insecure "
+			 "skips this)", why);
+	else if (rc)
+		snprintf(err, errlen, "%s", why);
+	return rc;
+}
 
 const char *scratch_state_dir(void)
 {
@@ -215,14 +248,42 @@ out:
 int scratch_state_load(const char *path, struct scratch_record **recs, size_t *n, char *err,
 		       size_t errlen)
 {
-	char *text;
-	int rc;
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX], *text;
+	struct stat st;
+	int fd, rc;
 
 	*recs = NULL;
 	*n = 0;
-	rc = read_file(path, 0, STATE_MAX_BYTES, &text, NULL);
-	if (rc == -ENOENT)
+	if (!slash || slash == path) {
+		snprintf(dir, sizeof(dir), "%s", slash ? "/" : ".");
+	} else if ((size_t)(slash - path) < sizeof(dir)) {
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	} else {
+		snprintf(err, errlen, "path too long");
+		return -ENAMETOOLONG;
+	}
+	rc = dir_trusted(dir, err, errlen);
+	if (rc)
+		return rc == -ENOENT ? 0 : rc;
+	/* ours is always renamed into place: a link there is someone else's */
+	fd = open_regular(path, READ_FILE_NOFOLLOW, &st);
+	if (fd == -ENOENT)
 		return 0;
+	if (fd < 0) {
+		snprintf(err, errlen, "%s", fd == -ELOOP ? "refused: a symbolic link" :
+			 fd == -EINVAL ? "refused: not a regular file" : strerror(-fd));
+		return fd;
+	}
+	if (!state_insecure && !trusted_stat(&st)) {
+		snprintf(err, errlen, "refused: %s owned by uid %u with mode %04o; it must be "
+			 "owned by root or this user and writable by no one else (--insecure "
+			 "skips this)", path, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+		close(fd);
+		return -EPERM;
+	}
+	rc = read_fd(fd, STATE_MAX_BYTES, &text, NULL);
+	close(fd);
 	if (rc) {
 		snprintf(err, errlen, "%s", rc == -EFBIG ? "larger than 1 MiB" : strerror(-rc));
 		return rc;
@@ -291,15 +352,24 @@ static int lock_fd = -1;
 
 int scratch_lock(char *err, size_t errlen)
 {
-	char path[PATH_MAX], buf[32];
+	char path[PATH_MAX], buf[32], why[PATH_MAX + 256];
 	int fd, rc;
 
 	if (lock_fd >= 0)
 		return 0;
-	rc = mkdir_p(scratch_state_dir(), 0700);
+	/* before anything is created or read there: the records it holds destroy namespaces */
+	rc = dir_trusted(scratch_state_dir(), why, sizeof(why));
+	if (rc == -ENOENT) {
+		rc = mkdir_p(scratch_state_dir(), 0700);
+		if (rc) {
+			snprintf(err, errlen, "cannot create the state directory %s: %s",
+				 scratch_state_dir(), strerror(-rc));
+			return rc;
+		}
+		rc = dir_trusted(scratch_state_dir(), why, sizeof(why));
+	}
 	if (rc) {
-		snprintf(err, errlen, "cannot create the state directory %s: %s",
-			 scratch_state_dir(), strerror(-rc));
+		snprintf(err, errlen, "state directory %s: %s", scratch_state_dir(), why);
 		return rc;
 	}
 	rc = scratch_state_path(path, sizeof(path), LOCK_FILE);

@@ -42,7 +42,12 @@ char *scratch_state_format(const struct scratch_record *recs, size_t n);
  */
 int scratch_state_parse(const char *text, struct scratch_record **recs, size_t *n, char *err,
 			size_t errlen);
-/* Load path (a missing file is zero records) / save (zero records removes it). */
+/*
+ * Load path (a missing file is zero records) / save (zero records removes
+ * it).  Load refuses (-EPERM, why in err) a file or a directory, or one
+ * above it, that someone other than root or us owns or can write
+ * (common/trusted.h), and a symbolic link.
+ */
 int scratch_state_load(const char *path, struct scratch_record **recs, size_t *n, char *err,
 		       size_t errlen);
 int scratch_state_save(const char *path, const struct scratch_record *recs, size_t n);
@@ -53,10 +58,13 @@ int scratch_state_path(char *buf, size_t len, const char *name);
  * (!add), under the lock.  Returns 0 or negative errno with a reason in err.
  */
 int scratch_state_update(const struct scratch_record *rec, bool add, char *err, size_t errlen);
+/* --insecure: read and lock where the rule above would refuse. */
+void scratch_state_insecure(bool insecure);
 /*
  * Take the probes' lock (once; held until the process exits, the kernel
  * drops it when a probe is killed).  -EBUSY when another probe holds
- * it, with its pid in err when known.
+ * it, with its pid in err when known; -EPERM when the state directory
+ * or one above it is not trusted (common/trusted.h), said in err.
  */
 int scratch_lock(char *err, size_t errlen);
 

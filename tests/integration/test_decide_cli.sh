@@ -8,6 +8,8 @@ data=$2
 PT_TEST_NAME=test_decide_cli
 # shellcheck source=cli-lib.sh
 . "$(dirname "$0")/cli-lib.sh"
+# --decide takes the daemon's rule: the files made here are writable by us alone
+umask 022
 
 # the checked-in files may be group-writable after a checkout: --insecure
 a=$data/intel-avx512-kvm/standard-01.json

@@ -195,17 +195,20 @@ else
 	echo "skipped: promtool not installed (Debian package prometheus)"
 fi
 
-# reading a policy another user owns: a warning, then the answer; --strict refuses
+# reading a policy another user owns: a warning, then the answer; --strict refuses;
+# --check decides (the probe unit, a playbook's validate:) and refuses it (test_trust.sh)
 if [ "$(id -u)" -eq 0 ]; then
 	cp "$tmp/a.json" "$tmp/theirs.json"
 	chown 65534 "$tmp/theirs.json"
-	run 0 "check, owned by another user" -- --check "$tmp/theirs.json"
+	run 0 "show, owned by another user" -- --show "$tmp/theirs.json"
 	grep -q "warning: .*owned by uid 65534" "$tmp/err" && ok || bad "no warning: $(cat "$tmp/err")"
 	run 0 "show --json, owned by another user" -- --show --json "$tmp/theirs.json"
 	jq -e . "$tmp/out" >/dev/null && ok || bad "show --json not JSON with the warning"
-	run 2 "check --strict" -- --check --strict "$tmp/theirs.json"
-	grep -q "owned by uid 65534" "$tmp/out" && ok || bad "strict: $(cat "$tmp/out")"
-	run 0 "check --insecure: no warning" -- --check --insecure "$tmp/theirs.json"
+	run 2 "show --strict" -- --show --strict "$tmp/theirs.json"
+	grep -q "owned by uid 65534" "$tmp/err" && ok || bad "strict: $(cat "$tmp/err")"
+	run 2 "check, owned by another user" -- --check "$tmp/theirs.json"
+	grep -q "owned by uid 65534" "$tmp/out" && ok || bad "check: $(cat "$tmp/out")"
+	run 0 "show --insecure: no warning" -- --show --insecure "$tmp/theirs.json"
 	[ ! -s "$tmp/err" ] && ok || bad "--insecure warned: $(cat "$tmp/err")"
 else
 	echo "skipped: ownership cases need root"
