@@ -18,6 +18,7 @@
 #include "common/path.h"
 #include "common/read_file.h"
 #include "common/text.h"
+#include "common/trusted.h"
 #include "export_keys.h"
 #include "log.h"
 #include "policy.h"
@@ -55,6 +56,31 @@ static int parent_dir(const char *path, char *out, size_t len)
 	memcpy(out, path, slash - path);
 	out[slash - path] = '\0';
 	return 0;
+}
+
+/*
+ * Whether path's directory, and every one above it, is root's alone
+ * (common/trusted.h): whoever else can write there can swap the file we
+ * write, or plant the "original" we would put back.  A missing one is
+ * fine, created ours.  Else logged (doing: "written", "restored"), and
+ * -EPERM or another -errno.
+ */
+static int out_dir_refused(struct sink_ctx *ctx, const char *sink, const char *path,
+			   const char *doing)
+{
+	char dir[PATH_MAX], why[PATH_MAX + 64];
+	int r = parent_dir(path, dir, sizeof(dir));
+
+	if (r < 0)
+		snprintf(why, sizeof(why), "%s: no directory", path);
+	else
+		r = trusted_dir(dir, why, sizeof(why));
+	if (r == 0 || r == -ENOENT)
+		return 0;
+	log_knob(LOG_ERR, sink, path, NULL, NULL, "%s: %s: %s%s, not root's alone; not %s", sink,
+		 path, r == -EPERM ? "refused: " : "", why, doing);
+	ctx->stats.refused++;
+	return r;
 }
 
 /*
@@ -120,6 +146,9 @@ int envfile_apply(struct sink_ctx *ctx, const char *sink, const char *rel_path,
 	int r;
 
 	r = etc_path(ctx->opt, rel_path, path, sizeof(path));
+	if (r < 0)
+		return r;
+	r = out_dir_refused(ctx, sink, path, "written");
 	if (r < 0)
 		return r;
 	snprintf(key, sizeof(key), "file:%s", rel_path);
@@ -278,6 +307,10 @@ int env_entry_restore(struct sink_ctx *ctx, struct state_entry *e)
 		char path[PATH_MAX];
 
 		r = etc_path(ctx->opt, rel, path, sizeof(path));
+		if (r < 0)
+			return r;
+		/* kept in the state: put back once the directory is root's again */
+		r = out_dir_refused(ctx, e->sink, path, e->existed ? "restored" : "removed");
 		if (r < 0)
 			return r;
 		if (ctx->dry_run) {

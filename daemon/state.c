@@ -145,8 +145,16 @@ int state_parse(struct state *st, const char *text, size_t len)
 static int open_trusted(struct state *st, const char *dir)
 {
 	struct stat sd = { 0 }, sf = { 0 };
+	char why[PATH_MAX + 64];
 	int dfd, fd, r;
 
+	/* and every directory above it: who may rename one may swap the state */
+	if (trusted_dir(dir, why, sizeof(why)) == -EPERM) {
+		st->untrusted = true;
+		log_err("state directory %s: refused: %s, not root's alone; nothing will be "
+			"written", dir, why);
+		return -EPERM;
+	}
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0 && errno == ENOENT)
 		return -ENOENT;		/* --dry-run and --verify do not create it */

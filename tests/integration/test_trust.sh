@@ -6,14 +6,17 @@
 #  - pmem-tune --check (the probe unit's ExecCondition=, the playbook's
 #    validate:): a policy the daemon would refuse is invalid, exit 2;
 #  - the probe's scratch record (PMEM_TUNE_STATE_DIR), which decides what
-#    namespaces are destroyed: refused, left as it is, unless --insecure.
+#    namespaces are destroyed: refused, left as it is, unless --insecure;
+#  - pmem-tuned's output directories (/etc/pmem-tuned, /etc/environment.d)
+#    and its state directory: nothing written, nothing restored there.
 # Group- and world-writable cases run as any user; another owner (uid
 # 65534) needs root to chown, and is skipped with the reason otherwise.
-# Usage: test_trust.sh PMEM_TUNE MKPOLICY PROBE_UNIT_IN
+# Usage: test_trust.sh PMEM_TUNE PMEM_TUNED MKPOLICY PROBE_UNIT_IN
 set -uo pipefail
 tune=$1
-mkpolicy=$2
-unit=$3
+tuned=$2
+mkpolicy=$3
+unit=$4
 PT_TEST_NAME=test_trust
 # shellcheck source=cli-lib.sh
 . "$(dirname "$0")/cli-lib.sh"
@@ -173,5 +176,77 @@ if $root; then
 else
 	echo "skipped: scratch records another user owns: chown needs root"
 fi
+
+# ---- pmem-tuned's output directories -------------------------------------
+
+T=$tmp/root
+mkdir -p "$T/etc/pmem-tuned" "$T/run" "$T/sys"
+"$mkpolicy" "$T/etc/pmem-policy.json" --movnt 512 --no-kernel --no-glibc || exit 1
+ENVF=$T/etc/pmem-tuned/libpmem.env
+ENVD=$T/etc/environment.d/60-pmem-tuned.conf
+daemon() {
+	env -u INVOCATION_ID -u JOURNAL_STREAM -u NOTIFY_SOCKET -u WATCHDOG_USEC \
+		"$tuned" "$@" --force --etc-root "$T" --sysfs-root "$T" >"$tmp/out" 2>"$tmp/err"
+}
+# written where trusted
+daemon --oneshot
+[ -f "$ENVF" ] && [ -f "$ENVD" ] && ok || bad "daemon: nothing written: $(cat "$tmp/err")"
+daemon --restore
+[ ! -e "$ENVF" ] && [ ! -e "$ENVD" ] && ok || bad "daemon: not restored: $(cat "$tmp/err")"
+
+# daemon_refused DESCRIPTION FILE WORD...: FILE not written, a refusal naming it and every WORD
+daemon_refused() {
+	local what=$1 file=$2 w
+	shift 2
+	daemon --oneshot
+	[ ! -e "$file" ] || { bad "daemon, $what: $file written: $(cat "$tmp/err")"; return; }
+	for w in "$file" "$@"; do
+		grep refused "$tmp/err" | grep -qF -- "$w" ||
+			{ bad "daemon, $what: '$(cat "$tmp/err")' does not name '$w'"; return; }
+	done
+	ok
+}
+chmod 0777 "$T/etc/pmem-tuned"
+daemon_refused "world-writable /etc/pmem-tuned" "$ENVF" \
+	"$T/etc/pmem-tuned owned by uid $(id -u) with mode 0777"
+[ -f "$ENVD" ] && ok || bad "daemon: the trusted environment.d was not written beside the refusal"
+daemon --restore
+chmod 0755 "$T/etc/pmem-tuned"
+mkdir -p "$T/etc/environment.d"
+chmod 0775 "$T/etc/environment.d"
+daemon_refused "group-writable /etc/environment.d" "$ENVD" "with mode 0775"
+daemon --restore
+chmod 0755 "$T/etc/environment.d"
+# restore writes too: an output directory turned untrusted since is left alone
+daemon --oneshot
+chmod 0777 "$T/etc/pmem-tuned"
+daemon --restore
+[ -f "$ENVF" ] && grep refused "$tmp/err" | grep -qF "$T/etc/pmem-tuned owned by" && ok ||
+	bad "daemon: restored into an untrusted directory: $(cat "$tmp/err")"
+chmod 0755 "$T/etc/pmem-tuned"
+daemon --restore
+[ ! -e "$ENVF" ] && ok || bad "daemon: the refused restore was not kept for later: $(cat "$tmp/err")"
+# a directory above them others may rename
+chmod 0777 "$T/etc"
+daemon_refused "world-writable parent of /etc/pmem-tuned" "$ENVF" "$T/etc owned by"
+chmod 0755 "$T/etc"
+daemon --restore
+# the state directory's parent: originals could not be kept, so nothing is changed
+chmod 0777 "$T/run"
+daemon --oneshot
+[ ! -e "$ENVF" ] && [ ! -e "$T/run/pmem-tuned/state.json" ] &&
+	grep -qF "$T/run owned by uid $(id -u) with mode 0777" "$tmp/err" && ok ||
+	bad "daemon: wrote with its state below a world-writable directory: $(cat "$tmp/err")"
+chmod 0755 "$T/run"
+if $root; then
+	chown 65534 "$T/etc/pmem-tuned"
+	daemon_refused "/etc/pmem-tuned of uid 65534" "$ENVF" "owned by uid 65534 with mode 0755"
+	chown 0 "$T/etc/pmem-tuned"
+	daemon --restore
+else
+	echo "skipped: output directories another user owns: chown needs root"
+fi
+daemon --restore
+[ ! -e "$ENVF" ] && [ ! -e "$ENVD" ] && ok || bad "daemon: left files behind: $(cat "$tmp/err")"
 
 finish
