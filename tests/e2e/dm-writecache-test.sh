@@ -1,7 +1,8 @@
 #!/bin/bash
 # ctest entry point of the dm-writecache e2e test: prepares the host (setup.sh), builds
-# the patched dm-writecache.ko for the guest kernel (kmod/dm-writecache.sh), then runs
-# guest/dm_writecache.sh with it, dmsetup, pmem-tuned, mkpolicy and the built-in knob map.
+# the patched dm-writecache.ko and the test of its copy routine, pt_wc_copy.ko, for the
+# guest kernel (kmod/dm-writecache.sh), then runs guest/dm_writecache.sh with them,
+# dmsetup, pmem-tuned, mkpolicy and the built-in knob map.
 # PT_E2E_DM_WRITECACHE_KO=path: load that dm-writecache.ko instead (dkms-test.sh's, as
 # DKMS built it from the .deb).
 # usage: dm-writecache-test.sh PMEM-TUNED MKPOLICY KNOB-MAP [RUN-GUEST-OPTIONS...]
@@ -28,15 +29,16 @@ if [[ -z $dmsetup && $(id -u) -eq 0 ]]; then
 	dmsetup=$(PATH=$PATH:/usr/sbin:/sbin command -v dmsetup || true)
 fi
 [[ -n $dmsetup ]] || pt_skip "dmsetup missing on the host (apt-get install dmsetup)"
-ko=${PT_E2E_DM_WRITECACHE_KO:-}
-if [[ -z $ko ]]; then
-	ko=$("$dir/kmod/dm-writecache.sh") || exit $?
-fi
+built=$("$dir/kmod/dm-writecache.sh") || exit $?
+{ read -r ko && read -r cko; } <<<"$built" || pt_die "kmod/dm-writecache.sh printed '$built'"
+ko=${PT_E2E_DM_WRITECACHE_KO:-$ko}
 [[ -r $ko ]] || pt_die "no $ko"
+[[ -r $cko ]] || pt_die "no $cko"
 
 exec "$dir/run-guest.sh" --script "$dir/guest/dm_writecache.sh" \
 	--module dm_mod --module brd \
-	--file "$ko:/pt-e2e/files/dm-writecache.ko" --file "$dmsetup:/usr/sbin/dmsetup" \
+	--file "$ko:/pt-e2e/files/dm-writecache.ko" --file "$cko:/pt-e2e/files/pt_wc_copy.ko" \
+	--file "$dmsetup:/usr/sbin/dmsetup" \
 	--file "$daemon:/usr/local/bin/pmem-tuned" --file "$mkpolicy:/usr/local/bin/mkpolicy" \
 	--file "$knobs:/etc/pmem-tuned/knobs.d/50-builtin.conf" \
 	--nvdimm-size 512M "$@"

@@ -1,11 +1,14 @@
 # shellcheck shell=sh
-# The kernel end of the policy (busybox sh in the guest): the patched dm-writecache.ko
-# (kernel/) replaces the stock one, a dm-writecache device gets an fsdax namespace of
-# the emulated NVDIMM as cache and a ram disk as origin, pmem-tuned applies two
-# policies through the built-in knob map, and the kernel's own kprobe hit counts
-# show which copy each write took: __memcpy_flushcache (non-temporal) or not
-# (cached stores + clflushopt, inline in bio_copy_block).  Data reads back
-# identical after the cache is flushed; --restore and SIGTERM put 768 back.
+# The kernel end of the policy (busybox sh in the guest).  First pt_wc_copy.ko runs the
+# patched driver's copy routine on its own, at sizes and alignments the driver's bios
+# never have (kmod/pt_wc_copy.c).  Then the patched dm-writecache.ko (kernel/) replaces
+# the stock one, a dm-writecache device gets an fsdax namespace of the emulated NVDIMM
+# as cache and a ram disk as origin, pmem-tuned applies three policies through the
+# built-in knob map (512, never switch, 0 = never non-temporal) and 32 is written by
+# hand, and the kernel's own kprobe hit counts show which copy each write took:
+# __memcpy_flushcache (non-temporal) or not (cached stores + clflushopt, inline in
+# bio_copy_block).  Data reads back identical after the cache is flushed; --restore
+# and SIGTERM put 768 back.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . /pt-e2e/lib.sh
 set -u
@@ -16,6 +19,17 @@ NBLK=64				# 4 KiB writes per policy
 export DM_DISABLE_UDEV=1	# no udev here: libdevmapper makes the nodes itself
 
 grep -qw clflushopt /proc/cpuinfo || pt_fail "guest CPU has no clflushopt (qemu -cpu max?)"
+
+# --- the copy routine alone: 1 to 8193 bytes, 0 to 63 bytes off a line -------------
+# Loading runs every case; a copy that runs away oopses insmod (killed: 137).
+rc=0
+pt_run insmod /pt-e2e/files/pt_wc_copy.ko || rc=$?
+dmesg | grep 'pt_wc_copy:'
+if [ "$rc" -ne 0 ]; then
+	dmesg | grep -A 12 -E 'BUG:|general protection|Oops' | head -n 40
+fi
+pt_expect_eq "copy routine: every size, offset and nt_max_bytes (insmod pt_wc_copy.ko)" 0 "$rc"
+[ "$rc" -eq 0 ] && rmmod pt_wc_copy
 
 # --- the module ---------------------------------------------------------------
 pt_check "stock dm-writecache not loaded" test ! -e /sys/module/dm_writecache
@@ -93,14 +107,31 @@ pt_expect_eq "daemon stopped (SIGTERM): exit status" 0 "$?"
 cat /tmp/b.log
 pt_expect_eq "daemon stopped: nt_max_bytes back to 768" 768 "$(cat $P)"
 
+# --- policy C: never non-temporal (0), then 32 by hand: every copy cached + flush ----
+pt_run mkpolicy /etc/pmem-policy.json --host / --kernel 0 --no-libpmem --no-glibc
+pt_run pmem-tuned --oneshot --no-bus >/tmp/c.log 2>&1
+cat /tmp/c.log
+pt_expect_eq "policy C: nt_max_bytes reads back 0" 0 "$(cat $P)"
+write_blocks $((2 * NBLK))
+pt_check "policy C: every 4 KiB block copied ($blk >= $NBLK)" test "$blk" -ge $NBLK
+pt_check "policy C: no copy took __memcpy_flushcache ($nt)" test "$nt" -eq 0
+pt_run pmem-tuned --restore --no-bus
+pt_expect_eq "--restore: nt_max_bytes back to 768" 768 "$(cat $P)"
+echo 32 >$P
+pt_expect_eq "nt_max_bytes takes 32" 32 "$(cat $P)"
+write_blocks $((3 * NBLK))
+pt_check "32: every 4 KiB block copied ($blk >= $NBLK)" test "$blk" -ge $NBLK
+pt_check "32: no copy took __memcpy_flushcache ($nt)" test "$nt" -eq 0
+echo 768 >$P
+
 # --- the data: written back to the origin, identical --------------------------------
 pt_run dmsetup message wc 0 flush || pt_fail "dmsetup message wc 0 flush"
 pt_run dmsetup status wc
-cat /tmp/data.0 /tmp/data.$NBLK >/tmp/data
-dd if=$dev of=/tmp/back.dev bs=4096 count=$((2 * NBLK)) iflag=direct 2>/dev/null
+cat /tmp/data.0 /tmp/data.$NBLK /tmp/data.$((2 * NBLK)) /tmp/data.$((3 * NBLK)) >/tmp/data
+dd if=$dev of=/tmp/back.dev bs=4096 count=$((4 * NBLK)) iflag=direct 2>/dev/null
 pt_check "reads through the device match what was written" cmp /tmp/data /tmp/back.dev
 pt_run dmsetup remove wc
 echo 3 >/proc/sys/vm/drop_caches
-dd if=/dev/ram0 of=/tmp/back.origin bs=4096 count=$((2 * NBLK)) iflag=direct 2>/dev/null
+dd if=/dev/ram0 of=/tmp/back.origin bs=4096 count=$((4 * NBLK)) iflag=direct 2>/dev/null
 pt_check "the origin holds what was written, after the flush" cmp /tmp/data /tmp/back.origin
 pt_done

@@ -1,10 +1,14 @@
 #!/bin/bash
 # Builds the patched dm-writecache.ko (kernel/ in this source) for the guest kernel
-# that tests/e2e/setup.sh fetched, and prints its path.  The kernel's own
-# drivers/md/dm-writecache.c comes from Debian's linux-source-<major.minor> at the
-# kernel package's very version (`apt-get download`, ~140 MB, kept in
-# $PT_E2E_CACHE/debs; only the few files needed are extracted); the headers are
-# the ones kmod/build.sh fetches.  Rebuilt when the series or the build files change.
+# that tests/e2e/setup.sh fetched, and pt_wc_copy.ko, which runs that driver's copy
+# routine (memcpy_flushcache_optimized() and nt_max_bytes, cut out of the patched
+# dm-writecache.c) on every size and alignment at load time; prints the two paths, one
+# a line, in that order.  The kernel's own drivers/md/dm-writecache.c comes from
+# Debian's linux-source-<major.minor> at the kernel package's very version
+# (`apt-get download`, ~140 MB, kept in $PT_E2E_CACHE/debs; only the few files needed
+# are extracted); the headers are the ones kmod/build.sh fetches.  Built once per
+# content of the series, the build files and pt_wc_copy.c, in a directory named by it
+# (worktrees with different series share the cache without rebuilding each other's).
 # Exit 77 with one line saying why when something cannot be had.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,13 +37,16 @@ if [[ -z $src ]]; then
 	[[ -n $src ]] || pt_skip "linux-source-$mm=$ver: no .deb after download"
 fi
 
-# what the module is made of: the series, the preparing script, the Kbuild files
+# what the modules are made of: the series, the preparing script, the Kbuild files,
+# the copy test
 sum=$( (cd "$top/kernel" && find patches module prepare-source.sh -type f | LC_ALL=C sort |
-	xargs cat; echo "$ver") |
+	xargs cat; cat "$here/pt_wc_copy.c"; echo "$ver") |
 	sha256sum | cut -c1-16)
-bdir=$PT_E2E_CACHE/dm-writecache/$PT_E2E_KVER
+bdir=$PT_E2E_CACHE/dm-writecache/$PT_E2E_KVER.$sum
 ko=$bdir/dm-writecache.ko
-if [[ ! -e $bdir/.sum || $(cat "$bdir/.sum") != "$sum" || ! -e $ko ]]; then
+cdir=$bdir/copy-test
+cko=$cdir/pt_wc_copy.ko
+if [[ ! -e $bdir/.ok ]]; then
 	rm -rf "$bdir"
 	pt_log "preparing dm-writecache.c from ${src##*/} with kernel/patches"
 	"$top/kernel/prepare-source.sh" "$src" "$bdir" >/dev/null ||
@@ -49,9 +56,30 @@ if [[ ! -e $bdir/.sum || $(cat "$bdir/.sum") != "$sum" || ! -e $ko ]]; then
 		cat "$bdir/build.log" >&2
 		pt_die "dm-writecache.ko did not build"
 	fi
-	echo "$sum" >"$bdir/.sum"
+	# the copy routine and its parameter, as the patched driver has them:
+	# from the parameter's definition to the end of the function
+	mkdir -p "$cdir"
+	awk '/^static unsigned long long nt_max_bytes[ =;]/ { on = 1 }
+		on { print }
+		on && /^}/ { exit }' "$bdir/dm-writecache.c" >"$cdir/wc_copy.h"
+	grep -q '^static void memcpy_flushcache_optimized(' "$cdir/wc_copy.h" ||
+		pt_die "no nt_max_bytes followed by memcpy_flushcache_optimized() in the patched dm-writecache.c"
+	cp "$here/pt_wc_copy.c" "$cdir/"
+	echo 'obj-m := pt_wc_copy.o' >"$cdir/Kbuild"
+	pt_log "building pt_wc_copy.ko against $kdir"
+	if ! make -s -C "$kdir" M="$cdir" modules >"$cdir/build.log" 2>&1; then
+		cat "$cdir/build.log" >&2
+		pt_die "pt_wc_copy.ko did not build"
+	fi
+	touch "$bdir/.ok"
 fi
-vermagic=$(PATH=$PATH:/sbin modinfo -F vermagic "$ko")
-[[ $vermagic == "$PT_E2E_KVER "* ]] ||
-	pt_die "dm-writecache.ko has vermagic '$vermagic', not $PT_E2E_KVER"
-printf '%s\n' "$ko"
+# builds for other contents, untouched for a week
+find "$PT_E2E_CACHE/dm-writecache" -mindepth 1 -maxdepth 1 -name "$PT_E2E_KVER.*" \
+	! -name "${bdir##*/}" -mtime +7 -exec rm -rf {} + 2>/dev/null || true
+touch "$bdir"
+for m in "$ko" "$cko"; do
+	vermagic=$(PATH=$PATH:/sbin modinfo -F vermagic "$m")
+	[[ $vermagic == "$PT_E2E_KVER "* ]] ||
+		pt_die "${m##*/} has vermagic '$vermagic', not $PT_E2E_KVER"
+done
+printf '%s\n' "$ko" "$cko"
