@@ -8,14 +8,30 @@
 # for the running and the newest kernel with headers, removes it on removal.
 # PT_DEB_MAINTAINER sets its Maintainer field.
 #
-#   mkdkms.sh SOURCE OUTDIR [PMEM-TUNED-VERSION]
+#   mkdkms.sh --kernel RELEASE [--kernel RELEASE]... SOURCE OUTDIR [PMEM-TUNED-VERSION]
 #
 # SOURCE as for prepare-source.sh (Debian's linux-source-X.Y .deb, a tarball
-# or a tree).  VERSION is PMEM-TUNED-VERSION+kX.Y.Z (the kernel source's).
+# or a tree): the source of the kernels named.  RELEASE: a kernel release
+# (uname -r) built from that source, one per flavour (6.1.0-57-amd64,
+# 6.1.0-57-cloud-amd64); dkms builds the module for those releases and no
+# other (BUILD_EXCLUSIVE_KERNEL), since a frozen dm-writecache.c in updates/
+# would take the place of a later kernel's own and of its fixes.  VERSION is
+# PMEM-TUNED-VERSION+k and the source's version: its Debian package's with
+# "-" as "." (0.1.0+k6.1.192.3), or X.Y.Z from a tarball or a tree.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 die() { printf '%s: %s\n' "${0##*/}" "$*" >&2; exit 1; }
-(($# >= 2)) || die "usage: ${0##*/} SOURCE OUTDIR [PMEM-TUNED-VERSION]"
+usage="usage: ${0##*/} --kernel RELEASE [--kernel RELEASE]... SOURCE OUTDIR [PMEM-TUNED-VERSION]"
+releases=()
+while [[ ${1:-} == --kernel ]]; do
+	(($# >= 2)) || die "$usage"
+	[[ $2 =~ ^[0-9]+\.[0-9]+\.[0-9]+[-+._A-Za-z0-9]*$ ]] ||
+		die "--kernel '$2': not a kernel release (uname -r: 6.1.0-57-cloud-amd64)"
+	releases+=("$2")
+	shift 2
+done
+((${#releases[@]})) || die "name the kernel release(s) SOURCE is for with --kernel; $usage"
+(($# >= 2 && $# <= 3)) || die "$usage"
 src=$1 out=$2 ptver=${3:-0.1.0}
 name=pmem-tuned-dm-writecache
 
@@ -23,13 +39,28 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$here/prepare-source.sh" "$src" "$tmp/src" >/dev/null
 kver=$(cat "$tmp/src/KERNEL-VERSION")
-ver=$ptver+k$kver
+for r in "${releases[@]}"; do
+	[[ $r == "${kver%.*}".* ]] || die "--kernel $r is not a ${kver%.*} kernel, and SOURCE is $kver"
+done
+# the source's own version: its package's, where there is one, so that any other
+# kernel source makes another package version and installing it upgrades
+ver=$ptver+k$kver srcname="Linux $kver"
+if [[ -r $tmp/src/DEBIAN-VERSION ]]; then
+	debver=$(cat "$tmp/src/DEBIAN-VERSION")
+	[[ $debver =~ ^[0-9][-0-9A-Za-z.+~]*$ ]] || die "linux-source's version '$debver' is not X.Y.Z-N"
+	ver=$ptver+k${debver//-/.} srcname="Debian's linux-source-${kver%.*} $debver"
+fi
 tree=$tmp/root/usr/src/$name-$ver
 mkdir -p "$tree"
 cp "$tmp/src/"* "$tree/"
-# BUILD_EXCLUSIVE_KERNEL is a regex: "6.1" becomes "6\\.1" for sed, 6\.1 in the file
-kre=$(printf '%s' "${kver%.*}" | sed 's/\./\\\\./g')
-sed -e "s/@VERSION@/$ver/" -e "s/@KSERIES@/$kre/" "$here/dkms/dkms.conf.in" >"$tree/dkms.conf"
+# BUILD_EXCLUSIVE_KERNEL, an extended regex: these releases, whole; the
+# characters of a release that are special in one are . and +
+kre=$(printf '%s\n' "${releases[@]}" | sed 's/[.+]/\\&/g' | paste -sd '|')
+conf=$(<"$here/dkms/dkms.conf.in")
+conf=${conf//@VERSION@/"$ver"}
+conf=${conf//@SOURCE@/"$srcname"}
+conf=${conf//@KRELEASES@/"^($kre)\$"}
+printf '%s\n' "$conf" >"$tree/dkms.conf"
 mkdir -p "$out"
 cp -r "$tree" "$out/"
 
@@ -52,8 +83,13 @@ Recommends: pmem-tuned
 Description: dm-writecache with its copy threshold as a module parameter (DKMS)
  The kernel's dm-writecache $kver with nt_max_bytes: the largest copy to
  persistent memory done with non-temporal stores.  pmem-tuned sets it
- from the measured policy.  Built by DKMS for kernels $kver's series only;
- needs the headers of each kernel to build for (linux-headers-...).
+ from the measured policy.
+ .
+ Made from $srcname, built by DKMS
+ for these kernels only (other kernels keep their own dm-writecache):
+$(printf '  %s\n' "${releases[@]}")
+ .
+ Needs the headers of each kernel to build for (linux-headers-...).
 CTL
 # What dh_dkms generates: Debian's common.postinst adds the source and builds
 # and installs it for the running and the newest kernel that have headers;
@@ -97,7 +133,8 @@ CR
 cat >"$tmp/changelog" <<CL
 $pkg ($ver) unstable; urgency=medium
 
-  * dm-writecache of Linux $kver with pmem-tuned's kernel/patches, for DKMS.
+  * dm-writecache of Linux $kver with pmem-tuned's kernel/patches, for DKMS,
+    for ${releases[*]} only.
 
  -- $maint  $date
 CL

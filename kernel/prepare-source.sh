@@ -10,6 +10,9 @@
 # SOURCE: a kernel tree, a linux-source-X.Y .deb (Debian's), or a kernel
 # tarball (.tar, .tar.xz, .tar.gz).  --series defaults to patches/X.Y of
 # the source's version.  Exits 2 when the series does not apply.
+# OUTDIR/KERNEL-VERSION holds the source's X.Y.Z; from a .deb,
+# OUTDIR/DEBIAN-VERSION holds the package's version (6.1.192-3), which
+# module/Kbuild checks against the headers it builds with.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -32,8 +35,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/tree"
 
+debver=
 case $src in
 *.deb)
+	debver=$(dpkg-deb -f "$src" Version) || die "$src: not a .deb"
 	# linux-source-X.Y ships one tarball under /usr/src
 	member=$(dpkg-deb -c "$src" | awk '{print $NF}' | grep -m1 '^\./usr/src/linux-source-.*\.tar') ||
 		die "$src holds no linux-source tarball"
@@ -68,4 +73,6 @@ mkdir -p "$out"
 cp "$tmp/tree/drivers/md/dm-writecache.c" "$tmp/tree/drivers/md/dm-io-tracker.h" \
 	"$here/module/Kbuild" "$here/module/Makefile" "$out/"
 printf '%s\n' "$ver" >"$out/KERNEL-VERSION"
+rm -f "$out/DEBIAN-VERSION"
+[[ -z $debver ]] || printf '%s\n' "$debver" >"$out/DEBIAN-VERSION"
 printf '%s\n' "$out"

@@ -7,10 +7,15 @@
 #  2. dkms add/build/install/remove with --dkmstree/--sourcetree/--installtree and
 #     --kernelsourcedir (the cached guest headers), signing with a throw-away key:
 #     the module has parm nt_max_bytes and the guest's vermagic, and depmod/modprobe
-#     of the guest's module tree pick it over the stock one;
+#     of the guest's module tree pick it over the stock one.  The package is pinned
+#     to the guest's release (mkdkms.sh --kernel): dkms refuses (77, BUILD_EXCLUSIVE)
+#     to build it for the next ABI, another flavour and the bare upstream version,
+#     and the build fails for headers of the same release from another Debian build;
 #  3. as root, the package's own postinst and prerm, run in a private mount namespace
-#     whose /usr/src, /var/lib/dkms, /etc/dkms and /lib/modules are scratch copies:
-#     postinst builds and installs it for the guest kernel, prerm removes it;
+#     whose /usr/src, /var/lib/dkms, /etc/dkms and /lib/modules are scratch copies,
+#     with a later kernel (the next ABI, the same headers) installed next to the
+#     guest's: postinst builds and installs it for the guest kernel only, the later
+#     one keeps the stock module, prerm removes it;
 #  4. with --guest, guest/dm_writecache.sh (dm-writecache-test.sh) with the module
 #     DKMS built, so the packaged module is the one the guest loads and traces.
 # usage: dkms-test.sh [--guest PMEM-TUNED MKPOLICY KNOB-MAP [RUN-GUEST-OPTIONS...]]
@@ -63,13 +68,17 @@ src=$(find "$debs" -maxdepth 1 -name "linux-source-$(echo "$K" | cut -d. -f1-2)_
 sum=$( (cd "$top/kernel" && find mkdkms.sh prepare-source.sh dkms module patches -type f |
 	LC_ALL=C sort | xargs cat; echo "$kpver") |
 	sha256sum | cut -c1-16)
-pdir=$PT_E2E_CACHE/dkms-deb
-if [[ ! -e $pdir/.sum || $(cat "$pdir/.sum") != "$sum" ]]; then
+# in a directory named by it: worktrees with other kernel/ trees share the cache
+pdir=$PT_E2E_CACHE/dkms-debs/$sum
+if [[ ! -e $pdir/.ok ]]; then
 	rm -rf "$pdir"
 	pt_log "kernel/mkdkms.sh ${src##*/}"
-	"$top/kernel/mkdkms.sh" "$src" "$pdir" >/dev/null || fail "kernel/mkdkms.sh"
-	echo "$sum" >"$pdir/.sum"
+	"$top/kernel/mkdkms.sh" --kernel "$K" "$src" "$pdir" >/dev/null || fail "kernel/mkdkms.sh"
+	touch "$pdir/.ok"
 fi
+touch "$pdir"
+find "$PT_E2E_CACHE/dkms-debs" -mindepth 1 -maxdepth 1 ! -name "$sum" -mtime +7 \
+	-exec rm -rf {} + 2>/dev/null || true
 deb=$(find "$pdir" -maxdepth 1 -name "${name}-dkms_*_all.deb")
 [[ -n $deb ]] || fail "mkdkms.sh made no .deb"
 ver=$(dpkg-deb -f "$deb" Version)
@@ -82,9 +91,14 @@ for f in dkms.conf dm-writecache.c dm-io-tracker.h Kbuild Makefile; do
 	grep -q " \./usr/src/$name-$ver/$f\$" <<<"$contents" ||
 		fail "no /usr/src/$name-$ver/$f in the .deb"
 done
-run=$PT_E2E_CACHE/dkms-run
-rm -rf "$run"
-mkdir -p "$run"
+# this run's scratch trees, its own: another test run may be at work next to it
+mkdir -p "$PT_E2E_CACHE/dkms-runs"
+find "$PT_E2E_CACHE/dkms-runs" -mindepth 1 -maxdepth 1 -mtime +1 -exec rm -rf {} + 2>/dev/null || true
+run=$(mktemp -d "$PT_E2E_CACHE/dkms-runs/XXXXXX")
+# by its physical path: dkms status compares its kernel-<release> symlink, resolved,
+# with the tree's path as given, and the cache may be a symlink (a worktree's)
+run=$(cd "$run" && pwd -P)
+trap 'rm -rf "$run"' EXIT
 dpkg-deb -x "$deb" "$run/pkg"
 dpkg-deb -e "$deb" "$run/ctl"
 for s in postinst prerm; do
@@ -93,6 +107,11 @@ for s in postinst prerm; do
 done
 conf=$run/pkg/usr/src/$name-$ver/dkms.conf
 grep -qx "PACKAGE_VERSION=\"$ver\"" "$conf" || fail "dkms.conf: PACKAGE_VERSION is not $ver"
+# pinned: the guest's release and nothing else
+pin="BUILD_EXCLUSIVE_KERNEL='^(${K//./\\.})\$'"
+grep -qxF "$pin" "$conf" || fail "dkms.conf has no $pin: $(grep "^BUILD_EXCLUSIVE" "$conf")"
+[[ $(cat "$run/pkg/usr/src/$name-$ver/DEBIAN-VERSION") == "$kpver" ]] ||
+	fail "the source tree does not record linux-source's version $kpver"
 ok "the .deb holds /usr/src/$name-$ver/ with dkms.conf, postinst and prerm"
 if command -v lintian >/dev/null; then
 	echo "== lintian ${deb##*/}"
@@ -118,9 +137,48 @@ cp "$kmods"/modules.order "$kmods"/modules.builtin* "$mods/"
 trees=(--dkmstree "$run/dkms" --sourcetree "$run/pkg/usr/src" --installtree "$base/lib/modules")
 mkv=(-m "$name" -v "$ver")
 kern=(-k "$K" --kernelsourcedir "$kdir")
+# kernels the package was not prepared from: the next ABI, the other flavour, and a
+# kernel built from the same upstream version under its own name
+[[ $K =~ ^([0-9]+\.[0-9]+\.[0-9]+-)([0-9]+)(-.+)$ ]] ||
+	fail "$K is not a Debian kernel release (X.Y.Z-ABI-FLAVOUR)"
+next=${BASH_REMATCH[1]}$((BASH_REMATCH[2] + 1))${BASH_REMATCH[3]}
+case $K in
+*-cloud-amd64) other=${K%-cloud-amd64}-amd64 ;;
+*) other=${K%-*}-cloud-amd64 ;;
+esac
+upstream=$(cat "$run/pkg/usr/src/$name-$ver/KERNEL-VERSION")
 echo "== dkms add/build/install for $K"
 start=$SECONDS
 dkms add "${mkv[@]}" "${trees[@]}" || fail "dkms add"
+for r in "$next" "$other" "$upstream"; do
+	rc=0
+	out=$(dkms build "${mkv[@]}" "${trees[@]}" -k "$r" --kernelsourcedir "$kdir" 2>&1) || rc=$?
+	printf '%s\n' "$out" | tail -n 3
+	if ((rc != 77)) || ! grep -q BUILD_EXCLUSIVE <<<"$out"; then
+		fail "dkms build -k $r: status $rc, not 77 (BUILD_EXCLUSIVE): the package is not pinned to $K"
+	fi
+	[[ ! -e $run/dkms/$name/$ver/$r ]] || fail "dkms left a build for $r"
+	ok "dkms refuses to build it for $r"
+done
+# the same release from another Debian build: its headers name that build
+fake=$run/fake-headers/linux-headers-$K
+mkdir -p "${fake%/*}"
+cp -a "$kdir" "$fake"
+for l in scripts tools; do
+	[[ -L $kdir/$l ]] && ln -sfn "$(readlink -f "$kdir/$l")" "$fake/$l"
+done
+grep -q "LINUX_PACKAGE_ID \" Debian $kpver\"" "$fake/include/generated/package.h" ||
+	fail "$kdir/include/generated/package.h does not name $kpver"
+sed -i "s/ Debian $kpver\"/ Debian $kpver+other1\"/" "$fake/include/generated/package.h"
+rc=0
+dkms build "${mkv[@]}" "${trees[@]}" -k "$K" --kernelsourcedir "$fake" -j 2 >/dev/null 2>&1 || rc=$?
+log=$(cat "$run/dkms/$name/$ver/build/make.log" 2>/dev/null || true)
+grep -m1 'these headers are' <<<"$log" || true
+if ((rc == 0 || rc == 77)) || ! grep -q "these headers are $kpver+other1's" <<<"$log"; then
+	fail "dkms build against headers of Debian $kpver+other1 for $K: status $rc, not refused by Kbuild"
+fi
+[[ ! -e $run/dkms/$name/$ver/$K ]] || fail "dkms kept a build for the other Debian build"
+ok "the build refuses headers of the same release from another Debian build"
 dkms build "${mkv[@]}" "${trees[@]}" "${kern[@]}" -j 2 ||
 	{ cat "$run/dkms/$name/$ver/build/make.log" 2>/dev/null; fail "dkms build"; }
 dkms install "${mkv[@]}" "${trees[@]}" "${kern[@]}" --no-depmod || fail "dkms install"
@@ -161,9 +219,9 @@ else
 	unset sign_file mok_signing_key mok_certificate
 	rc=0
 	unshare -m --propagation private bash -s "$m" "$K" "$kdir" "$kmods" "$run/ctl" "$name" \
-		"$ver" <<-'NS' || rc=$?
+		"$ver" "$next" <<-'NS' || rc=$?
 	set -euo pipefail
-	m=$1 K=$2 kdir=$3 kmods=$4 ctl=$5 name=$6 ver=$7
+	m=$1 K=$2 kdir=$3 kmods=$4 ctl=$5 name=$6 ver=$7 next=$8
 	mount --bind "$m/usrsrc" /usr/src
 	mount --bind "$m/dkms" /var/lib/dkms
 	mount --bind "$m/etcdkms" /etc/dkms
@@ -171,10 +229,14 @@ else
 	mount -t overlay overlay -o "lowerdir=/usr/lib,upperdir=$m/lib.up,workdir=$m/lib.wk" \
 		/usr/lib
 	rm -rf /lib/modules
-	mkdir -p "/lib/modules/$K"
-	ln -s "$kdir" "/lib/modules/$K/build"
-	ln -s "$kmods/kernel" "/lib/modules/$K/kernel"
-	cp "$kmods"/modules.order "$kmods"/modules.builtin* "/lib/modules/$K/"
+	# the guest's kernel and a later one (the next ABI; its headers stand in)
+	for k in "$K" "$next"; do
+		mkdir -p "/lib/modules/$k"
+		ln -s "$kdir" "/lib/modules/$k/build"
+		ln -s "$kmods/kernel" "/lib/modules/$k/kernel"
+		cp "$kmods"/modules.order "$kmods"/modules.builtin* "/lib/modules/$k/"
+	done
+	depmod "$next"
 	"$ctl/postinst" configure "" || { echo "FAILED: postinst configure: $?"; exit 1; }
 	dkms status
 	ko=/lib/modules/$K/updates/dkms/dm-writecache.ko
@@ -182,16 +244,24 @@ else
 	modinfo "$ko" | grep -E '^(signer|parm: *nt_max_bytes)'
 	modprobe --show-depends --set-version="$K" dm-writecache | grep -q "insmod $ko" ||
 		{ echo "FAILED: after postinst, modprobe does not pick $ko"; exit 1; }
+	[[ ! -e /lib/modules/$next/updates/dkms && $(dkms status -k "$next") != *"$next"* ]] ||
+		{ echo "FAILED: postinst built it for $next too"; exit 1; }
+	pick=$(modprobe --show-depends --set-version="$next" dm-writecache | tail -n1)
+	echo "$next: $pick"
+	[[ $pick == "insmod /lib/modules/$next/kernel/drivers/md/dm-writecache.ko"* ]] ||
+		{ echo "FAILED: $next does not keep its stock dm-writecache"; exit 1; }
 	"$ctl/prerm" remove || { echo "FAILED: prerm remove: $?"; exit 1; }
 	[[ ! -e $ko && -z $(dkms status) && ! -e /var/lib/dkms/$name ]] ||
 		{ echo "FAILED: prerm left the module"; exit 1; }
 	NS
 	((rc == 0)) || fail "postinst/prerm (rc $rc)"
 	pt_log "postinst+prerm: $((SECONDS - start)) s"
-	ok "postinst built and installed it for $K, prerm removed it"
+	ok "postinst built and installed it for $K, not for $next; prerm removed it"
 fi
 
 ((${#guest[@]})) || exit 0
 # 4. the module DKMS built, in the guest
 echo "== the guest loads the DKMS-built module"
-PT_E2E_DM_WRITECACHE_KO=$run/dm-writecache.ko exec "$dir/dm-writecache-test.sh" "${guest[@]}"
+rc=0
+PT_E2E_DM_WRITECACHE_KO=$run/dm-writecache.ko "$dir/dm-writecache-test.sh" "${guest[@]}" || rc=$?
+exit "$rc"
