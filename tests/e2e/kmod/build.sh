@@ -15,11 +15,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 pt_load_kernel_env || pt_skip "no guest kernel prepared (run tests/e2e/setup.sh)"
 command -v apt-get >/dev/null || pt_skip "no apt-get: not a Debian host"
 
-hroot=$PT_E2E_CACHE/headers/$PT_E2E_KVER
 debs=$PT_E2E_CACHE/debs
 mkdir -p "$debs"
 exec 8>"$PT_E2E_CACHE/.kmod.lock"
 flock 8
+# by its physical path: the headers' Makefile names it, and the cache may be reached
+# through a symlink (a worktree's) that outlives nothing
+hroot=$(cd "$PT_E2E_CACHE" && pwd -P)/headers/$PT_E2E_KVER
 
 # The kernel package's version: the headers must be the very same build.
 kernel_version() {
@@ -46,9 +48,20 @@ download() {
 	[[ -n $deb ]] && printf '%s\n' "$deb"
 }
 
+# The arch Makefile includes the -common one by absolute path: this cache's.
+point_makefile() {
+	local mk=$1/usr/src/linux-headers-$PT_E2E_KVER/Makefile
+	grep -q "^include $hroot/usr/src/" "$mk" && return 0
+	sed -i "s|^include .*/usr/src/\(linux-headers-[^/]*-common/Makefile\)\$|include $hroot/usr/src/\1|" "$mk"
+}
+
 fetch_headers() {
 	local ver deb dep name all=() d
-	[[ -e $hroot/.pt-e2e-ok ]] && return 0
+	if [[ -e $hroot/.pt-e2e-ok ]]; then
+		# made through a path that may be gone
+		point_makefile "$hroot"
+		return 0
+	fi
 	ver=$(kernel_version)
 	[[ -n $ver ]] || pt_skip "cannot tell the version of $PT_E2E_KPKG"
 	if ! deb=$(download "linux-headers-$PT_E2E_KVER" "$ver"); then
@@ -74,9 +87,7 @@ fetch_headers() {
 		pt_log "dpkg -x ${d##*/}"
 		dpkg -x "$d" "$hroot.tmp"
 	done
-	# The arch Makefile includes the -common one by absolute path.
-	sed -i "s|^include /usr/src/|include $hroot/usr/src/|" \
-		"$hroot.tmp/usr/src/linux-headers-$PT_E2E_KVER/Makefile"
+	point_makefile "$hroot.tmp"
 	touch "$hroot.tmp/.pt-e2e-ok"
 	mv "$hroot.tmp" "$hroot"
 }
