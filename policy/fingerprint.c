@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "common/macros.h"
+#include "common/nd_region.h"
 #include "common/parse.h"
 #include "common/read_file.h"
 #include "common/sysfs_attr.h"
@@ -51,9 +52,7 @@
 #include "sha256.h"
 
 #define FINGERPRINT_SCHEMA	"pmem-fingerprint/1"
-#define ND_DEVICES		"/sys/bus/nd/devices"
-/* include/uapi/linux/ndctl.h: a region whose nstype is this holds BLK namespaces */
-#define ND_DEVICE_NAMESPACE_BLK	6
+#define ND_DEVICES		ND_DEVICES_DIR
 
 /* A growable string; an allocation failure sticks and is reported once at the end. */
 struct sbuf {
@@ -421,33 +420,6 @@ static void read_kernel(const char *root, const char *pre, char *out, size_t siz
 		snprintf(out, size, "unknown");
 }
 
-/*
- * A persistent-memory region: DEVTYPE nd_pmem in its uevent (the
- * device_type name in drivers/nvdimm/region_devs.c; nd_blk and
- * nd_volatile regions are not pmem).  Without a uevent, as in a hand
- * built tree, anything but a BLK nstype counts.
- */
-static bool is_pmem_region(const char *dir)
-{
-	char buf[64], path[PATH_MAX], *text, *cur, *l;
-
-	if ((size_t)snprintf(path, sizeof(path), "%s/uevent", dir) < sizeof(path) &&
-	    read_file(path, 0, 4096, &text, NULL) == 0) {
-		int found = -1;
-
-		for (cur = text; found < 0 && (l = next_line(&cur)); )
-			if (startswith(l, "DEVTYPE="))
-				found = strcmp(strtrim(l + 8), "nd_pmem") == 0;
-		free(text);
-		if (found >= 0)
-			return found;
-	}
-	if (read_attrf(buf, sizeof(buf), "%s/nstype", dir) == 0 &&
-	    parse_uint_or0(buf) == ND_DEVICE_NAMESPACE_BLK)
-		return false;
-	return true;
-}
-
 /* The kernel prints "cpu_cache", "memory_controller" or "" (or hides the file). */
 static void read_persistence_domain(const char *dir, char *out, size_t size)
 {
@@ -560,7 +532,7 @@ static int add_region(const char *pre, const char *name, struct policy *p)
 
 	if ((size_t)snprintf(dir, sizeof(dir), "%s" ND_DEVICES "/%s", pre, name) >= sizeof(dir))
 		return 0;
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode) || !is_pmem_region(dir))
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode) || !nd_region_is_pmem(dir))
 		return 0;
 	t = policy_add_target(p, name);
 	if (!t)
@@ -576,11 +548,6 @@ static int add_region(const char *pre, const char *name, struct policy *p)
 	return read_mappings(pre, dir, t);
 }
 
-static int region_filter(const struct dirent *d)
-{
-	return strncmp(d->d_name, "region", 6) == 0 && isdigit((unsigned char)d->d_name[6]);
-}
-
 static int read_nd_bus(const char *pre, struct policy *p)
 {
 	char path[PATH_MAX];
@@ -589,7 +556,7 @@ static int read_nd_bus(const char *pre, struct policy *p)
 
 	if ((size_t)snprintf(path, sizeof(path), "%s" ND_DEVICES, pre) >= sizeof(path))
 		return 0;
-	n = scandir(path, &ents, region_filter, versionsort);
+	n = scandir(path, &ents, nd_region_filter, versionsort);
 	if (n < 0)
 		return errno == ENOMEM ? -ENOMEM : 0;	/* no nd bus: no targets */
 	for (int i = 0; i < n; i++) {
