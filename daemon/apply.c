@@ -101,26 +101,32 @@ static void add_stats(struct sink_stats *a, const struct sink_stats *b)
 	a->drifted += b->drifted;
 }
 
+/* One sink's pass; its counts are added to *stats. */
+static void run_sink(struct daemon *d, const struct sink *s, const struct policy *p,
+		     struct sink_stats *stats)
+{
+	struct sink_ctx ctx;
+
+	ctx_init(d, &ctx, p);
+	if (ctx.verify || ctx.dry_run) {
+		/* ctx says to change nothing: count drift, or print */
+		s->apply(&ctx);
+	} else {
+		state_untouch(&d->state, s->name);
+		s->apply(&ctx);
+		/* what the policy no longer sets (or may not now) goes back to its original */
+		s->restore(s, &ctx, true);
+	}
+	add_stats(stats, &ctx.stats);
+}
+
 static void run_sinks(struct daemon *d, const struct policy *p)
 {
 	const struct sink *const *s;
 
 	memset(&d->stats, 0, sizeof(d->stats));
-	for (s = sinks; *s; s++) {
-		struct sink_ctx ctx;
-
-		ctx_init(d, &ctx, p);
-		if (ctx.verify || ctx.dry_run) {
-			/* ctx says to change nothing: count drift, or print */
-			(*s)->apply(&ctx);
-		} else {
-			state_untouch(&d->state, (*s)->name);
-			(*s)->apply(&ctx);
-			/* what the new policy no longer sets goes back to its original */
-			(*s)->restore(*s, &ctx, true);
-		}
-		add_stats(&d->stats, &ctx.stats);
-	}
+	for (s = sinks; *s; s++)
+		run_sink(d, *s, p, &d->stats);
 }
 
 /*
@@ -295,6 +301,30 @@ int daemon_apply_sysfs(struct daemon *d)
 	return r;
 }
 
+/*
+ * PMEM_NO_FLUSH holds only while every pmem region of the host is
+ * cpu_cache: a region that appears (a CXL region committed, an NVDIMM
+ * enabled) is checked now, with the policy that is applied, whether or not
+ * a probe follows.
+ */
+static void recheck_libpmem(struct daemon *d, const char *region)
+{
+	struct sink_stats st = { 0 };
+
+	if (!d->policy || d->opt.mode == MODE_DRY_RUN || d->opt.mode == MODE_VERIFY)
+		return;
+	run_sink(d, &sink_libpmem, d->policy, &st);
+	if (st.set || st.failed || st.refused) {
+		struct sink_ctx ctx = { .stats = st };
+		char what[128];
+
+		log_info("pmem region %s appeared: libpmem environment checked again: %u set, "
+			 "%u failed, %u refused", region, st.set, st.failed, st.refused);
+		snprintf(what, sizeof(what), "region %s, libpmem checked again", region);
+		add_pass(d, &ctx, what);
+	}
+}
+
 int daemon_region_added(struct daemon *d, const char *region)
 {
 	char reason[2 * PATH_MAX];
@@ -302,6 +332,7 @@ int daemon_region_added(struct daemon *d, const char *region)
 	struct policy *p;
 	int r;
 
+	recheck_libpmem(d, region);
 	pick = policy_pick(d->opt.policy, d->opt.sysfs_root, false, &p, NULL, reason,
 			   sizeof(reason));
 	policy_free(p);

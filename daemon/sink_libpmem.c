@@ -8,9 +8,15 @@
  * service manager's own environment block.
  */
 #include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "common/nd_region.h"
 #include "common/sysfs_attr.h"
 #include "export_keys.h"
 #include "log.h"
@@ -20,12 +26,86 @@
 
 #define SINK "libpmem"
 
+static void say(char *why, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void say(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+}
+
+/* The region name under dir is not pmem, or is pmem and says cpu_cache. */
+static bool region_agrees(const char *dir, const char *name, char *why, size_t len)
+{
+	char region[PATH_MAX], dom[64];
+	int r = 0;
+
+	if (snprintf(region, sizeof(region), "%s/%s", dir, name) >= (int)sizeof(region))
+		r = -ENAMETOOLONG;
+	else if (!nd_region_is_pmem(region))
+		return true;
+	if (r == 0)
+		r = read_attrf(dom, sizeof(dom), "%s/persistence_domain", region);
+	if (r < 0) {
+		say(why, len, "this host's pmem region %s shows no persistence domain, and the "
+		    "variable would reach its programs too", name);
+		return false;
+	}
+	if (strcmp(dom, "cpu_cache")) {
+		say(why, len, "this host's pmem region %s reports persistence domain '%s', not "
+		    "cpu_cache, and the variable would reach its programs too", name, dom);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Every pmem region of this host, NVDIMM or CXL (cxl_pmem's regions sit
+ * on an nvdimm bus of their own), reports cpu_cache.  The variable goes
+ * into the environment of every program started afterwards, whatever
+ * region it maps: one ADR region is enough for it to lose data there.
+ * No pmem region at all is no objection (the target's own check decides).
+ */
+static bool every_region_cpu_cache(const struct sink_ctx *ctx, char *why, size_t len)
+{
+	struct dirent **ents;
+	char dir[PATH_MAX];
+	bool ok = true;
+	int i, n;
+
+	if (snprintf(dir, sizeof(dir), "%s" ND_DEVICES_DIR, ctx->opt->sysfs_root) >=
+	    (int)sizeof(dir)) {
+		say(why, len, "the sysfs root is too long");
+		return false;
+	}
+	n = scandir(dir, &ents, nd_region_filter, versionsort);
+	if (n < 0 && errno == ENOENT)
+		return true;	/* no nd bus: no pmem region */
+	if (n < 0) {
+		say(why, len, "cannot list this host's pmem regions in %s: %s", dir,
+		    strerror(errno));
+		return false;
+	}
+	for (i = 0; i < n; i++) {
+		/* the first that disagrees is the reason given */
+		if (ok)
+			ok = region_agrees(dir, ents[i]->d_name, why, len);
+		free(ents[i]);
+	}
+	free(ents);
+	return ok;
+}
+
 /*
  * PMEM_NO_FLUSH=1 skips the flushes that make a store persistent on an
  * ADR platform: the policy saying "cpu_cache" is a claim, not evidence.
  * Only a pmem target named after its region, whose region this host's
  * sysfs reports as cpu_cache now, is evidence (as for the knob map's
- * persistence_domain= condition).  A dram or file: target is never.
+ * persistence_domain= condition), and only when every other pmem region
+ * of the host says the same.  A dram or file: target is never.
  */
 static bool host_confirms_cpu_cache(const struct sink_ctx *ctx, const char *target,
 				    char *why, size_t len)
@@ -44,7 +124,7 @@ static bool host_confirms_cpu_cache(const struct sink_ctx *ctx, const char *targ
 		snprintf(why, len, "target '%s' names no pmem region", target);
 		return false;
 	}
-	if (read_attrf(dom, sizeof(dom), "%s/sys/bus/nd/devices/%s/persistence_domain",
+	if (read_attrf(dom, sizeof(dom), "%s" ND_DEVICES_DIR "/%s/persistence_domain",
 		       ctx->opt->sysfs_root, t->name) < 0) {
 		snprintf(why, len, "this host shows no persistence domain for %s", t->name);
 		return false;
@@ -54,7 +134,7 @@ static bool host_confirms_cpu_cache(const struct sink_ctx *ctx, const char *targ
 			 "not cpu_cache", t->name, dom);
 		return false;
 	}
-	return true;
+	return every_region_cpu_cache(ctx, why, len);
 }
 
 /* A setting PMDK knows, with a value it takes, for this export's target. */
@@ -84,7 +164,7 @@ static int build(struct sink_ctx *ctx, char *body, size_t len)
 		return 0;
 	for (i = 0; i < x->nkv && i < POLICY_EXPORT_KV_MAX; i++) {
 		const struct policy_kv *kv = &x->kv[i];
-		char why[192];
+		char why[256];
 		int w;
 
 		if (!kv_ok(ctx, kv, why, sizeof(why))) {
@@ -125,7 +205,7 @@ static int libpmem_apply(struct sink_ctx *ctx)
 
 		/* the same filter as build(): set exactly what the files say */
 		for (i = 0; i < x->nkv && i < POLICY_EXPORT_KV_MAX; i++) {
-			char why[192];
+			char why[256];
 
 			if (!kv_ok(ctx, &x->kv[i], why, sizeof(why)))
 				continue;

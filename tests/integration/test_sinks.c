@@ -918,6 +918,8 @@ static void test_no_flush_evidence(void)
 	struct daemon d;
 
 	make_tree();
+	/* the knob escapes' region9 shows no domain: test_no_flush_every_region() */
+	unlink(P("sys/bus/nd/devices/region9"));
 	o.env[o.nenv++] = "PMEM_NO_FLUSH=1";
 	o.region_domain = "cpu_cache";
 	write_policy(&o);
@@ -954,6 +956,113 @@ static void test_no_flush_evidence(void)
 	daemon_setup(&d, MODE_ONESHOT);
 	daemon_reload(&d, "no flush, dram");
 	CHECK(strstr(slurp("etc/pmem-tuned/libpmem.env"), "PMEM_NO_FLUSH") == NULL);
+	CHECK(d.stats.refused >= 1);
+	daemon_restore(&d, false);
+	daemon_fini(&d);
+}
+
+static bool libpmem_has(const char *what)
+{
+	return strstr(slurp("etc/pmem-tuned/libpmem.env"), what) != NULL &&
+	       strstr(slurp("etc/environment.d/60-pmem-tuned.conf"), what) != NULL;
+}
+
+static bool libpmem_lacks(const char *what)
+{
+	return strstr(slurp("etc/pmem-tuned/libpmem.env"), what) == NULL &&
+	       strstr(slurp("etc/environment.d/60-pmem-tuned.conf"), what) == NULL;
+}
+
+/* cxl_pmem's nvdimm bus (provider "CXL") and one region on it, as a CXL host shows them */
+#define CXL_BUS "sys/devices/platform/ACPI0017:00/root0/nvdimm-bridge0/ndbus1"
+
+static void add_cxl_region(const char *name, const char *domain)
+{
+	char rel[PATH_MAX], target[PATH_MAX];
+
+	put(CXL_BUS "/provider", "CXL\n", 0444);
+	snprintf(rel, sizeof(rel), CXL_BUS "/%s/uevent", name);
+	put(rel, "DEVTYPE=nd_pmem\nDRIVER=nd_region\n", 0444);
+	snprintf(rel, sizeof(rel), CXL_BUS "/%s/persistence_domain", name);
+	put(rel, domain, 0444);
+	snprintf(rel, sizeof(rel), "sys/bus/nd/devices/%s", name);
+	snprintf(target, sizeof(target), "../../../devices/platform/ACPI0017:00/root0/"
+		 "nvdimm-bridge0/ndbus1/%s", name);
+	link_to(rel, target);
+}
+
+/*
+ * PMEM_NO_FLUSH=1 reaches every program started afterwards, whatever
+ * region it maps: exported only while every pmem region of the host,
+ * NVDIMM or CXL, is cpu_cache, and taken back when one that is not
+ * appears.
+ */
+static void test_no_flush_every_region(void)
+{
+	struct mkpolicy_opts o = base_policy;
+	struct daemon d;
+
+	make_tree();
+	unlink(P("sys/bus/nd/devices/region9"));
+	o.env[o.nenv++] = "PMEM_NO_FLUSH=1";
+	o.region_domain = "cpu_cache";
+	write_policy(&o);
+
+	/* the export's region0 is cpu_cache, region1 on the same bus is ADR */
+	link_to("sys/bus/nd/devices/region1", "../../../devices/ndbus0/region1");
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "region0 cpu_cache, region1 memory_controller");
+	CHECK(libpmem_lacks("PMEM_NO_FLUSH"));
+	CHECK(libpmem_has("\nPMEM_MOVNT_THRESHOLD=512\n"));
+	CHECK(d.stats.refused >= 1);
+	daemon_restore(&d, false);
+	daemon_fini(&d);
+
+	/* a region that is not persistent memory has no say */
+	put("sys/devices/ndbus0/region1/uevent", "DEVTYPE=nd_volatile\n", 0444);
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "region1 volatile");
+	CHECK(libpmem_has("\nPMEM_NO_FLUSH=1\n"));
+	daemon_restore(&d, false);
+	daemon_fini(&d);
+	unlink(P("sys/bus/nd/devices/region1"));
+
+	/* a CXL pmem region (memory_controller) already there at the start */
+	add_cxl_region("region2", "memory_controller\n");
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "CXL region at start");
+	CHECK(libpmem_lacks("PMEM_NO_FLUSH"));
+	CHECK(libpmem_has("\nPMEM_MOVNT_THRESHOLD=512\n"));
+	daemon_restore(&d, false);
+	daemon_fini(&d);
+	/* a CXL region in the CPU cache's domain too: all agree */
+	add_cxl_region("region2", "cpu_cache\n");
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "CXL region cpu_cache");
+	CHECK(libpmem_has("\nPMEM_NO_FLUSH=1\n"));
+	daemon_restore(&d, false);
+	daemon_fini(&d);
+	rm_rf(P("sys/devices/platform"));
+	unlink(P("sys/bus/nd/devices/region2"));
+
+	/* applied with region0 alone; then a CXL region (ADR) is committed */
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "region0 alone");
+	CHECK(libpmem_has("\nPMEM_NO_FLUSH=1\n"));
+	add_cxl_region("region2", "memory_controller\n");
+	daemon_region_added(&d, "region2");
+	CHECK(libpmem_lacks("PMEM_NO_FLUSH"));
+	CHECK(libpmem_has("\nPMEM_MOVNT_THRESHOLD=512\n"));
+	daemon_restore(&d, false);
+	CHECK(!exists("etc/pmem-tuned/libpmem.env"));
+	daemon_fini(&d);
+
+	/* a pmem region whose domain cannot be read (region9) is no evidence either */
+	make_tree();
+	write_policy(&o);
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "region9 without a domain");
+	CHECK(libpmem_lacks("PMEM_NO_FLUSH"));
 	CHECK(d.stats.refused >= 1);
 	daemon_restore(&d, false);
 	daemon_fini(&d);
@@ -1114,6 +1223,7 @@ int main(int argc, char **argv)
 	test_envfile_symlink();
 	test_long_original();
 	test_no_flush_evidence();
+	test_no_flush_every_region();
 	test_glibc_admin_verbatim();
 	test_save_once_per_pass();
 	test_fifos();
