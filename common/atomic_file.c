@@ -229,12 +229,21 @@ static int link_unnamed(int fd, char *tmp)
 	return -EEXIST;
 }
 
-/* data into fd, with its final mode, on stable storage */
-static int fill(int fd, const char *data, size_t len, unsigned mode)
+/* The file's final mode and owner. */
+struct file_attrs {
+	unsigned mode;
+	uid_t uid;		/* (uid_t)-1: as created */
+	gid_t gid;		/* (gid_t)-1: as created */
+};
+
+/* data into fd, with its final mode and owner, on stable storage */
+static int fill(int fd, const char *data, size_t len, const struct file_attrs *a)
 {
 	int rc = write_all(fd, data, len);
 
-	if (!rc && fchmod(fd, mode))
+	if (!rc && fchmod(fd, a->mode))
+		rc = -errno;
+	if (!rc && (a->uid != (uid_t)-1 || a->gid != (gid_t)-1) && fchown(fd, a->uid, a->gid))
 		rc = -errno;
 	if (!rc && fsync(fd))
 		rc = -errno;
@@ -248,13 +257,14 @@ static int fill(int fd, const char *data, size_t len, unsigned mode)
  * behind; named from the start where the filesystem has no O_TMPFILE or
  * the file cannot be linked (no CAP_DAC_READ_SEARCH and no /proc).
  */
-static int write_temp(const char *dir, char *tmp, const char *data, size_t len, unsigned mode)
+static int write_temp(const char *dir, char *tmp, const char *data, size_t len,
+		      const struct file_attrs *a)
 {
 	int fd, rc;
 
 	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
 	if (fd >= 0) {
-		rc = fill(fd, data, len, mode);
+		rc = fill(fd, data, len, a);
 		if (!rc)
 			rc = link_unnamed(fd, tmp);
 		if (close(fd) && !rc) {
@@ -271,7 +281,7 @@ static int write_temp(const char *dir, char *tmp, const char *data, size_t len, 
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	rc = fill(fd, data, len, mode);
+	rc = fill(fd, data, len, a);
 	if (close(fd) && !rc)
 		rc = -errno;
 	if (rc)
@@ -281,6 +291,13 @@ static int write_temp(const char *dir, char *tmp, const char *data, size_t len, 
 
 int atomic_write_file(const char *path, const char *data, size_t len, unsigned mode)
 {
+	return atomic_write_file_owned(path, data, len, mode, (uid_t)-1, (gid_t)-1);
+}
+
+int atomic_write_file_owned(const char *path, const char *data, size_t len, unsigned mode,
+			    uid_t uid, gid_t gid)
+{
+	const struct file_attrs a = { .mode = mode, .uid = uid, .gid = gid };
 	char dirbuf[PATH_MAX], basebuf[PATH_MAX], tmp[2 * PATH_MAX];
 	const char *dir, *base;
 	int dfd, rc;
@@ -296,7 +313,7 @@ int atomic_write_file(const char *path, const char *data, size_t len, unsigned m
 		return rc;
 	/* what a writer killed between link and rename left behind */
 	atomic_sweep_temps(path, ATOMIC_STALE_S);
-	rc = write_temp(dir, tmp, data, len, mode);
+	rc = write_temp(dir, tmp, data, len, &a);
 	if (rc)
 		return rc;
 	/* again: it may have changed while the data went to disk */

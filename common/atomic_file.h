@@ -4,6 +4,7 @@
 #define PT_COMMON_ATOMIC_FILE_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /*
  * The temporary of DIR/NAME is DIR/.NAME.pmem-tune-tmp.XXXXXX: hidden, the
@@ -28,6 +29,16 @@
  * ATOMIC_STALE_S)).  Returns 0 or negative errno.
  */
 int atomic_write_file(const char *path, const char *data, size_t len, unsigned mode);
+
+/*
+ * As atomic_write_file(), the new file given to uid:gid ((uid_t)-1 /
+ * (gid_t)-1: left as created) before it takes path's name.  The mode is
+ * set first: chown(2) clears set-user-ID and set-group-ID.  A file
+ * owned by others needs CAP_CHOWN; without it (-EPERM) path is left as it
+ * was.
+ */
+int atomic_write_file_owned(const char *path, const char *data, size_t len, unsigned mode,
+			    uid_t uid, gid_t gid);
 
 /* 0 when path does not exist or is a regular file (lstat), else -EEXIST or -errno. */
 int output_path_check(const char *path);
