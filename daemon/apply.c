@@ -367,6 +367,7 @@ int daemon_restore(struct daemon *d, bool force)
 				   "originals kept in %s", d->state.n, d->state.path);
 		return 0;
 	}
+	d->state.left = 0;	/* counted by this restore, not by earlier passes */
 	/* reverse order of apply */
 	while (sinks[n])
 		n++;
@@ -385,6 +386,10 @@ int daemon_restore(struct daemon *d, bool force)
 	if (d->state.dropped)
 		log_warn("%u saved original(s) were invalid or refused and not restored",
 			 d->state.dropped);
+	/* each said which and why; not a failure: those values are someone else's now */
+	if (d->state.left)
+		log_notice("%u value(s) changed by someone else since pmem-tuned set them were "
+			   "left as found", d->state.left);
 	if (ret == 0 && (d->state.n || d->state.dropped))
 		ret = -EIO;
 	/* the originals are back: monitoring must not go on reading "applied" */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bus.h"
@@ -136,11 +137,42 @@ static bool change_needed(struct sink_ctx *ctx, const char *sink, const char *ke
 	return false;
 }
 
+/* envfile_apply() reads at most this much of a file it replaces */
+#define ENV_FILE_MAX	(1024 * 1024)
+
+/*
+ * One of our environment files as it is now: its content and, in owner,
+ * its permission bits and owner.  Not through a symlink: what it points
+ * at would be saved as "the original" and written back here,
+ * world-readable, on restore.  -ENOENT, -ELOOP (a symbolic link),
+ * -EINVAL (not a regular file), -EFBIG or another -errno.
+ */
+static int read_env_file(const char *path, char **content, struct state_owner *owner)
+{
+	struct stat st;
+	int fd, r;
+
+	*content = NULL;
+	fd = open_regular(path, READ_FILE_NOFOLLOW, &st);
+	if (fd < 0)
+		return fd;
+	r = read_fd(fd, ENV_FILE_MAX, content, NULL);
+	close(fd);
+	if (r == 0 && owner) {
+		owner->known = true;
+		owner->mode = st.st_mode & 0777;
+		owner->uid = st.st_uid;
+		owner->gid = st.st_gid;
+	}
+	return r;
+}
+
 int envfile_apply(struct sink_ctx *ctx, const char *sink, const char *rel_path,
 		  const char *content)
 {
 	char path[PATH_MAX], key[PATH_MAX + 8], dir[PATH_MAX], summary[512];
-	char *current = NULL;
+	struct state_owner owner = { 0 };
+	char *current = NULL, *prev = NULL;
 	bool existed, had_entry;
 	struct state_entry *e;
 	int r;
@@ -154,11 +186,7 @@ int envfile_apply(struct sink_ctx *ctx, const char *sink, const char *rel_path,
 	snprintf(key, sizeof(key), "file:%s", rel_path);
 	summarize(content, summary, sizeof(summary));
 
-	/*
-	 * Not through a symlink: what it points at would be saved as "the
-	 * original" and written back here, world-readable, on restore.
-	 */
-	r = read_file(path, READ_FILE_NOFOLLOW, 1024 * 1024, &current, NULL);
+	r = read_env_file(path, &current, &owner);
 	if (r == -ELOOP) {
 		log_knob(LOG_WARNING, sink, path, summary, NULL,
 			 "%s: %s is a symbolic link; refused, not written", sink, path);
@@ -185,13 +213,20 @@ int envfile_apply(struct sink_ctx *ctx, const char *sink, const char *rel_path,
 	if (existed && startswith(current, PT_FILE_MARKER) && !e)
 		existed = false;
 	had_entry = e != NULL;
-	r = state_remember(ctx->state, sink, key, existed, existed ? current : NULL, content);
+	if (e && e->applied && !(prev = strdup(e->applied))) {
+		free(current);
+		ctx->stats.failed++;
+		return -ENOMEM;
+	}
+	r = state_remember_file(ctx->state, sink, key, existed, existed ? current : NULL,
+				existed ? &owner : NULL, content);
 	free(current);
 	if (r < 0) {
 		log_knob(LOG_ERR, sink, path, summary, NULL,
 			 "%s: %s: cannot save the original in %s: %s; not written",
 			 sink, path, ctx->state->path, strerror(-r));
 		ctx->stats.failed++;
+		free(prev);
 		return r;
 	}
 	r = parent_dir(path, dir, sizeof(dir));
@@ -203,9 +238,11 @@ int envfile_apply(struct sink_ctx *ctx, const char *sink, const char *rel_path,
 		log_knob(LOG_ERR, sink, path, summary, NULL,
 			 "%s: %s: cannot write: %s", sink, path, strerror(-r));
 		ctx->stats.failed++;
-		state_undo_remember(ctx->state, sink, key, had_entry);
+		state_undo_remember(ctx->state, sink, key, had_entry, prev);
+		free(prev);
 		return r;
 	}
+	free(prev);
 	log_knob(LOG_INFO, sink, path, summary, NULL, "%s: wrote %s: %s", sink, path, summary);
 	ctx->stats.set++;
 	return 0;
@@ -240,7 +277,7 @@ int manager_env_base(struct sink_ctx *ctx, const char *sink, const char *name,
 int manager_env_apply(struct sink_ctx *ctx, const char *sink, const char *name,
 		      const char *value)
 {
-	char key[256], *current = NULL;
+	char key[256], *current = NULL, *prev = NULL;
 	struct state_entry *e;
 	bool had_entry;
 	int r;
@@ -263,12 +300,18 @@ int manager_env_apply(struct sink_ctx *ctx, const char *sink, const char *name,
 		return 0;
 	}
 	had_entry = e != NULL;
+	if (e && e->applied && !(prev = strdup(e->applied))) {
+		free(current);
+		ctx->stats.failed++;
+		return -ENOMEM;
+	}
 	r = state_remember(ctx->state, sink, key, current != NULL, current, value);
 	if (r < 0) {
 		log_knob(LOG_ERR, sink, name, value, current,
 			 "%s: cannot save the original of %s in %s: %s; not set",
 			 sink, name, ctx->state->path, strerror(-r));
 		free(current);
+		free(prev);
 		ctx->stats.failed++;
 		return r;
 	}
@@ -278,7 +321,7 @@ int manager_env_apply(struct sink_ctx *ctx, const char *sink, const char *name,
 			 "%s: SetEnvironment %s=%s failed: %s", sink, name, value,
 			 strerror(-r));
 		ctx->stats.failed++;
-		state_undo_remember(ctx->state, sink, key, had_entry);
+		state_undo_remember(ctx->state, sink, key, had_entry, prev);
 	} else {
 		log_knob(LOG_INFO, sink, name, value, current,
 			 "%s: service manager environment %s=%s (was %s)", sink, name,
@@ -286,13 +329,168 @@ int manager_env_apply(struct sink_ctx *ctx, const char *sink, const char *name,
 		ctx->stats.set++;
 	}
 	free(current);
+	free(prev);
 	return r;
+}
+
+/* "A=1 B=2" of a file's content, or what stands in its place, for log lines */
+static const char *shown(const char *content, int read_r, char *buf, size_t len)
+{
+	if (read_r == -ENOENT)
+		return "absent";
+	if (read_r == -ELOOP)
+		return "a symbolic link";
+	if (read_r < 0)
+		return "not a regular file we could read";
+	summarize(content, buf, len);
+	return buf[0] ? buf : "no assignment";
+}
+
+/* Put the file of e back as it was, or leave what someone else made of it. */
+static int envfile_restore(struct sink_ctx *ctx, struct state_entry *e)
+{
+	char path[PATH_MAX], now[512], set[512];
+	const char *o = e->original ? e->original : "";
+	enum restore_action act;
+	char *current = NULL;
+	int r, rr;
+
+	r = etc_path(ctx->opt, e->key + 5, path, sizeof(path));
+	if (r < 0)
+		return r;
+	/* kept in the state: put back once the directory is root's again */
+	r = out_dir_refused(ctx, e->sink, path, e->existed ? "restored" : "removed");
+	if (r < 0)
+		return r;
+	rr = read_env_file(path, &current, NULL);
+	if (rr < 0 && rr != -ENOENT && rr != -ELOOP && rr != -EINVAL && rr != -EFBIG) {
+		log_knob(LOG_ERR, e->sink, path, NULL, e->applied,
+			 "%s: cannot read %s to restore it: %s; kept for pmem-tuned --restore",
+			 e->sink, path, strerror(-rr));
+		return rr;
+	}
+	/* a symbolic link, a FIFO or a huge file in its place is not what we wrote */
+	act = state_restore_action(e, rr == 0 ? current : NULL, rr == 0 || rr == -ENOENT,
+				   NULL);
+	if (act == RESTORE_LEAVE) {
+		shown(current, rr, now, sizeof(now));
+		if (ctx->dry_run) {
+			printf("%s: would leave %s: changed since pmem-tuned wrote it\n", e->sink,
+			       path);
+		} else {
+			log_knob(LOG_WARNING, e->sink, path, now, e->applied,
+				 "%s: %s changed since pmem-tuned wrote it (wrote: %s; found: %s); "
+				 "left as found, its original not put back", e->sink, path,
+				 shown(e->applied, 0, set, sizeof(set)), now);
+			ctx->state->left++;
+		}
+		free(current);
+		return ctx->dry_run ? 1 : 0;
+	}
+	free(current);
+	if (act == RESTORE_ALREADY) {
+		log_knob(LOG_INFO, e->sink, path, e->original, e->applied,
+			 "%s: %s is as it was already", e->sink, path);
+		return ctx->dry_run ? 1 : 0;
+	}
+	if (ctx->dry_run) {
+		printf("%s: would %s %s\n", e->sink, e->existed ? "restore" : "remove", path);
+		return 1;
+	}
+	if (!e->existed)
+		r = unlink(path) < 0 && errno != ENOENT ? -errno : 0;
+	else if (e->owner.known)
+		r = atomic_write_file_owned(path, o, strlen(o), e->owner.mode, e->owner.uid,
+					    e->owner.gid);
+	else
+		r = atomic_write_file(path, o, strlen(o), 0644);	/* an older state */
+	if (r < 0) {
+		log_knob(LOG_ERR, e->sink, path, NULL, e->applied,
+			 "%s: cannot %s %s%s: %s; kept for pmem-tuned --restore", e->sink,
+			 e->existed ? "restore" : "remove", path,
+			 e->owner.known ? " with its mode and owner" : "", strerror(-r));
+		return r;
+	}
+	if (e->existed && e->owner.known)
+		log_knob(LOG_INFO, e->sink, path, e->original, e->applied,
+			 "%s: restored %s (mode %04o, owner %u:%u)", e->sink, path, e->owner.mode,
+			 (unsigned)e->owner.uid, (unsigned)e->owner.gid);
+	else
+		log_knob(LOG_INFO, e->sink, path, e->original, e->applied, "%s: %s %s",
+			 e->sink, e->existed ? "restored" : "removed", path);
+	return 0;
+}
+
+/* The manager's variable of e back as it was, or left as someone else set it. */
+static int manager_restore(struct sink_ctx *ctx, struct state_entry *e)
+{
+	const char *name = e->key + 8;
+	enum restore_action act = RESTORE_PUT_BACK;
+	char *current = NULL;
+	int r;
+
+	if (ctx->bus) {
+		r = bus_manager_getenv(ctx->bus, name, &current);
+		if (r < 0 && r != -ENOENT) {
+			log_knob(LOG_ERR, e->sink, name, e->original, e->applied,
+				 "%s: cannot read %s in the service manager's environment: %s; "
+				 "kept for pmem-tuned --restore", e->sink, name, strerror(-r));
+			return r;
+		}
+		act = state_restore_action(e, current, true, NULL);
+	}
+	if (act == RESTORE_LEAVE) {
+		if (ctx->dry_run) {
+			printf("%s: would leave %s in the service manager's environment: changed "
+			       "since pmem-tuned set it\n", e->sink, name);
+		} else {
+			log_knob(LOG_WARNING, e->sink, name, current, e->applied,
+				 "%s: %s in the service manager's environment changed since "
+				 "pmem-tuned set it (set: %s; found: %s); left as found, its "
+				 "original not put back", e->sink, name,
+				 e->applied ? e->applied : "", current ? current : "unset");
+			ctx->state->left++;
+		}
+		free(current);
+		return ctx->dry_run ? 1 : 0;
+	}
+	free(current);
+	if (act == RESTORE_ALREADY) {
+		log_knob(LOG_INFO, e->sink, name, e->original, e->applied,
+			 "%s: %s in the service manager's environment is as it was already",
+			 e->sink, name);
+		return ctx->dry_run ? 1 : 0;
+	}
+	if (ctx->dry_run) {
+		printf("%s: would %s %s in the service manager's environment\n",
+		       e->sink, e->existed ? "restore" : "unset", name);
+		return 1;
+	}
+	if (!ctx->bus) {
+		log_knob(LOG_WARNING, e->sink, name, e->original, e->applied,
+			 "%s: no service manager bus; %s left as %s there", e->sink,
+			 name, e->applied ? e->applied : "set");
+		return -ENOTCONN;
+	}
+	if (e->existed)
+		r = bus_manager_setenv(ctx->bus, name, e->original ? e->original : "");
+	else
+		r = bus_manager_unsetenv(ctx->bus, name);
+	if (r < 0) {
+		log_knob(LOG_ERR, e->sink, name, e->original, e->applied,
+			 "%s: cannot restore %s in the service manager's environment: %s",
+			 e->sink, name, strerror(-r));
+		return r;
+	}
+	log_knob(LOG_INFO, e->sink, name, e->original, e->applied,
+		 "%s: service manager environment %s %s", e->sink, name,
+		 e->existed ? "restored" : "unset");
+	return 0;
 }
 
 int env_entry_restore(struct sink_ctx *ctx, struct state_entry *e)
 {
 	char why[160];
-	int r;
 
 	/* state_load() checked it already; a caller may have built it otherwise */
 	if (state_entry_check(e, why, sizeof(why)) < 0) {
@@ -301,69 +499,10 @@ int env_entry_restore(struct sink_ctx *ctx, struct state_entry *e)
 		ctx->state->dropped++;
 		return 0;
 	}
-
-	if (startswith(e->key, "file:")) {
-		const char *rel = e->key + 5;
-		char path[PATH_MAX];
-
-		r = etc_path(ctx->opt, rel, path, sizeof(path));
-		if (r < 0)
-			return r;
-		/* kept in the state: put back once the directory is root's again */
-		r = out_dir_refused(ctx, e->sink, path, e->existed ? "restored" : "removed");
-		if (r < 0)
-			return r;
-		if (ctx->dry_run) {
-			printf("%s: would %s %s\n", e->sink,
-			       e->existed ? "restore" : "remove", path);
-			return 1;
-		}
-		if (!e->existed) {
-			r = unlink(path) < 0 && errno != ENOENT ? -errno : 0;
-		} else {
-			const char *o = e->original ? e->original : "";
-
-			r = atomic_write_file(path, o, strlen(o), 0644);
-		}
-		if (r < 0) {
-			log_knob(LOG_ERR, e->sink, path, NULL, e->applied,
-				 "%s: cannot %s %s: %s", e->sink,
-				 e->existed ? "restore" : "remove", path, strerror(-r));
-			return r;
-		}
-		log_knob(LOG_INFO, e->sink, path, e->original, e->applied, "%s: %s %s",
-			 e->sink, e->existed ? "restored" : "removed", path);
-		return 0;
-	}
-	if (startswith(e->key, "manager:")) {
-		const char *name = e->key + 8;
-
-		if (ctx->dry_run) {
-			printf("%s: would %s %s in the service manager's environment\n",
-			       e->sink, e->existed ? "restore" : "unset", name);
-			return 1;
-		}
-		if (!ctx->bus) {
-			log_knob(LOG_WARNING, e->sink, name, e->original, e->applied,
-				 "%s: no service manager bus; %s left as %s there", e->sink,
-				 name, e->applied ? e->applied : "set");
-			return -ENOTCONN;
-		}
-		if (e->existed)
-			r = bus_manager_setenv(ctx->bus, name, e->original ? e->original : "");
-		else
-			r = bus_manager_unsetenv(ctx->bus, name);
-		if (r < 0) {
-			log_knob(LOG_ERR, e->sink, name, e->original, e->applied,
-				 "%s: cannot restore %s in the service manager's environment: %s",
-				 e->sink, name, strerror(-r));
-			return r;
-		}
-		log_knob(LOG_INFO, e->sink, name, e->original, e->applied,
-			 "%s: service manager environment %s %s", e->sink, name,
-			 e->existed ? "restored" : "unset");
-		return 0;
-	}
+	if (startswith(e->key, "file:"))
+		return envfile_restore(ctx, e);
+	if (startswith(e->key, "manager:"))
+		return manager_restore(ctx, e);
 	return 0;
 }
 

@@ -215,6 +215,8 @@ struct pending {
 	char desired[256];
 	char cur[256];
 	bool had;		/* a state entry existed before this pass */
+	bool has_prev;		/* and had an applied value: */
+	char prev[256];		/* it, put back if this write fails */
 };
 
 struct plan {
@@ -299,6 +301,8 @@ static void plan_one(struct sink_ctx *ctx, struct plan *plan, const struct knob 
 	snprintf(w->desired, sizeof(w->desired), "%s", desired);
 	snprintf(w->cur, sizeof(w->cur), "%s", cur);
 	w->had = e != NULL;
+	w->has_prev = e && e->applied;
+	snprintf(w->prev, sizeof(w->prev), "%s", w->has_prev ? e->applied : "");
 	if (state_note(ctx->state, SINK, rel, true, cur, desired) < 0) {
 		log_knob(LOG_ERR, SINK, rel, desired, cur, "%s: %s: %s; not written", SINK,
 			 rel, strerror(ENOMEM));
@@ -308,7 +312,8 @@ static void plan_one(struct sink_ctx *ctx, struct plan *plan, const struct knob 
 	plan->n++;
 }
 
-static void write_one(struct sink_ctx *ctx, const struct pending *w, bool *undone)
+/* *resave: the state changed after it was saved (an entry undone or corrected). */
+static void write_one(struct sink_ctx *ctx, const struct pending *w, bool *resave)
 {
 	char back[256];
 	int r;
@@ -319,8 +324,8 @@ static void write_one(struct sink_ctx *ctx, const struct pending *w, bool *undon
 			 "%s: %s = %s: write failed: %s", SINK, w->rel, w->desired,
 			 strerror(-r));
 		ctx->stats.failed++;
-		state_drop_note(ctx->state, SINK, w->rel, w->had);
-		*undone = true;
+		state_drop_note(ctx->state, SINK, w->rel, w->had, w->has_prev ? w->prev : NULL);
+		*resave = true;
 		return;
 	}
 	r = read_attr(w->real, back, sizeof(back));
@@ -329,6 +334,9 @@ static void write_one(struct sink_ctx *ctx, const struct pending *w, bool *undon
 			 "%s: %s = %s: reads back as %s", SINK, w->rel, w->desired,
 			 r < 0 ? strerror(-r) : back);
 		ctx->stats.failed++;
+		/* what the kernel made of our write is what restore will find */
+		if (r == 0 && state_note(ctx->state, SINK, w->rel, true, w->cur, back) == 0)
+			*resave = true;
 		return;
 	}
 	log_knob(LOG_INFO, SINK, w->rel, w->desired, w->cur, "%s: %s = %s (was %s)", SINK,
@@ -343,7 +351,7 @@ static void write_one(struct sink_ctx *ctx, const struct pending *w, bool *undon
  */
 static void execute(struct sink_ctx *ctx, struct plan *plan)
 {
-	bool undone = false;
+	bool resave = false;
 	size_t i;
 	int r;
 
@@ -355,14 +363,15 @@ static void execute(struct sink_ctx *ctx, struct plan *plan)
 		log_err("%s: cannot save the originals of %zu knob(s) in %s: %s; none written",
 			SINK, plan->n, ctx->state->path, strerror(-r));
 		for (i = 0; i < plan->n; i++)
-			state_drop_note(ctx->state, SINK, plan->w[i].rel, plan->w[i].had);
+			state_drop_note(ctx->state, SINK, plan->w[i].rel, plan->w[i].had,
+					plan->w[i].has_prev ? plan->w[i].prev : NULL);
 		ctx->stats.failed += plan->n;
 		return;
 	}
 	for (i = 0; i < plan->n; i++)
-		write_one(ctx, &plan->w[i], &undone);
-	/* a failed write changed nothing: its entry goes */
-	r = undone ? state_save(ctx->state) : 0;
+		write_one(ctx, &plan->w[i], &resave);
+	/* a failed write changed nothing: its entry goes, or names the value in place again */
+	r = resave ? state_save(ctx->state) : 0;
 	if (r < 0)
 		log_warn("state %s: cannot save: %s", ctx->state->path, strerror(-r));
 }
@@ -491,6 +500,7 @@ static int sysfs_restore(const struct sink *s, struct sink_ctx *ctx, bool stale_
 	for (i = ctx->state->n; i-- > 0;) {
 		struct state_entry *e = &ctx->state->e[i];
 		char real[PATH_MAX], anchor_real[PATH_MAX], why[PATH_MAX + 64], back[256] = "";
+		char cur[256];
 
 		if (strcmp(e->sink, SINK) || (stale_only && e->touched))
 			continue;
@@ -512,13 +522,9 @@ static int sysfs_restore(const struct sink *s, struct sink_ctx *ctx, bool stale_
 			}
 			continue;
 		}
-		if (ctx->dry_run) {
-			printf("%s: would restore %s = %s\n", SINK, e->key,
-			       e->original ? e->original : "");
-			continue;
-		}
 		if (!e->existed || !e->original) {
-			state_forget(ctx->state, e);
+			if (!ctx->dry_run)
+				state_forget(ctx->state, e);
 			continue;
 		}
 		/* read_attr() saves one line: anything else was not saved by us */
@@ -526,8 +532,46 @@ static int sysfs_restore(const struct sink *s, struct sink_ctx *ctx, bool stale_
 			log_knob(LOG_WARNING, SINK, e->key, NULL, e->applied,
 				 "%s: %s: saved original spans lines; refused to restore it",
 				 SINK, e->key);
+			if (!ctx->dry_run) {
+				state_forget(ctx->state, e);
+				ctx->state->dropped++;
+			}
+			continue;
+		}
+		r = read_attr(real, cur, sizeof(cur));
+		if (r < 0) {
+			log_knob(LOG_ERR, SINK, e->key, e->original, e->applied,
+				 "%s: %s: cannot read it to restore %s: %s; kept for "
+				 "pmem-tuned --restore", SINK, e->key, e->original, strerror(-r));
+			if (ret == 0)
+				ret = r;
+			continue;
+		}
+		switch (state_restore_action(e, cur, true, values_equal)) {
+		case RESTORE_LEAVE:
+			if (ctx->dry_run) {
+				printf("%s: would leave %s = %s (pmem-tuned set %s)\n", SINK,
+				       e->key, cur, e->applied);
+				continue;
+			}
+			log_knob(LOG_WARNING, SINK, e->key, cur, e->applied,
+				 "%s: %s changed since pmem-tuned set it (set %s, found %s); "
+				 "left as found, original %s not put back", SINK, e->key,
+				 e->applied, cur, e->original);
+			ctx->state->left++;
 			state_forget(ctx->state, e);
-			ctx->state->dropped++;
+			continue;
+		case RESTORE_ALREADY:
+			log_knob(LOG_INFO, SINK, e->key, e->original, e->applied,
+				 "%s: %s is %s already", SINK, e->key, e->original);
+			if (!ctx->dry_run)
+				state_forget(ctx->state, e);
+			continue;
+		case RESTORE_PUT_BACK:
+			break;
+		}
+		if (ctx->dry_run) {
+			printf("%s: would restore %s = %s\n", SINK, e->key, e->original);
 			continue;
 		}
 		r = write_attr(real, e->original);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,8 @@ static char *dup_or_null(const char *s)
 }
 
 static int add_entry(struct state *st, const char *sink, const char *key, bool existed,
-		     const char *original, const char *applied)
+		     const char *original, const struct state_owner *owner,
+		     const char *applied)
 {
 	struct state_entry *ne, *e;
 
@@ -60,6 +62,8 @@ static int add_entry(struct state *st, const char *sink, const char *key, bool e
 	e->key = strdup(key);
 	e->existed = existed;
 	e->original = existed ? dup_or_null(original) : NULL;
+	if (owner)
+		e->owner = *owner;	/* state_entry_check() refuses one without an original */
 	e->applied = dup_or_null(applied);
 	if (!e->sink || !e->key || (existed && original && !e->original) ||
 	    (applied && !e->applied)) {
@@ -77,6 +81,49 @@ static const char *jstr(struct json_object *o, const char *key)
 	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
 		return NULL;
 	return json_object_get_string(v);
+}
+
+/* An id as JSON writes it: an integer, never (uid_t)-1. */
+static bool jid(struct json_object *o, const char *key, unsigned *out)
+{
+	struct json_object *v;
+	int64_t n;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
+		return false;
+	n = json_object_get_int64(v);
+	if (n < 0 || n >= UINT32_MAX)
+		return false;
+	*out = (unsigned)n;
+	return true;
+}
+
+/*
+ * "mode" (octal text, "0640"), "uid" and "gid": all three or none (a
+ * state file from before they were kept).  -EINVAL when they are there
+ * but not of that shape.
+ */
+static int parse_owner(struct json_object *e, struct state_owner *o, char *why, size_t len)
+{
+	bool any = json_object_object_get_ex(e, "mode", NULL) ||
+		   json_object_object_get_ex(e, "uid", NULL) ||
+		   json_object_object_get_ex(e, "gid", NULL);
+	const char *mode = jstr(e, "mode");
+	unsigned uid, gid;
+
+	memset(o, 0, sizeof(*o));
+	if (!any)
+		return 0;
+	if (!mode || !*mode || strspn(mode, "01234567") != strlen(mode) || strlen(mode) > 4 ||
+	    !jid(e, "uid", &uid) || !jid(e, "gid", &gid)) {
+		snprintf(why, len, "mode, uid and gid are not an octal mode and two ids");
+		return -EINVAL;
+	}
+	o->known = true;
+	o->mode = (unsigned)strtoul(mode, NULL, 8);
+	o->uid = (uid_t)uid;
+	o->gid = (gid_t)gid;
+	return 0;
 }
 
 int state_parse(struct state *st, const char *text, size_t len)
@@ -111,16 +158,21 @@ int state_parse(struct state *st, const char *text, size_t len)
 	for (i = 0; i < n && r == 0; i++) {
 		struct json_object *e = json_object_array_get_idx(arr, i), *ex;
 		const char *sink = jstr(e, "sink"), *key = jstr(e, "key");
+		struct state_owner owner;
 		char why[160];
+		int invalid;
 
 		if (!sink || !key || !json_object_object_get_ex(e, "existed", &ex) ||
 		    !json_object_is_type(ex, json_type_boolean)) {
 			r = -EBADMSG;
 			break;
 		}
+		invalid = parse_owner(e, &owner, why, sizeof(why));
 		r = add_entry(st, sink, key, json_object_get_boolean(ex), jstr(e, "original"),
-			      jstr(e, "applied"));
-		if (r == 0 && state_entry_check(&st->e[st->n - 1], why, sizeof(why)) < 0) {
+			      &owner, jstr(e, "applied"));
+		if (r == 0 && invalid == 0)
+			invalid = state_entry_check(&st->e[st->n - 1], why, sizeof(why));
+		if (r == 0 && invalid < 0) {
 			struct state_entry *bad = &st->e[st->n - 1];
 
 			sanitize_line(why);
@@ -285,6 +337,14 @@ int state_save(struct state *st)
 		if (e->applied)
 			json_object_object_add(o, "applied",
 					       json_object_new_string(e->applied));
+		if (e->owner.known) {
+			char mode[8];
+
+			snprintf(mode, sizeof(mode), "%04o", e->owner.mode & 07777);
+			json_object_object_add(o, "mode", json_object_new_string(mode));
+			json_object_object_add(o, "uid", json_object_new_int64(e->owner.uid));
+			json_object_object_add(o, "gid", json_object_new_int64(e->owner.gid));
+		}
 		json_object_array_add(arr, o);
 	}
 	json_object_object_add(root, "entries", arr);
@@ -309,8 +369,8 @@ struct state_entry *state_find(struct state *st, const char *sink, const char *k
 	return NULL;
 }
 
-int state_note(struct state *st, const char *sink, const char *key,
-	       bool existed, const char *original, const char *applied)
+static int note(struct state *st, const char *sink, const char *key, bool existed,
+		const char *original, const struct state_owner *owner, const char *applied)
 {
 	struct state_entry *e = state_find(st, sink, key);
 	int r;
@@ -324,7 +384,7 @@ int state_note(struct state *st, const char *sink, const char *key,
 		e->applied = a;
 		e->touched = true;
 	} else {
-		r = add_entry(st, sink, key, existed, original, applied);
+		r = add_entry(st, sink, key, existed, original, owner, applied);
 		if (r < 0)
 			return r;
 		st->e[st->n - 1].touched = true;
@@ -333,38 +393,86 @@ int state_note(struct state *st, const char *sink, const char *key,
 	return 0;
 }
 
-int state_remember(struct state *st, const char *sink, const char *key,
-		   bool existed, const char *original, const char *applied)
+int state_note(struct state *st, const char *sink, const char *key,
+	       bool existed, const char *original, const char *applied)
 {
-	bool had = state_find(st, sink, key) != NULL;
+	return note(st, sink, key, existed, original, NULL, applied);
+}
+
+int state_remember_file(struct state *st, const char *sink, const char *key, bool existed,
+			const char *original, const struct state_owner *owner,
+			const char *applied)
+{
+	struct state_entry *e = state_find(st, sink, key);
+	bool had = e != NULL;
+	char *prev = NULL;
 	int r;
 
-	r = state_note(st, sink, key, existed, original, applied);
+	if (e && e->applied && !(prev = strdup(e->applied)))
+		return -ENOMEM;
+	r = note(st, sink, key, existed, original, owner, applied);
+	if (r == 0)
+		r = state_save(st);
+	/*
+	 * The caller will not write: a new entry would "restore" an unchanged
+	 * value, an older one must still name the value in place.
+	 */
 	if (r < 0)
-		return r;
-	r = state_save(st);
-	/* the caller will not write; kept, this entry would "restore" an unchanged value */
-	if (r < 0 && !had)
-		state_forget(st, &st->e[st->n - 1]);
+		state_drop_note(st, sink, key, had, prev);
+	free(prev);
 	return r;
 }
 
-void state_drop_note(struct state *st, const char *sink, const char *key, bool had)
+int state_remember(struct state *st, const char *sink, const char *key,
+		   bool existed, const char *original, const char *applied)
 {
-	struct state_entry *e;
-
-	/* an entry from before keeps its original: that value may still be ours */
-	if (had)
-		return;
-	e = state_find(st, sink, key);
-	if (e)
-		state_forget(st, e);
+	return state_remember_file(st, sink, key, existed, original, NULL, applied);
 }
 
-void state_undo_remember(struct state *st, const char *sink, const char *key, bool had)
+void state_drop_note(struct state *st, const char *sink, const char *key, bool had,
+		     const char *prev_applied)
 {
-	state_drop_note(st, sink, key, had);
+	struct state_entry *e = state_find(st, sink, key);
+	char *prev;
+
+	if (!e)
+		return;
+	if (!had) {
+		state_forget(st, e);
+		return;
+	}
+	/* an entry from before keeps its original: the value in place is still ours */
+	prev = dup_or_null(prev_applied);
+	if (prev_applied && !prev)
+		return;		/* kept as noted: restore then leaves the value, logged */
+	free(e->applied);
+	e->applied = prev;
+}
+
+void state_undo_remember(struct state *st, const char *sink, const char *key, bool had,
+			 const char *prev_applied)
+{
+	state_drop_note(st, sink, key, had, prev_applied);
 	state_save(st);
+}
+
+static bool same(const char *a, const char *b, bool (*eq)(const char *, const char *))
+{
+	return eq ? eq(a, b) : !strcmp(a, b);
+}
+
+enum restore_action state_restore_action(const struct state_entry *e, const char *current,
+					 bool known,
+					 bool (*eq)(const char *a, const char *b))
+{
+	if (!known)
+		return RESTORE_LEAVE;
+	if (!e->applied || (current && same(current, e->applied, eq)))
+		return RESTORE_PUT_BACK;
+	if (e->existed ? current && same(current, e->original ? e->original : "", eq) :
+			 !current)
+		return RESTORE_ALREADY;
+	return RESTORE_LEAVE;
 }
 
 void state_forget(struct state *st, struct state_entry *e)

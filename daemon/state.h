@@ -11,13 +11,27 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
+
+/* A file original's permission bits and owner, put back with its content. */
+struct state_owner {
+	bool known;		/* false: not a file, or a state file older than these */
+	unsigned mode;		/* permission bits, 0777 at most */
+	uid_t uid;
+	gid_t gid;
+};
 
 struct state_entry {
 	char *sink;		/* "sysfs", "libpmem", "glibc" */
 	char *key;		/* sysfs path, "file:PATH" or "manager:NAME" */
 	bool existed;		/* false: the file or variable was absent */
 	char *original;		/* NULL when !existed */
-	char *applied;		/* what we last wrote */
+	struct state_owner owner;	/* of the original file, when existed */
+	/*
+	 * What we last wrote: restore puts the original back only where this
+	 * is still found.  NULL in an entry of an older daemon: restored as is.
+	 */
+	char *applied;
 	bool touched;		/* set by the current apply pass */
 };
 
@@ -27,6 +41,7 @@ struct state {
 	bool dirty;		/* changed since the last save */
 	unsigned saves;		/* files written: a pass saves once, not once a knob */
 	unsigned dropped;	/* entries given up on: invalid, or refused on restore */
+	unsigned left;		/* changed by someone else since: left as found */
 	size_t n;
 	struct state_entry *e;
 };
@@ -70,17 +85,41 @@ struct state_entry *state_find(struct state *st, const char *sink, const char *k
  */
 int state_remember(struct state *st, const char *sink, const char *key,
 		   bool existed, const char *original, const char *applied);
+/* As state_remember(), for a file whose original has this mode and owner (may be NULL). */
+int state_remember_file(struct state *st, const char *sink, const char *key, bool existed,
+			const char *original, const struct state_owner *owner,
+			const char *applied);
 /* As state_remember(), not saved: the caller saves once before the writes. */
 int state_note(struct state *st, const char *sink, const char *key,
 	       bool existed, const char *original, const char *applied);
 /* Undo a state_note() (see state_undo_remember()), not saved. */
-void state_drop_note(struct state *st, const char *sink, const char *key, bool had);
+void state_drop_note(struct state *st, const char *sink, const char *key, bool had,
+		     const char *prev_applied);
 /*
  * The write state_remember() announced failed: drop the entry it created
  * (had = false: there was none before) so that restore does not "put
- * back" a value that was never changed.
+ * back" a value that was never changed; an entry from before (had) gets
+ * back prev_applied, its applied value before, which is still in place.
  */
-void state_undo_remember(struct state *st, const char *sink, const char *key, bool had);
+void state_undo_remember(struct state *st, const char *sink, const char *key, bool had,
+			 const char *prev_applied);
+/* What restore does with an entry. */
+enum restore_action {
+	RESTORE_PUT_BACK,	/* what we applied is there: the original goes back */
+	RESTORE_ALREADY,	/* the original is there already: nothing to write */
+	RESTORE_LEAVE,		/* someone else changed it since: left as found */
+};
+
+/*
+ * The restore rule for e, whose key now holds current (NULL: absent, the
+ * file or variable is not there), compared with eq (NULL: strcmp).
+ * known = false: something is in its place that we never write (a
+ * symbolic link, a FIFO): left.  An entry of an older daemon, with no
+ * applied value, is put back as it always was.
+ */
+enum restore_action state_restore_action(const struct state_entry *e, const char *current,
+					 bool known,
+					 bool (*eq)(const char *a, const char *b));
 void state_forget(struct state *st, struct state_entry *e);
 void state_untouch(struct state *st, const char *sink);
 

@@ -63,6 +63,10 @@ static int sysfs_check(const struct state_entry *e, char *why, size_t len)
 		snprintf(why, len, "a sysfs attribute always has an original value");
 		return -EINVAL;
 	}
+	if (e->owner.known) {
+		snprintf(why, len, "a mode and owner for a sysfs attribute");
+		return -EINVAL;
+	}
 	if (value_check("original", e->original, SYSFS_VALUE_MAX, true, why, len) < 0 ||
 	    value_check("applied", e->applied, SYSFS_VALUE_MAX, true, why, len) < 0)
 		return -EINVAL;
@@ -86,12 +90,39 @@ static bool env_var_ours(const char *sink, const char *name)
 	return export_key_find_kv(EXPORT_LIBPMEM, name) != NULL;
 }
 
+/*
+ * A file original's mode and owner as envfile_apply() reads them: the
+ * permission bits alone (no set-ID or sticky bit), ids that exist as
+ * numbers ((uid_t)-1 means "no change" to chown(2)).
+ */
+static int owner_check(const struct state_entry *e, char *why, size_t len)
+{
+	if (!e->owner.known)
+		return 0;
+	if (!startswith(e->key, "file:") || !e->existed) {
+		snprintf(why, len, "a mode and owner for something that is not a file original");
+		return -EINVAL;
+	}
+	if (e->owner.mode & ~0777u) {
+		snprintf(why, len, "mode %04o has more than permission bits", e->owner.mode);
+		return -EINVAL;
+	}
+	if (e->owner.uid == (uid_t)-1 || e->owner.gid == (gid_t)-1) {
+		snprintf(why, len, "owner %u:%u is not an owner", (unsigned)e->owner.uid,
+			 (unsigned)e->owner.gid);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int env_check(const struct state_entry *e, char *why, size_t len)
 {
 	if (!e->existed && e->original) {
 		snprintf(why, len, "an original value for something that did not exist");
 		return -EINVAL;
 	}
+	if (owner_check(e, why, len) < 0)
+		return -EINVAL;
 	if (startswith(e->key, "file:")) {
 		if (!env_file_ours(e->sink, e->key + 5)) {
 			snprintf(why, len, "key: not a file the %s sink writes", e->sink);

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "state.h"
 #include "tmptree.h"
 #include "common/macros.h"
+#include "common/read_file.h"
 
 #define KNOB "/sys/module/alpha/parameters/thresh"
 #define ENVFILE "file:/etc/pmem-tuned/libpmem.env"
@@ -89,16 +91,18 @@ static void test_undo(void)
 	CHECK_INT(state_load(&st, dir), 0);
 	CHECK_INT(state_remember(&st, "sysfs", KNOB, true, "768", "512"), 0);
 	/* the write failed: an entry made for it goes */
-	state_undo_remember(&st, "sysfs", KNOB, false);
+	state_undo_remember(&st, "sysfs", KNOB, false, NULL);
 	CHECK_INT(st.n, 0);
 	CHECK(!tmptree_exists("undo/state.json"));
 
 	/* an entry from before stays: its original may still be ours to restore */
 	CHECK_INT(state_remember(&st, "sysfs", KNOB, true, "768", "512"), 0);
 	CHECK_INT(state_remember(&st, "sysfs", KNOB, true, "512", "256"), 0);
-	state_undo_remember(&st, "sysfs", KNOB, true);
+	state_undo_remember(&st, "sysfs", KNOB, true, "512");
 	CHECK_INT(st.n, 1);
 	CHECK_STR(st.e[0].original, "768");
+	/* and names the value still in place, so that restore knows it for ours */
+	CHECK_STR(st.e[0].applied, "512");
 
 	state_untouch(&st, "sysfs");
 	CHECK(!st.e[0].touched);
@@ -195,6 +199,26 @@ static void test_invalid_entries(void)
 		  false },
 		{ "{\"sink\":\"libpmem\",\"key\":\"manager:PMEM_MOVNT_THRESHOLD\","
 		  "\"existed\":true,\"original\":\"1\\nLD_PRELOAD=x\"}", false },
+		/* a file original's mode and owner: permission bits and two ids, or none */
+		{ "{\"sink\":\"libpmem\",\"key\":\"" ENVFILE "\",\"existed\":true,"
+		  "\"original\":\"A=1\\n\",\"mode\":\"0640\",\"uid\":0,\"gid\":4}", true },
+		{ "{\"sink\":\"libpmem\",\"key\":\"" ENVFILE "\",\"existed\":true,"
+		  "\"original\":\"A=1\\n\",\"mode\":\"4755\",\"uid\":0,\"gid\":4}", false },
+		{ "{\"sink\":\"libpmem\",\"key\":\"" ENVFILE "\",\"existed\":true,"
+		  "\"original\":\"A=1\\n\",\"mode\":\"0648\",\"uid\":0,\"gid\":4}", false },
+		{ "{\"sink\":\"libpmem\",\"key\":\"" ENVFILE "\",\"existed\":true,"
+		  "\"original\":\"A=1\\n\",\"mode\":\"0640\",\"uid\":-1,\"gid\":4}", false },
+		{ "{\"sink\":\"libpmem\",\"key\":\"" ENVFILE "\",\"existed\":true,"
+		  "\"original\":\"A=1\\n\",\"mode\":\"0640\",\"uid\":4294967295,"
+		  "\"gid\":4}", false },
+		{ "{\"sink\":\"libpmem\",\"key\":\"" ENVFILE "\",\"existed\":true,"
+		  "\"original\":\"A=1\\n\",\"mode\":\"0640\"}", false },
+		{ "{\"sink\":\"libpmem\",\"key\":\"" ENVFILE "\",\"existed\":true,"
+		  "\"original\":\"A=1\\n\",\"mode\":416,\"uid\":0,\"gid\":4}", false },
+		{ "{\"sink\":\"libpmem\",\"key\":\"" ENVFILE "\",\"existed\":false,"
+		  "\"mode\":\"0640\",\"uid\":0,\"gid\":4}", false },
+		{ "{\"sink\":\"sysfs\",\"key\":\"" KNOB "\",\"existed\":true,"
+		  "\"original\":\"100\",\"mode\":\"0644\",\"uid\":0,\"gid\":0}", false },
 	};
 	const char *dir = state_dir("invalid", 0755);
 	char text[1024];
@@ -218,6 +242,85 @@ static void test_invalid_entries(void)
 	snprintf(text, sizeof(text), "{\"format\":\"pmem-tuned-state/1\",\"entries\":[]} []");
 	CHECK_INT(state_parse(&st, text, strlen(text)), -EBADMSG);
 	state_free(&st);
+}
+
+/*
+ * What restore needs: the value applied and, for a file, its original's
+ * mode and owner, kept across a restart; a state file from before they
+ * were kept still loads (crash recovery after an upgrade).
+ */
+static void test_owner_and_applied(void)
+{
+	const struct state_owner adm = { .known = true, .mode = 0640, .uid = 0, .gid = 4 };
+	static const char old[] =
+		"{\"format\":\"pmem-tuned-state/1\",\"entries\":["
+		"{\"sink\":\"libpmem\",\"key\":\"" ENVFILE "\",\"existed\":true,"
+		"\"original\":\"A=1\\n\",\"applied\":\"B=2\\n\"},"
+		"{\"sink\":\"sysfs\",\"key\":\"" KNOB "\",\"existed\":true,"
+		"\"original\":\"100\"}]}";
+	const char *dir = state_dir("owner", 0755);
+	struct state st, again;
+	struct state_entry *e;
+
+	CHECK_INT(state_load(&st, dir), 0);
+	CHECK_INT(state_remember_file(&st, "libpmem", ENVFILE, true, "A=1\n", &adm, "B=2\n"), 0);
+	/* the first original wins, its mode and owner with it */
+	CHECK_INT(state_remember_file(&st, "libpmem", ENVFILE, true, "B=2\n", NULL, "C=3\n"),
+		  0);
+	CHECK_INT(state_load(&again, dir), 0);
+	e = state_find(&again, "libpmem", ENVFILE);
+	CHECK(e != NULL);
+	if (e) {
+		CHECK(e->owner.known);
+		CHECK_INT(e->owner.mode, 0640);
+		CHECK_INT(e->owner.uid, 0);
+		CHECK_INT(e->owner.gid, 4);
+		CHECK_STR(e->original, "A=1\n");
+		CHECK_STR(e->applied, "C=3\n");
+	}
+	{
+		char *text = NULL;
+
+		CHECK_INT(read_file(tmptree_path("owner/state.json"), 0, 1 << 20, &text, NULL), 0);
+		CHECK(text && strstr(text, "\"0640\"") != NULL);
+		free(text);
+	}
+	state_free(&again);
+	state_free(&st);
+
+	/* an older daemon's file: no mode, no owner, perhaps no applied value */
+	tmptree_put("owner/state.json", old, 0600);
+	CHECK_INT(state_load(&st, dir), 0);
+	CHECK_INT(st.n, 2);
+	CHECK_INT(st.dropped, 0);
+	e = state_find(&st, "libpmem", ENVFILE);
+	CHECK(e && !e->owner.known && e->applied && !strcmp(e->applied, "B=2\n"));
+	e = state_find(&st, "sysfs", KNOB);
+	CHECK(e && !e->applied);
+	state_free(&st);
+}
+
+/* The restore rule: ours put back, the original left alone, anyone else's left. */
+static void test_restore_action(void)
+{
+	struct state_entry knob = { .sink = (char *)"sysfs", .key = (char *)KNOB,
+		.existed = true, .original = (char *)"768", .applied = (char *)"4096" };
+	struct state_entry made = { .sink = (char *)"libpmem", .key = (char *)ENVFILE,
+		.existed = false, .applied = (char *)"A=1\n" };
+	struct state_entry older = knob;
+
+	CHECK_INT(state_restore_action(&knob, "4096", true, NULL), RESTORE_PUT_BACK);
+	CHECK_INT(state_restore_action(&knob, "768", true, NULL), RESTORE_ALREADY);
+	CHECK_INT(state_restore_action(&knob, "2048", true, NULL), RESTORE_LEAVE);
+	CHECK_INT(state_restore_action(&knob, NULL, true, NULL), RESTORE_LEAVE);
+	CHECK_INT(state_restore_action(&made, "A=1\n", true, NULL), RESTORE_PUT_BACK);
+	CHECK_INT(state_restore_action(&made, NULL, true, NULL), RESTORE_ALREADY);
+	CHECK_INT(state_restore_action(&made, "A=1\nB=2\n", true, NULL), RESTORE_LEAVE);
+	/* a symbolic link or a FIFO where our file was: not ours to replace or remove */
+	CHECK_INT(state_restore_action(&made, NULL, false, NULL), RESTORE_LEAVE);
+	/* an entry of a daemon that kept no applied value: put back, as it was then */
+	older.applied = NULL;
+	CHECK_INT(state_restore_action(&older, "2048", true, NULL), RESTORE_PUT_BACK);
 }
 
 /* A FIFO at the state path is refused, without blocking the load. */
@@ -246,7 +349,7 @@ static void test_save_when_dirty(void)
 	CHECK_INT(state_save(&st), 0);
 	CHECK_INT(st.saves, 1);
 	CHECK(tmptree_exists("dirty/state.json"));
-	state_drop_note(&st, "sysfs", KNOB "2", false);
+	state_drop_note(&st, "sysfs", KNOB "2", false, NULL);
 	CHECK_INT(st.n, 1);
 	CHECK_INT(state_save(&st), 0);
 	CHECK_INT(st.saves, 2);
@@ -290,6 +393,8 @@ int main(void)
 	test_untrusted();
 	test_invalid_entries();
 	test_fifo();
+	test_owner_and_applied();
+	test_restore_action();
 	test_save_when_dirty();
 	test_instance_lock();
 	tmptree_remove(check_failed);
