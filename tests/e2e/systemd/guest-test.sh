@@ -512,6 +512,65 @@ pt_check "purge: no enablement links left" \
 pt_check "purge: no unit left to systemd" \
 	bash -c '! systemctl list-unit-files "pmem-tune*" --no-legend | grep -q .'
 
+# === purge with rollback=never: the originals come back, as they were =================
+# A block of its own (issue 32, item 4), after section 10's purge: the packages installed
+# again over the kept policy, an administrator's 0640 root:adm file where the daemon
+# writes its environment.d drop-in, and a libpmem export to write.
+#  a. rollback=auto, systemctl stop: the drop-in is the administrator's again, mode and
+#     owner too (the unit's CAP_CHOWN)
+#  b. rollback=never, systemctl stop: the tuned values stay, originals in /run/pmem-tuned
+#  c. dpkg --purge: every original back (the prerm's pmem-tuned --restore --force),
+#     the administrator's file as it was, /run/pmem-tuned gone
+owner_of() { stat -c '%a %U:%G' "$1" 2>/dev/null || echo absent; }
+purge_restores_checks() {
+	local dropin=/etc/environment.d/60-pmem-tuned.conf admin='PMEM_MOVNT_THRESHOLD=4096'
+	local thr=1024 menv
+	sec "purge with rollback=never"
+	pt_run dpkg -i "$D"/pmem-tune_*.deb "$D"/pmem-tuned_*.deb || pt_fail "dpkg -i (again) failed"
+	jq --arg v "$thr" '.exports.libpmem = {target: "region0",
+		env: {PMEM_MOVNT_THRESHOLD: $v}, regret: 0}' "$POLICY" >/etc/.pmem-policy.json.new
+	chmod 0644 /etc/.pmem-policy.json.new
+	mv -f /etc/.pmem-policy.json.new "$POLICY"
+	pt_check "purge block: the policy is valid for this host" pmem-tune --check "$POLICY"
+	printf '%s\n' "$admin" >"$dropin"
+	chown root:adm "$dropin"
+	chmod 0640 "$dropin"
+
+	# a. rollback=auto: the stop restores, the file with its owner
+	pt_run systemctl start pmem-tuned.service
+	pt_expect_eq "auto: write_cache 0" 0 "$(cat "$WC")"
+	pt_check "auto: the drop-in is pmem-tuned's" grep -qx "PMEM_MOVNT_THRESHOLD=$thr" "$dropin"
+	pt_run systemctl stop pmem-tuned.service
+	pt_expect_eq "auto: stop restores write_cache" 1 "$(cat "$WC")"
+	pt_expect_eq "auto: the administrator's drop-in back" "$admin" "$(cat "$dropin")"
+	pt_expect_eq "auto: its mode and owner back (the unit's CAP_CHOWN)" "640 root:adm" \
+		"$(owner_of "$dropin")"
+
+	# b. rollback=never: the stop leaves the tuned values, the originals recorded
+	sed -i '/^rollback[[:space:]]*=/d' /etc/pmem-tuned/pmem-tuned.conf
+	echo "rollback = never" >>/etc/pmem-tuned/pmem-tuned.conf
+	pt_run systemctl start pmem-tuned.service
+	pt_run systemctl stop pmem-tuned.service
+	pt_expect_eq "never: stop leaves write_cache 0" 0 "$(cat "$WC")"
+	pt_check "never: show-environment keeps PMEM_MOVNT_THRESHOLD=$thr" \
+		bash -c 'systemctl show-environment | grep -qx "PMEM_MOVNT_THRESHOLD=$1"' _ "$thr"
+	pt_check "never: libpmem.env stays" test -s /etc/pmem-tuned/libpmem.env
+	pt_check "never: the originals are recorded" test -s /run/pmem-tuned/state.json
+
+	# c. purge: the only record of the originals is not deleted, it is restored
+	pt_run dpkg --purge pmem-tuned pmem-tune || pt_fail "dpkg --purge (rollback=never) failed"
+	pt_expect_eq "purge: write_cache restored" 1 "$(cat "$WC")"
+	menv=$(systemctl show-environment)
+	pt_check "purge: show-environment without PMEM_*" bash -c '! grep -q "^PMEM_" <<<"$1"' _ "$menv"
+	pt_check "purge: libpmem.env removed" test ! -e /etc/pmem-tuned/libpmem.env
+	pt_expect_eq "purge: the administrator's drop-in back" "$admin" "$(cat "$dropin" 2>&1)"
+	pt_expect_eq "purge: its mode and owner back" "640 root:adm" "$(owner_of "$dropin")"
+	pt_check "purge: /run/pmem-tuned removed" test ! -e /run/pmem-tuned
+	rm -f "$dropin"
+}
+purge_restores_checks
+# === end of the purge block ============================================================
+
 sec "end"
 fig test_ms $(($(ms) - t_test0))
 pt_done
