@@ -4,6 +4,7 @@
  * fingerprints from which each host picks its own.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,9 +119,101 @@ static void *bundle_from_root(struct json_object *root, char *err, size_t errlen
 	return bundle_from_json(root, err, errlen);
 }
 
+/* A bundle read one entry at a time (policy_scan() found where each is). */
+static struct policy_bundle *bundle_by_entry(const char *text, size_t len,
+					     const struct policy_scan_info *si, char *err,
+					     size_t errlen)
+{
+	/* the bundle's own keys, each entry a 0: json-c holds one entry at a time */
+	struct json_object *root = policy_tokenize_skipping(text, len, si->entries, si->nentries,
+							    err, errlen);
+	struct json_object *schema, *arr;
+	struct policy_bundle *b = NULL;
+	char path[64];
+
+	if (!root)
+		return NULL;
+	if (!json_object_object_get_ex(root, "schema", &schema) ||
+	    !json_object_is_type(schema, json_type_string) ||
+	    strncmp(json_object_get_string(schema), "pmem-policy/1", 13) ||
+	    (json_object_get_string(schema)[13] && json_object_get_string(schema)[13] != '.')) {
+		snprintf(err, errlen, "schema: a bundle needs \"schema\": \"%s\"", POLICY_SCHEMA);
+		goto fail;
+	}
+	/* the scan found one "bundle" key, an array of exactly these entries */
+	if (!json_object_object_get_ex(root, "bundle", &arr) ||
+	    !json_object_is_type(arr, json_type_array) ||
+	    json_object_array_length(arr) != si->nentries) {
+		snprintf(err, errlen, "bundle: expected array");
+		goto fail;
+	}
+	if (si->nentries > POLICY_MAX_BUNDLE) {
+		snprintf(err, errlen, "bundle: %zu entries, expected 1 to %d", si->nentries,
+			 POLICY_MAX_BUNDLE);
+		goto fail;
+	}
+	b = policy_bundle_new();
+	if (!b) {
+		snprintf(err, errlen, "out of memory");
+		json_object_put(root);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (size_t i = 0; i < si->nentries; i++) {
+		struct json_object *e = policy_tokenize_part(text, si->entries[i].start,
+							     si->entries[i].len, 2, err, errlen);
+		struct policy *p;
+
+		if (!e)
+			goto fail;
+		snprintf(path, sizeof(path), "bundle[%zu]", i);
+		p = policy_from_json_at(e, path, err, errlen);
+		json_object_put(e);
+		if (!p)
+			goto fail;
+		if (policy_bundle_add(b, p)) {
+			snprintf(err, errlen, "%s.platform.fingerprint: '%s' appears twice", path,
+				 p->platform.fingerprint);
+			policy_free(p);
+			goto fail;
+		}
+	}
+	json_object_put(root);
+	return b;
+fail:
+	json_object_put(root);
+	policy_bundle_free(b);
+	errno = EINVAL;
+	return NULL;
+}
+
 struct policy_bundle *policy_bundle_parse(const char *text, size_t len, char *err, size_t errlen)
 {
-	return policy_parse_json(text, len, bundle_from_root, err, errlen);
+	struct policy_scan_info si = { 0 };
+	struct policy_bundle *b;
+	struct json_object *root;
+	int rc = policy_text_check(text, len, &si, err, errlen), e;
+
+	if (rc) {
+		errno = -rc;
+		return NULL;
+	}
+	if (si.nentries) {
+		b = bundle_by_entry(text, len, &si, err, errlen);
+		e = errno;
+		free(si.entries);
+		errno = e;
+		return b;
+	}
+	/* a single policy, or text the scan could not take apart: whole, held to one budget */
+	root = policy_tokenize_part(text, 0, len, 0, err, errlen);
+	if (!root)
+		return NULL;
+	b = bundle_from_root(root, err, errlen);
+	e = errno;
+	json_object_put(root);
+	errno = e;
+	return b;
 }
 
 static void *parse_bundle(const char *text, size_t len, char *err, size_t errlen)
@@ -134,19 +227,62 @@ struct policy_bundle *policy_bundle_load(const char *path, unsigned flags, char 
 	return policy_load_with(path, flags, parse_bundle, err, errlen);
 }
 
+/*
+ * A bundle is written an entry at a time, each indented as json-c would
+ * indent it inside the bundle (two spaces a level: four more), so that
+ * json-c holds one entry's tree at a time, never the whole fleet's.
+ */
 char *policy_bundle_to_string(const struct policy_bundle *b)
 {
-	struct json_object *root, *arr;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+	bool ok;
 
 	if (b->n == 1)
 		return policy_to_string(b->entries[0]);
-	root = json_object_new_object();
-	arr = json_object_new_array();
-	json_object_object_add(root, "schema", json_object_new_string(POLICY_SCHEMA));
-	for (size_t i = 0; i < b->n; i++)
-		json_object_array_add(arr, policy_to_json(b->entries[i]));
-	json_object_object_add(root, "bundle", arr);
-	return policy_json_text(root);
+	f = open_memstream(&out, &len);
+	if (!f)
+		return NULL;
+	ok = fprintf(f, "{\n  \"schema\": \"%s\",\n  \"bundle\": [\n", POLICY_SCHEMA) > 0;
+	for (size_t i = 0; ok && i < b->n; i++) {
+		char *s = policy_to_string(b->entries[i]), *line, *nl;
+
+		ok = s != NULL;
+		/* its text ends in a newline: every line but that indented */
+		for (line = s; ok && *line; line = *nl ? nl + 1 : nl) {
+			bool last;
+
+			nl = strchrnul(line, '\n');
+			last = !*nl || !nl[1];
+			ok = fputs("    ", f) >= 0 &&
+			     fwrite(line, 1, (size_t)(nl - line), f) == (size_t)(nl - line) &&
+			     fputs(i + 1 < b->n && last ? ",\n" : "\n", f) >= 0;
+		}
+		free(s);
+	}
+	ok = ok && fputs("  ]\n}\n", f) >= 0;
+	if (fclose(f) || !ok) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+int policy_bundle_check(const struct policy_bundle *b, char *err, size_t errlen)
+{
+	struct policy_scan_info si = { 0 };
+	char *s = policy_bundle_to_string(b);
+	int rc;
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	rc = policy_text_check(s, strlen(s), &si, err, errlen);
+	free(si.entries);
+	free(s);
+	return rc;
 }
 
 int policy_bundle_save(const struct policy_bundle *b, const char *path)

@@ -41,14 +41,15 @@ int policy_read_file(const char *path, unsigned flags, char **bufp, size_t *lenp
 	}
 	if (st.st_size > POLICY_MAX_FILE_BYTES) {
 		rc = -EFBIG;
-		snprintf(err, errlen, "%s: %lld bytes, larger than the %d bytes a policy may have",
+		snprintf(err, errlen, "%s: %lld bytes, larger than the %lld bytes a policy file "
+			 "may have",
 			 path, (long long)st.st_size, POLICY_MAX_FILE_BYTES);
 		goto out;
 	}
 	rc = read_fd(fd, POLICY_MAX_FILE_BYTES, bufp, lenp);
 	if (rc == -EFBIG)
-		snprintf(err, errlen, "%s: grew past the %d bytes a policy may have while being "
-			 "read", path, POLICY_MAX_FILE_BYTES);
+		snprintf(err, errlen, "%s: grew past the %lld bytes a policy file may have while "
+			 "being read", path, POLICY_MAX_FILE_BYTES);
 	else if (rc)
 		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
 out:

@@ -2049,32 +2049,32 @@ struct policy *policy_from_json_at(struct json_object *root, const char *path, c
 	return p;
 }
 
-struct json_object *policy_tokenize(const char *text, size_t len, char *err, size_t errlen)
+int policy_text_check(const char *text, size_t len, struct policy_scan_info *info, char *err,
+		      size_t errlen)
+{
+	if (len > POLICY_MAX_FILE_BYTES) {
+		snprintf(err, errlen, "%zu bytes, larger than the %lld bytes a policy may have",
+			 len, POLICY_MAX_FILE_BYTES);
+		return -EFBIG;
+	}
+	if (memchr(text, '\0', len)) {
+		snprintf(err, errlen, "contains a NUL byte: not a JSON text");
+		return -EINVAL;
+	}
+	/* bounds and encoding first: json-c allocates every value it reads */
+	return policy_scan(text, len, info, err, errlen);
+}
+
+/* json-c's tree of text[off, off + len), nested at most depth deep. */
+static struct json_object *tokenize(const char *text, size_t off, size_t len, int depth,
+				    char *err, size_t errlen)
 {
 	struct json_tokener *tok;
 	struct json_object *root;
 	enum json_tokener_error e;
-	size_t off;
-	int rc;
+	size_t end;
 
-	if (len > POLICY_MAX_FILE_BYTES) {
-		snprintf(err, errlen, "%zu bytes, larger than the %d bytes a policy may have", len,
-			 POLICY_MAX_FILE_BYTES);
-		errno = EFBIG;
-		return NULL;
-	}
-	if (memchr(text, '\0', len)) {
-		snprintf(err, errlen, "contains a NUL byte: not a JSON text");
-		errno = EINVAL;
-		return NULL;
-	}
-	/* bounds and encoding first: json-c allocates every value it reads */
-	rc = policy_scan(text, len, err, errlen);
-	if (rc) {
-		errno = -rc;
-		return NULL;
-	}
-	tok = json_tokener_new_ex(POLICY_MAX_DEPTH);
+	tok = json_tokener_new_ex(depth);
 	if (!tok) {
 		snprintf(err, errlen, "out of memory");
 		errno = ENOMEM;
@@ -2082,15 +2082,15 @@ struct json_object *policy_tokenize(const char *text, size_t len, char *err, siz
 	}
 	/* strict JSON, and only valid UTF-8: names reach logs and terminals */
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-	root = json_tokener_parse_ex(tok, text, (int)len);
+	root = json_tokener_parse_ex(tok, text + off, (int)len);
 	e = json_tokener_get_error(tok);
-	off = json_tokener_get_parse_end(tok);
+	end = json_tokener_get_parse_end(tok);
 	json_tokener_free(tok);
 	/* trailing white space after the document is fine */
-	while (root && e == json_tokener_success && off < len && strchr(" \t\r\n", text[off]))
-		off++;
-	if (!root || e != json_tokener_success || off < len) {
-		snprintf(err, errlen, "not valid JSON at byte %zu: %s", off,
+	while (root && e == json_tokener_success && end < len && strchr(" \t\r\n", text[off + end]))
+		end++;
+	if (!root || e != json_tokener_success || end < len) {
+		snprintf(err, errlen, "not valid JSON at byte %zu: %s", off + end,
 			 e == json_tokener_success ? "trailing data"
 			 : e == json_tokener_continue ? "unexpected end of input"
 			 : json_tokener_error_desc(e));
@@ -2099,6 +2099,71 @@ struct json_object *policy_tokenize(const char *text, size_t len, char *err, siz
 		return NULL;
 	}
 	return root;
+}
+
+struct json_object *policy_tokenize_skipping(const char *text, size_t len,
+					     const struct policy_span *skip, size_t nskip,
+					     char *err, size_t errlen)
+{
+	struct json_tokener *tok = json_tokener_new_ex(POLICY_MAX_DEPTH);
+	struct json_object *root = NULL;
+	enum json_tokener_error e = json_tokener_continue;
+	size_t from = 0, base = 0, end = 0;
+
+	if (!tok) {
+		snprintf(err, errlen, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	/* fed in pieces: the text between the spans, and a 0 where each span is */
+	for (size_t i = 0; i <= nskip && e == json_tokener_continue; i++) {
+		size_t to = i < nskip ? skip[i].start : len;
+
+		if (to > from) {
+			base = from;
+			root = json_tokener_parse_ex(tok, text + from, (int)(to - from));
+			e = json_tokener_get_error(tok);
+			end = base + json_tokener_get_parse_end(tok);
+		}
+		if (i < nskip && e == json_tokener_continue) {
+			base = skip[i].start;
+			root = json_tokener_parse_ex(tok, "0", 1);
+			e = json_tokener_get_error(tok);
+			end = base;
+			from = skip[i].start + skip[i].len;
+		}
+	}
+	json_tokener_free(tok);
+	while (root && e == json_tokener_success && end < len && strchr(" \t\r\n", text[end]))
+		end++;
+	if (!root || e != json_tokener_success || end < len) {
+		snprintf(err, errlen, "not valid JSON at byte %zu: %s", end,
+			 e == json_tokener_success ? "trailing data"
+			 : e == json_tokener_continue ? "unexpected end of input"
+			 : json_tokener_error_desc(e));
+		json_object_put(root);
+		errno = EINVAL;
+		return NULL;
+	}
+	return root;
+}
+
+struct json_object *policy_tokenize(const char *text, size_t len, char *err, size_t errlen)
+{
+	int rc = policy_text_check(text, len, NULL, err, errlen);
+
+	if (rc) {
+		errno = -rc;
+		return NULL;
+	}
+	return tokenize(text, 0, len, POLICY_MAX_DEPTH, err, errlen);
+}
+
+struct json_object *policy_tokenize_part(const char *text, size_t off, size_t len, int below,
+					 char *err, size_t errlen)
+{
+	return tokenize(text, off, len, POLICY_MAX_DEPTH - below, err, errlen);
 }
 
 void *policy_parse_json(const char *text, size_t len, policy_from_json_fn from_json, char *err,

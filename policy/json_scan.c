@@ -9,6 +9,11 @@
  * and the tree json-c would build to a memory budget, before any of it
  * is allocated.
  *
+ * A bundle is read one entry at a time (bundle.c), so its budget and
+ * its size bound are each entry's; the pass says where each entry is.
+ * Host ids (merged.host_ids) are bounded by their number in the file,
+ * not by the size of the entry that lists them.
+ *
  * The same pass holds the text to strict UTF-8 (RFC 3629: no overlong
  * form, no surrogate, nothing above U+10FFFF) and \u escapes to whole
  * surrogate pairs: json-c accepts overlong forms and turns a lone
@@ -20,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/utf8.h"
@@ -33,7 +39,10 @@
 
 struct frame {
 	bool array;
+	bool ids;		/* an array under a "host_ids" key */
+	bool bundle;		/* the array under the top level's "bundle" key */
 	size_t n;		/* entries so far */
+	size_t start;		/* where its bracket is */
 	char key[48];		/* object: the current member's key */
 };
 
@@ -42,7 +51,20 @@ struct scan {
 	size_t len, i;
 	struct frame st[POLICY_MAX_DEPTH + 1];
 	int depth;
-	uint64_t cost;
+	uint64_t cost;		/* the tree of the entry being read, or of the rest */
+	uint64_t total;		/* the whole document's tree */
+	uint64_t outer_cost;	/* the rest's, while an entry is read */
+	size_t ids;		/* host ids in the document */
+	size_t ids_bytes;	/* text of host_ids arrays, in the entry being read or the rest */
+	size_t outer_ids_bytes;
+	bool in_entry;
+	size_t entry_start;
+	/* the top level's keys: "bundle" how often, and any with an escape */
+	unsigned bundle_keys;
+	bool odd_key;
+	bool complete;		/* read to its end, every container closed */
+	struct policy_span *spans;
+	size_t nspans, cap;
 	char *err;
 	size_t errlen;
 };
@@ -97,7 +119,7 @@ static int hex4(const unsigned char *s, size_t n, unsigned *v)
  * The string starting at sc->i (a '"'); on return sc->i is past its end.
  * Returns 0, 1 when it is not JSON (json-c says why), or -EINVAL.
  */
-static int string(struct scan *sc, char *key, size_t keylen)
+static int string(struct scan *sc, char *key, size_t keylen, bool *escaped)
 {
 	const unsigned char *s = sc->s;
 	size_t o = 0;
@@ -116,6 +138,7 @@ static int string(struct scan *sc, char *key, size_t keylen)
 		if (c == '\\') {
 			unsigned u, lo;
 
+			*escaped = true;
 			if (sc->i + 1 >= sc->len)
 				return 1;
 			if (s[sc->i + 1] != 'u') {
@@ -158,43 +181,109 @@ lone:
 	return 1;
 }
 
+static int over_budget(struct scan *sc, const char *whose)
+{
+	char path[256];
+
+	where(sc, path, sizeof(path));
+	snprintf(sc->err, sc->errlen, "%s: %s would take more than %d MiB of memory to read",
+		 path[0] ? path : "(top level)", whose, POLICY_MAX_TREE_BYTES >> 20);
+	return -E2BIG;
+}
+
 /*
  * One more value: its cost against the budget; counts: an entry of the
  * innermost container (an array's element or an object's member, counted
- * at its key), held to the bound every known container has.
+ * at its key), held to the bound every known container has, or for
+ * host ids to their bound in the whole file.
  */
 static int entry(struct scan *sc, uint64_t cost, bool counts)
 {
-	sc->cost += cost;
-	if (counts && sc->depth && ++sc->st[sc->depth - 1].n > POLICY_MAX_ENTRIES)
-		return fail_at(sc, "entries", POLICY_MAX_ENTRIES);
-	if (sc->cost > POLICY_MAX_TREE_BYTES) {
-		char path[256];
+	struct frame *top = sc->depth ? &sc->st[sc->depth - 1] : NULL;
 
-		where(sc, path, sizeof(path));
-		snprintf(sc->err, sc->errlen, "%s: the document would take more than %d MiB of "
-			 "memory to read", path[0] ? path : "(top level)",
-			 POLICY_MAX_TREE_BYTES >> 20);
-		return -E2BIG;
+	sc->cost += cost;
+	sc->total += cost;
+	if (counts && top && top->ids) {
+		top->n++;
+		if (++sc->ids > POLICY_MAX_HOST_IDS) {
+			char path[256];
+
+			where(sc, path, sizeof(path));
+			snprintf(sc->err, sc->errlen, "%s: more than %d host ids in one file", path,
+				 POLICY_MAX_HOST_IDS);
+			return -E2BIG;
+		}
+	} else if (counts && top && ++top->n > POLICY_MAX_ENTRIES) {
+		return fail_at(sc, "entries", POLICY_MAX_ENTRIES);
 	}
+	if (sc->cost > POLICY_MAX_TREE_BYTES)
+		return over_budget(sc, sc->in_entry ? "the entry" : "the document");
 	return 0;
 }
 
-int policy_scan(const char *text, size_t len, char *err, size_t errlen)
+/* In the top level's "bundle" array, where an element starts or ends. */
+static bool at_bundle_element(const struct scan *sc)
 {
-	struct scan sc = { .s = (const unsigned char *)text, .len = len, .err = err,
-			   .errlen = errlen };
+	return sc->depth == 2 && sc->st[1].bundle;
+}
+
+static void entry_begin(struct scan *sc)
+{
+	sc->in_entry = true;
+	sc->entry_start = sc->i;
+	sc->outer_cost = sc->cost;
+	sc->outer_ids_bytes = sc->ids_bytes;
+	sc->cost = 0;
+	sc->ids_bytes = 0;
+}
+
+/* The entry that ended before sc->i: its size bound, and where it is. */
+static int entry_end(struct scan *sc)
+{
+	size_t len = sc->i - sc->entry_start, n = sc->st[1].n;
+
+	if (len - sc->ids_bytes > POLICY_MAX_ENTRY_BYTES) {
+		snprintf(sc->err, sc->errlen, "bundle[%zu]: %zu bytes (its host ids aside), more "
+			 "than the %lld bytes an entry of a bundle may have", n ? n - 1 : 0,
+			 len - sc->ids_bytes, POLICY_MAX_ENTRY_BYTES);
+		return -EFBIG;
+	}
+	if (sc->nspans == sc->cap) {
+		size_t cap = sc->cap ? 2 * sc->cap : 64;
+		struct policy_span *sp = realloc(sc->spans, cap * sizeof(*sp));
+
+		if (!sp) {
+			snprintf(sc->err, sc->errlen, "out of memory");
+			return -ENOMEM;
+		}
+		sc->spans = sp;
+		sc->cap = cap;
+	}
+	sc->spans[sc->nspans].start = sc->entry_start;
+	sc->spans[sc->nspans++].len = len;
+	sc->in_entry = false;
+	sc->cost = sc->outer_cost;
+	sc->ids_bytes = sc->outer_ids_bytes;
+	/* what the rest's tree holds in its place */
+	return entry(sc, COST_SCALAR, false);
+}
+
+static int scan_text(struct scan *sc)
+{
+	const char *text = (const char *)sc->s;
+	size_t len = sc->len;
 	bool want_key = false;
 
 	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) {
-		snprintf(err, errlen, "starts with a byte order mark (U+FEFF): a policy is UTF-8 "
-			 "without one");
+		snprintf(sc->err, sc->errlen, "starts with a byte order mark (U+FEFF): a policy is "
+			 "UTF-8 without one");
 		return -EINVAL;
 	}
-	while (sc.i < len) {
-		unsigned char c = sc.s[sc.i];
-		struct frame *top = sc.depth ? &sc.st[sc.depth - 1] : NULL;
+	while (sc->i < len) {
+		unsigned char c = sc->s[sc->i];
+		struct frame *top = sc->depth ? &sc->st[sc->depth - 1] : NULL;
 		bool counts = !top || top->array;
+		bool element = at_bundle_element(sc);
 		const char *why = NULL;
 		int rc = 0;
 
@@ -203,63 +292,125 @@ int policy_scan(const char *text, size_t len, char *err, size_t errlen)
 		case '[':
 			if (want_key)
 				return 0;
-			rc = entry(&sc, c == '{' ? COST_OBJECT : COST_ARRAY, counts);
+			if (element)
+				entry_begin(sc);
+			rc = entry(sc, c == '{' ? COST_OBJECT : COST_ARRAY, counts);
 			if (rc)
 				return rc;
-			if (sc.depth == POLICY_MAX_DEPTH + 1)
+			if (sc->depth == POLICY_MAX_DEPTH + 1)
 				return 0;	/* too deep: json-c refuses it */
-			top = &sc.st[sc.depth++];
+			top = &sc->st[sc->depth++];
 			top->array = c == '[';
+			top->ids = top->array && sc->depth > 1 && !sc->st[sc->depth - 2].array &&
+				   !strcmp(sc->st[sc->depth - 2].key, "host_ids");
+			top->bundle = top->array && sc->depth == 2 && !sc->st[0].array &&
+				      !strcmp(sc->st[0].key, "bundle");
 			top->n = 0;
+			top->start = sc->i;
 			top->key[0] = '\0';
 			want_key = c == '{';
-			sc.i++;
+			sc->i++;
 			break;
 		case '}':
 		case ']':
 			if (!top || top->array != (c == ']'))
 				return 0;
-			sc.depth--;
+			sc->depth--;
 			want_key = false;
-			sc.i++;
+			sc->i++;
+			if (top->ids)
+				sc->ids_bytes += sc->i - top->start;
+			if (sc->in_entry && at_bundle_element(sc))
+				rc = entry_end(sc);
 			break;
 		case ',':
 			want_key = top && !top->array;
-			sc.i++;
+			sc->i++;
 			break;
 		case ':':
 		case ' ':
 		case '\t':
 		case '\r':
 		case '\n':
-			sc.i++;
+			sc->i++;
 			break;
-		case '"':
+		case '"': {
+			bool escaped = false, key = want_key;
+
 			/* a key counts as its object's member; json-c keeps a copy of it */
-			rc = entry(&sc, COST_SCALAR, want_key || counts);
+			if (element)
+				entry_begin(sc);
+			rc = entry(sc, COST_SCALAR, want_key || counts);
 			if (!rc)
-				rc = string(&sc, want_key ? top->key : NULL, sizeof(top->key));
+				rc = string(sc, want_key ? top->key : NULL, sizeof(top->key),
+					    &escaped);
 			want_key = false;
+			if (!rc && key && sc->depth == 1) {
+				sc->odd_key |= escaped;
+				sc->bundle_keys += !strcmp(top->key, "bundle");
+			}
+			if (!rc && element)
+				rc = entry_end(sc);
 			break;
+		}
 		default:
 			/* outside strings only JSON's ASCII; a bad sequence still gets its name */
 			if (c >= 0x80) {
-				if (!utf8_seq_len(sc.s + sc.i, len - sc.i, &why)) {
-					snprintf(err, errlen, "invalid utf-8 at byte %zu: %s", sc.i,
-						 why);
+				if (!utf8_seq_len(sc->s + sc->i, len - sc->i, &why)) {
+					snprintf(sc->err, sc->errlen,
+						 "invalid utf-8 at byte %zu: %s", sc->i, why);
 					return -EINVAL;
 				}
 				return 0;
 			}
 			/* a number or literal: one value, up to the next delimiter */
-			rc = entry(&sc, COST_SCALAR, counts);
-			while (!rc && sc.i < len && sc.s[sc.i] < 0x80 &&
-			       !strchr(",:]}{[\" \t\r\n", sc.s[sc.i]))
-				sc.i++;
+			if (element)
+				entry_begin(sc);
+			rc = entry(sc, COST_SCALAR, counts);
+			while (!rc && sc->i < len && sc->s[sc->i] < 0x80 &&
+			       !strchr(",:]}{[\" \t\r\n", sc->s[sc->i]))
+				sc->i++;
+			if (!rc && element)
+				rc = entry_end(sc);
 			break;
 		}
 		if (rc)
 			return rc < 0 ? rc : 0;
 	}
+	sc->complete = !sc->depth;
 	return 0;
+}
+
+int policy_scan(const char *text, size_t len, struct policy_scan_info *info, char *err,
+		size_t errlen)
+{
+	struct scan sc = { .s = (const unsigned char *)text, .len = len, .err = err,
+			   .errlen = errlen };
+	bool bundle;
+	int rc = scan_text(&sc);
+
+	if (rc)
+		goto out;
+	/* a bundle read entry by entry: one whose every entry the pass found */
+	bundle = sc.complete && sc.bundle_keys == 1 && !sc.odd_key && sc.nspans;
+	if (!sc.bundle_keys && len - sc.ids_bytes > POLICY_MAX_POLICY_BYTES) {
+		snprintf(err, errlen, "%zu bytes (host ids aside), larger than the %lld bytes a "
+			 "policy may have", len - sc.ids_bytes, POLICY_MAX_POLICY_BYTES);
+		rc = -EFBIG;
+		goto out;
+	}
+	if ((!bundle || !info) && sc.total > POLICY_MAX_TREE_BYTES) {
+		snprintf(err, errlen, "(top level): the document would take more than %d MiB of "
+			 "memory to read", POLICY_MAX_TREE_BYTES >> 20);
+		rc = -E2BIG;
+		goto out;
+	}
+	if (info && bundle) {
+		info->entries = sc.spans;
+		info->nentries = sc.nspans;
+		sc.spans = NULL;
+	}
+out:
+	free(sc.spans);
+	return rc;
 }

@@ -452,6 +452,12 @@ struct policy *policy_bundle_find(const struct policy_bundle *b, const char *fp)
 /* One entry prints as a plain policy, more as a bundle; caller frees. */
 char *policy_bundle_to_string(const struct policy_bundle *b);
 int policy_bundle_save(const struct policy_bundle *b, const char *path);
+/*
+ * Whether b, as written, is within what every reader takes (the file's
+ * size, each entry's, the host ids: pmem-policy.json(5) LIMITS): 0, or
+ * -EFBIG / -E2BIG with one line in err naming the bound.
+ */
+int policy_bundle_check(const struct policy_bundle *b, char *err, size_t errlen);
 /* Deep copy (merge works on copies of its inputs). */
 struct policy *policy_dup(const struct policy *p);
 
@@ -460,7 +466,8 @@ int policy_parse_size(const char *s, uint64_t *bytes);
 
 /*
  * save.c: atomically (temp file beside path, fsync, rename, fsync dir).
- * -EFBIG for a text no reader takes (over 8 MiB).  policy_save_shedding_raw()
+ * -EFBIG for a text no reader takes (a policy over 8 MiB, its host ids
+ * aside, or a bundle beyond its bounds: policy_bundle_check()).  policy_save_shedding_raw()
  * then drops the raw samples (--keep-samples) and writes the rest, setting
  * *raw_dropped: a probe's measurements are worth more than their samples.
  */

@@ -9,15 +9,50 @@
 
 struct json_object;
 
+/* Where one entry of a bundle is in its text. */
+struct policy_span {
+	size_t start, len;
+};
+
+struct policy_scan_info {
+	/* the top level's "bundle" elements, in order; 0: read the text whole */
+	size_t nentries;
+	struct policy_span *entries;	/* the caller frees */
+};
+
 /*
  * json_scan.c: before json-c sees text, its containers held to the
- * bounds of the known ones and the tree to a memory budget; strict UTF-8,
- * no lone surrogate, no BOM.  0, or negative errno and one line in err.
- * What is not JSON at all is left for json-c to name.
+ * bounds of the known ones, the tree to a memory budget and the text
+ * to the size bounds (policy_limits.h); strict UTF-8, no lone
+ * surrogate, no BOM.  0, or negative errno and one line in err.  What
+ * is not JSON at all is left for json-c to name.
+ * With info, a bundle whose every entry was found is read one entry at a
+ * time, and so held to the budget entry by entry: info says where they
+ * are.  Without info, or for any other text, the whole tree is held to it.
  */
-int policy_scan(const char *text, size_t len, char *err, size_t errlen);
+int policy_scan(const char *text, size_t len, struct policy_scan_info *info, char *err,
+		size_t errlen);
 /* Strict JSON with the size and depth limits; NULL + one line in err. */
 struct json_object *policy_tokenize(const char *text, size_t len, char *err, size_t errlen);
+/*
+ * json-c's tree of text[off, off + len) of a document scanned already
+ * (policy_scan()), a value nested below levels down in it (2 for an
+ * entry of a bundle: {"bundle": [ENTRY]}); errors name the byte of the
+ * document.  NULL + one line in err.
+ */
+struct json_object *policy_tokenize_part(const char *text, size_t off, size_t len, int below,
+					 char *err, size_t errlen);
+/*
+ * json-c's tree of a document scanned already, with a 0 in place of each
+ * of skip[0..nskip) (ascending, apart): a bundle's own keys without its
+ * entries.  Errors name the byte of the document.  NULL + one line in err.
+ */
+struct json_object *policy_tokenize_skipping(const char *text, size_t len,
+					     const struct policy_span *skip, size_t nskip,
+					     char *err, size_t errlen);
+/* The checks of policy_tokenize() before json-c: size, NUL bytes, policy_scan(). */
+int policy_text_check(const char *text, size_t len, struct policy_scan_info *info, char *err,
+		      size_t errlen);
 /*
  * Tokenize text and build an object from its root with from_json; the
  * root is freed either way, errno as from_json left it.  NULL + one line in err.

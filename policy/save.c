@@ -11,14 +11,18 @@
 
 int policy_save_text(char *text, const char *path)
 {
+	struct policy_scan_info info = { 0 };
+	char err[256];
 	int rc;
 
 	if (!text)
 		return -ENOMEM;
-	/* a file no reader would take (policy_read_file()) is not written */
-	if (strlen(text) > POLICY_MAX_FILE_BYTES) {
+	/* a file no reader would take (its size, an entry's, its host ids) is not written */
+	rc = policy_text_check(text, strlen(text), &info, err, sizeof(err));
+	free(info.entries);
+	if (rc) {
 		free(text);
-		return -EFBIG;
+		return rc == -E2BIG ? -EFBIG : rc;
 	}
 	rc = atomic_write_file(path, text, strlen(text), 0644);
 	free(text);

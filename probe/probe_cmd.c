@@ -571,8 +571,8 @@ int probe_cmd(const struct probe_opts *o)
 
 		rc = policy_save_shedding_raw(p, o->output, &shed);
 		if (shed)
-			fprintf(stderr, "pmem-tune: %s: over %d MiB with every cell's samples; "
-				"written without them\n", o->output, POLICY_MAX_FILE_BYTES >> 20);
+			fprintf(stderr, "pmem-tune: %s: over %lld MiB with every cell's samples; "
+				"written without them\n", o->output, POLICY_MAX_POLICY_BYTES >> 20);
 		if (rc) {
 			fprintf(stderr, "pmem-tune: %s: cannot write the policy: %s\n", o->output,
 				strerror(-rc));

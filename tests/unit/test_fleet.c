@@ -7,10 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "check.h"
 #include "crossover.h"
 #include "fleet.h"
 #include "policy.h"
+#include "policy_limits.h"
 
 #define N 6
 #define FP64 "0000000000000000000000000000000000000000000000000000000000000000"
@@ -393,9 +396,9 @@ static void test_host_ids_invalid(void)
 		CHECK_MSG(!p && strstr(err, bad[i].why), "%zu: %s", i, err);
 		policy_free(p);
 	}
-	/* more ids than an array may hold */
+	/* more ids than a file may hold */
 	{
-		size_t n = 1025, len = 0, cap = n * 80 + 512;
+		size_t n = POLICY_MAX_HOST_IDS + 1, len = 0, cap = n * 80 + 512;
 		char *big = malloc(cap);
 
 		len += (size_t)snprintf(big + len, cap - len, "{\"schema\":\"pmem-policy/1\","
@@ -407,7 +410,8 @@ static void test_host_ids_invalid(void)
 			 "\"cpu\":{\"vendor\":\"v\",\"family\":1,\"model\":1,\"stepping\":1}},"
 			 "\"targets\":[]}");
 		p = policy_parse(big, strlen(big), err, sizeof(err));
-		CHECK_MSG(!p && strstr(err, "host_ids"), "%s", err);
+		CHECK_MSG(!p && strstr(err, "merged.host_ids") &&
+			  strstr(err, "more than 262144 host ids in one file"), "%s", err);
 		policy_free(p);
 		free(big);
 	}
@@ -577,6 +581,259 @@ static void test_bundle_errors(void)
 	CHECK_MSG(!b && strstr(err, "schema"), "%s", err);
 }
 
+/* A host whose op has nsizes sizes and ncurves curves: a wider entry than host()'s. */
+static struct policy *wide_host(const char *fp, size_t nsizes, size_t ncurves)
+{
+	static const char *const names[] = { "movnt", "movnt_sse2", "movnt_avx2", "movnt_avx512",
+					     "movdir64b", "clwb", "clflushopt", "clflush" };
+	struct policy *p = policy_new();
+	struct policy_target *t = policy_add_target(p, "region0");
+	uint64_t sz[64];
+	struct policy_op *op;
+
+	snprintf(p->platform.fingerprint, sizeof(p->platform.fingerprint), "%s", fp);
+	snprintf(p->generator.created, sizeof(p->generator.created), "2026-11-01T00:00:00Z");
+	snprintf(t->kind, sizeof(t->kind), "pmem");
+	for (size_t i = 0; i < nsizes; i++)
+		sz[i] = 64ull << i / 2 | (i % 2 ? 32ull << i / 2 : 0);
+	for (int o = 0; o < 2; o++) {
+		op = policy_target_add_op(t, "write", o ? "random" : "sequential", 1, sz, nsizes);
+		for (size_t c = 0; c < ncurves; c++) {
+			struct policy_curve *cv = policy_op_add_curve(op, names[c]);
+
+			for (size_t i = 0; i < nsizes; i++) {
+				double v = 1000.0 + 100.0 * (double)c + (double)i;
+
+				cv->median_mib_s[i] = v;
+				cv->ci_lo_mib_s[i] = cv->p10_mib_s[i] = v - 10;
+				cv->ci_hi_mib_s[i] = cv->p90_mib_s[i] = v + 10;
+				cv->samples[i] = 9;
+			}
+		}
+		crossover_decide(op);
+	}
+	return p;
+}
+
+static char *fp_n(char *buf, size_t len, unsigned n)
+{
+	snprintf(buf, len, "sha256:%064x", n);
+	return buf;
+}
+
+/*
+ * 250 platforms of a probe's size (about 40 KiB each) make a bundle over
+ * the 8 MiB a file could have: written and read back, every one.  And
+ * no more platforms than the file's size was made for.
+ */
+static void test_bundle_many_platforms(void)
+{
+	struct policy_bundle *b = policy_bundle_new(), *back = NULL;
+	char fp[80], err[300] = "", *s;
+
+	for (unsigned i = 0; i < 250; i++)
+		CHECK_INT(policy_bundle_add(b, wide_host(fp_n(fp, sizeof(fp), i), 24, 8)), 0);
+	s = policy_bundle_to_string(b);
+	CHECK_MSG(s && strlen(s) > (8u << 20), "%zu bytes", s ? strlen(s) : 0);
+	/* written an entry at a time, byte for byte what json-c writes of the whole tree */
+	{
+		struct json_object *root = json_object_new_object(), *arr = json_object_new_array();
+		const char *whole;
+
+		json_object_object_add(root, "schema", json_object_new_string("pmem-policy/1"));
+		for (size_t i = 0; i < b->n; i++)
+			json_object_array_add(arr, policy_to_json(b->entries[i]));
+		json_object_object_add(root, "bundle", arr);
+		whole = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+						       JSON_C_TO_STRING_SPACED |
+						       JSON_C_TO_STRING_NOSLASHESCAPE);
+		CHECK(s && whole && strlen(s) == strlen(whole) + 1 &&
+		      !strncmp(s, whole, strlen(whole)));
+		json_object_put(root);
+	}
+	back = s ? policy_bundle_parse(s, strlen(s), err, sizeof(err)) : NULL;
+	CHECK_MSG(back && back->n == 250, "%s", err);
+	CHECK_INT(policy_bundle_check(b, err, sizeof(err)), 0);
+	policy_bundle_free(back);
+	free(s);
+	policy_bundle_free(b);
+
+	b = policy_bundle_new();
+	for (unsigned i = 0; i < POLICY_MAX_BUNDLE + 1; i++)
+		policy_bundle_add(b, host(fp_n(fp, sizeof(fp), i), "2026-11-01T00:00:00Z", 1.0,
+					  2048));
+	s = policy_bundle_to_string(b);
+	back = s ? policy_bundle_parse(s, strlen(s), err, sizeof(err)) : NULL;
+	CHECK_MSG(!back && strstr(err, "bundle: 257 entries, expected 1 to 256"), "%s", err);
+	policy_bundle_free(back);
+	free(s);
+	policy_bundle_free(b);
+}
+
+/*
+ * The text of a bundle of two small entries, the second padded by an
+ * unknown key to pad bytes more, and with ids host ids listed: *len.
+ */
+static char *padded_bundle(size_t pad, size_t ids, size_t *entry_len)
+{
+	struct policy_bundle *b = policy_bundle_new();
+	struct policy *p = host(FP("1"), "2026-11-01T00:00:00Z", 1.0, 2048);
+	char *s, *e, *out, *o;
+	size_t n;
+
+	policy_bundle_add(b, host(FP("0"), "2026-11-01T00:00:00Z", 1.0, 2048));
+	if (ids) {
+		p->merged.hosts = (unsigned)ids;
+		p->merged.nhost_ids = ids;
+		p->merged.host_ids = calloc(ids, sizeof(*p->merged.host_ids));
+		for (size_t i = 0; i < ids; i++)
+			snprintf(p->merged.host_ids[i], sizeof(p->merged.host_ids[i]),
+				 "sha256:%064zx", i);
+	}
+	policy_bundle_add(b, p);
+	s = policy_bundle_to_string(b);
+	policy_bundle_free(b);
+	/* the second entry starts at the second "{" at four spaces of indent */
+	e = strstr(strstr(s, "\n    {") + 1, "\n    {") + 5;
+	n = strlen(s);
+	out = malloc(n + pad + 64);
+	o = out + (e - s) + 1;
+	memcpy(out, s, (size_t)(e - s) + 1);
+	o += sprintf(o, "\"pad\":\"");
+	memset(o, 'x', pad);
+	o += pad;
+	o += sprintf(o, "\",");
+	strcpy(o, e + 1);
+	/* the entry: from its "{" to the "}" before the bundle's "]" */
+	*entry_len = (size_t)(strrchr(out, ']') - (out + (e - s)));
+	while (out[(e - s) + *entry_len - 1] != '}')
+		(*entry_len)--;
+	free(s);
+	return out;
+}
+
+/*
+ * The bounds the file's size is made of: an entry of a bundle at its
+ * largest is read and one byte more is refused naming it; the host ids
+ * an entry lists are not part of it, and take in the file the bytes
+ * POLICY_MAX_FILE_BYTES counts them at.
+ */
+static void test_bundle_entry_bounds(void)
+{
+	struct policy_bundle *b;
+	size_t len, len2, base;
+	char err[300] = "", *s;
+
+	s = padded_bundle(0, 0, &base);
+	free(s);
+	s = padded_bundle(POLICY_MAX_ENTRY_BYTES - base, 0, &len);
+	CHECK_INT(len, POLICY_MAX_ENTRY_BYTES);
+	b = policy_bundle_parse(s, strlen(s), err, sizeof(err));
+	CHECK_MSG(b && b->n == 2, "an entry of the largest size: %s", err);
+	policy_bundle_free(b);
+	free(s);
+	s = padded_bundle(POLICY_MAX_ENTRY_BYTES - base + 1, 0, &len);
+	b = policy_bundle_parse(s, strlen(s), err, sizeof(err));
+	CHECK_MSG(!b && errno == EFBIG && strstr(err, "bundle[1]: 2097153 bytes (its host ids "
+		  "aside), more than the 2097152 bytes an entry of a bundle may have"), "%s", err);
+	policy_bundle_free(b);
+	free(s);
+
+	/* what is not JSON among the bundle's own keys is named at its byte in the file */
+	s = padded_bundle(0, 0, &len);
+	{
+		char whole[300] = "", *end = strrchr(s, '}');
+
+		strcpy(end, ", \"x\": nul}\n");
+		CHECK(policy_parse(s, strlen(s), whole, sizeof(whole)) == NULL);
+		b = policy_bundle_parse(s, strlen(s), err, sizeof(err));
+		CHECK_MSG(!b && strstr(err, "not valid JSON at byte") && !strcmp(err, whole),
+			  "%s, read whole: %s", err, whole);
+		policy_bundle_free(b);
+	}
+	free(s);
+
+	/* 30 000 ids: 2.5 MiB more of the entry's text, which its size leaves aside */
+	s = padded_bundle(0, 30000, &len);
+	CHECK(len > POLICY_MAX_ENTRY_BYTES);
+	b = policy_bundle_parse(s, strlen(s), err, sizeof(err));
+	CHECK_MSG(b && b->n == 2 && b->entries[1]->merged.nhost_ids == 30000, "%s", err);
+	policy_bundle_free(b);
+	free(s);
+	s = padded_bundle(0, 31000, &len2);
+	CHECK_INT((len2 - len) / 1000, POLICY_HOST_ID_TEXT_BYTES);
+	free(s);
+}
+
+/* Every host id a file may hold, in two entries of a bundle; one more is refused. */
+static void test_bundle_host_ids_bound(void)
+{
+	for (int extra = 0; extra < 2; extra++) {
+		size_t n[2] = { POLICY_MAX_HOST_IDS / 2, POLICY_MAX_HOST_IDS / 2 + extra };
+		size_t cap = (n[0] + n[1]) * 76 + 4096;
+		char *t = malloc(cap), *o = t, err[300] = "";
+		struct policy_bundle *b;
+
+		o += sprintf(o, "{\"schema\":\"pmem-policy/1\",\"bundle\":[");
+		for (int e = 0; e < 2; e++) {
+			o += sprintf(o, "%s{\"schema\":\"pmem-policy/1\",\"merged\":{\"hosts\":%zu,"
+				     "\"host_ids\":[", e ? "," : "", n[e]);
+			for (size_t i = 0; i < n[e]; i++)
+				o += sprintf(o, "%s\"sha256:%02x%062zx\"", i ? "," : "", e, i);
+			o += sprintf(o, "]},\"platform\":{\"fingerprint\":\"sha256:%064x\",\"cpu\":"
+				     "{\"vendor\":\"v\",\"family\":1,\"model\":1,\"stepping\":1}},"
+				     "\"targets\":[]}", e);
+		}
+		sprintf(o, "]}");
+		b = policy_bundle_parse(t, strlen(t), err, sizeof(err));
+		if (!extra)
+			CHECK_MSG(b && b->n == 2 && b->entries[1]->merged.nhost_ids == n[1], "%s",
+				  err);
+		else
+			CHECK_MSG(!b && strstr(err, "bundle[1].merged.host_ids") &&
+				  strstr(err, "more than 262144 host ids in one file"), "%s", err);
+		policy_bundle_free(b);
+		free(t);
+	}
+}
+
+/*
+ * A bundle is read an entry at a time: entries each within the memory
+ * budget load together, however far past it their trees would be all
+ * at once (1.5 MiB of "0," costs json-c about 75 MiB: four of them 300).
+ */
+static void test_bundle_budget_per_entry(void)
+{
+	size_t cap = 8u << 20, len = 0;
+	char *t = malloc(cap), err[300] = "";
+	struct policy_bundle *b;
+
+	len += (size_t)snprintf(t + len, cap - len, "{\"schema\":\"pmem-policy/1\",\"bundle\":[");
+	for (int e = 0; e < 4; e++) {
+		len += (size_t)snprintf(t + len, cap - len, "%s{\"schema\":\"pmem-policy/1\","
+					"\"junk\":[", e ? "," : "");
+		for (int a = 0; a < 768; a++) {
+			len += (size_t)snprintf(t + len, cap - len, "%s[", a ? "," : "");
+			for (int i = 0; i < 1000; i++) {
+				t[len++] = '0';
+				t[len++] = ',';
+			}
+			t[len - 1] = ']';
+		}
+		len += (size_t)snprintf(t + len, cap - len, "],\"platform\":{\"fingerprint\":"
+					"\"sha256:%064x\",\"cpu\":{\"vendor\":\"v\",\"family\":1,"
+					"\"model\":1,\"stepping\":1}},\"targets\":[]}", e);
+	}
+	snprintf(t + len, cap - len, "]}");
+	b = policy_bundle_parse(t, strlen(t), err, sizeof(err));
+	CHECK_MSG(b && b->n == 4, "%s", err);
+	policy_bundle_free(b);
+	/* read as one policy, it is one tree: refused */
+	CHECK(policy_parse(t, strlen(t), err, sizeof(err)) == NULL);
+	CHECK_MSG(strstr(err, "MiB of memory"), "%s", err);
+	free(t);
+}
+
 int main(void)
 {
 	test_merge();
@@ -589,6 +846,10 @@ int main(void)
 	test_weights_bounded();
 	test_merge_samples_cap();
 	test_merge_target_union();
+	test_bundle_many_platforms();
+	test_bundle_entry_bounds();
+	test_bundle_host_ids_bound();
+	test_bundle_budget_per_entry();
 	test_diff();
 	test_bundle_errors();
 	return check_report("test_fleet");
