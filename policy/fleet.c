@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/types.h>
 
 #include "common/read_file.h"
 #include "crossover.h"
@@ -57,81 +59,185 @@ int policy_host_id(const char *machine_id_path, const char *fingerprint, char *o
 	return 0;
 }
 
-/*
- * The hosts an entry stands for, by id: its own host_id, or a merged
- * entry's host_ids.  0 when they are not known (files from before host
- * ids): such an entry is compared by its whole text, as a repeated
- * input is.
- */
-static size_t ids_of(const struct policy *p, const char (**ids)[POLICY_HOST_ID_LEN])
-{
-	if (p->merged.hosts) {
-		*ids = p->merged.host_ids;
-		return p->merged.nhost_ids;
-	}
-	*ids = (const char (*)[POLICY_HOST_ID_LEN])p->generator.host_id;
-	return p->generator.host_id[0] ? 1 : 0;
-}
-
-/* An id both sorted lists hold, else NULL. */
-static const char *common_id(const char (*a)[POLICY_HOST_ID_LEN], size_t na,
-			     const char (*b)[POLICY_HOST_ID_LEN], size_t nb)
-{
-	size_t i = 0, j = 0;
-
-	while (i < na && j < nb) {
-		int c = strcmp(a[i], b[j]);
-
-		if (!c)
-			return a[i];
-		if (c < 0)
-			i++;
-		else
-			j++;
-	}
-	return NULL;
-}
+/* ---- who is in an entry ---- */
 
 /*
- * The same host twice among the entries of one platform: g[i] came from
- * the input named name[i].  By host id where both entries know theirs
- * (a merged entry with each of its hosts), else by the entries' text.
+ * The hosts an entry stands for: a merged entry's host_ids, a host's
+ * host_id, or, for an entry that names none (a file from before host
+ * ids, or a merged entry that merely says how many hosts it holds), one
+ * identity made of its text.  Each is one host, counted once: nothing an
+ * entry declares counts, only the ids it holds.
  */
-static int same_host(struct policy *const *g, const char *const *name, size_t n, char *err,
-		     size_t errlen)
+struct ident {
+	uint8_t d[SHA256_DIGEST_LEN];
+	uint32_t group;		/* its platform, in the bundle's order */
+	uint32_t entry;		/* whose: an index into the entries of every input */
+	bool text;		/* made of the entry's text */
+};
+
+static int hexval(char c)
 {
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = i + 1; j < n; j++) {
-			const struct policy *a = g[i], *b = g[j];
-			const char (*ia)[POLICY_HOST_ID_LEN], (*ib)[POLICY_HOST_ID_LEN];
-			size_t na = ids_of(a, &ia), nb = ids_of(b, &ib);
-			const char *same;
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
 
-			if (na && nb) {
-				same = common_id(ia, na, ib, nb);
-			} else {
-				char *x = policy_to_string(a), *y = policy_to_string(b);
+/* "sha256:<64 hex>" into d; -EINVAL for anything else. */
+static int id_parse(const char *s, uint8_t d[SHA256_DIGEST_LEN])
+{
+	if (strncmp(s, "sha256:", 7) || strlen(s) != 7 + 2 * SHA256_DIGEST_LEN)
+		return -EINVAL;
+	s += 7;
+	for (size_t i = 0; i < SHA256_DIGEST_LEN; i++) {
+		int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
 
-				if (!x || !y) {
-					free(x);
-					free(y);
-					snprintf(err, errlen, "out of memory");
-					return -ENOMEM;
-				}
-				same = strcmp(x, y) ? NULL : a->merged.hosts ? a->merged.created_first
-									  : a->generator.created;
-				free(x);
-				free(y);
-			}
-			if (same) {
-				snprintf(err, errlen, "%s: the same %s twice (%s), in %s and in %s; "
-					 "each host counts once", a->platform.fingerprint,
-					 na && nb ? "host" : a->merged.hosts ? "merged entry" : "host",
-					 same, name[i], name[j]);
-				return -EEXIST;
-			}
-		}
+		if (hi < 0 || lo < 0)
+			return -EINVAL;
+		d[i] = (uint8_t)(hi << 4 | lo);
+	}
 	return 0;
+}
+
+static void id_format(const uint8_t d[SHA256_DIGEST_LEN], char out[POLICY_HOST_ID_LEN])
+{
+	static const char hex[] = "0123456789abcdef";
+
+	memcpy(out, "sha256:", 7);
+	for (size_t i = 0; i < SHA256_DIGEST_LEN; i++) {
+		out[7 + 2 * i] = hex[d[i] >> 4];
+		out[8 + 2 * i] = hex[d[i] & 15];
+	}
+	out[7 + 2 * SHA256_DIGEST_LEN] = '\0';
+}
+
+static bool has_raw(const struct policy *p)
+{
+	for (size_t t = 0; t < p->ntargets; t++)
+		for (size_t o = 0; o < p->targets[t].nops; o++)
+			if (policy_op_has_raw(&p->targets[t].ops[o]))
+				return true;
+	return false;
+}
+
+/*
+ * The identity of an entry that names no host: the sha256 of its text
+ * as written, its samples aside (--merge drops them, so that a fleet of
+ * --keep-samples probes fits in memory), salted apart from host ids.
+ */
+static int text_id(const struct policy *p, uint8_t d[SHA256_DIGEST_LEN])
+{
+	static const char salt[] = "pmem-tune entry text\n";
+	struct policy *copy = NULL;
+	struct sha256_ctx ctx;
+	char *s;
+
+	if (has_raw(p)) {
+		copy = policy_dup(p);
+		if (!copy)
+			return -ENOMEM;
+		policy_drop_raw(copy);
+		p = copy;
+	}
+	s = policy_to_string(p);
+	policy_free(copy);
+	if (!s)
+		return -ENOMEM;
+	sha256_init(&ctx);
+	sha256_update(&ctx, salt, sizeof(salt) - 1);
+	sha256_update(&ctx, s, strlen(s));
+	sha256_final(&ctx, d);
+	free(s);
+	return 0;
+}
+
+/* How many identities p holds (policy_merge_named() reads them). */
+static size_t nidents(const struct policy *p)
+{
+	if (p->merged.hosts && p->merged.nhost_ids)
+		return p->merged.nhost_ids;
+	return 1;
+}
+
+/* p's identities into out[0..nidents(p)). */
+static int idents_of(const struct policy *p, struct ident *out, uint32_t group, uint32_t entry)
+{
+	const char *one = !p->merged.hosts && p->generator.host_id[0] ? p->generator.host_id
+								       : NULL;
+	size_t n = nidents(p);
+	int rc;
+
+	for (size_t i = 0; i < n; i++) {
+		out[i].group = group;
+		out[i].entry = entry;
+		out[i].text = false;
+	}
+	if (p->merged.hosts && p->merged.nhost_ids) {
+		for (size_t i = 0; i < n; i++)
+			if (id_parse(p->merged.host_ids[i], out[i].d))
+				return -EINVAL;
+		return 0;
+	}
+	if (one)
+		return id_parse(one, out[0].d);
+	out[0].text = true;
+	rc = text_id(p, out[0].d);
+	return rc;
+}
+
+/*
+ * A set of identities by (platform, digest): open addressing over
+ * indices into the caller's array, with a per-process random seed, so
+ * that ids chosen to collide cannot make it quadratic.
+ */
+struct idset {
+	uint32_t *slot;		/* 1 + index, 0 empty */
+	size_t mask;
+	uint64_t seed;
+};
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static int idset_init(struct idset *s, size_t n)
+{
+	size_t cap = 16;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	s->slot = calloc(cap, sizeof(*s->slot));
+	s->mask = cap - 1;
+	if (getrandom(&s->seed, sizeof(s->seed), GRND_NONBLOCK) != sizeof(s->seed))
+		s->seed = (uint64_t)(uintptr_t)s ^ 0x9e3779b97f4a7c15ULL;
+	return s->slot ? 0 : -ENOMEM;
+}
+
+/*
+ * Add v[i] (the set holds at most the n it was made for); the index of
+ * an identity already there, or -1.
+ */
+static ssize_t idset_add(struct idset *s, const struct ident *v, size_t i)
+{
+	uint64_t a, b;
+	size_t h;
+
+	memcpy(&a, v[i].d, 8);
+	memcpy(&b, v[i].d + 8, 8);
+	h = (size_t)(mix64(a ^ s->seed) ^ mix64(b + v[i].group + (s->seed >> 7)));
+	for (;; h++) {
+		uint32_t k = s->slot[h & s->mask];
+
+		if (!k) {
+			s->slot[h & s->mask] = (uint32_t)i + 1;
+			return -1;
+		}
+		if (v[k - 1].group == v[i].group && !memcmp(v[k - 1].d, v[i].d, sizeof(v[i].d)))
+			return k - 1;
+	}
 }
 
 /* ---- merge ---- */
@@ -155,39 +261,80 @@ static int cmp_weighted(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static void swap_weighted(struct weighted *a, struct weighted *b)
+{
+	struct weighted t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/*
+ * The smallest value of x[0..n) whose values up to it weigh at least
+ * want (1 <= want <= the weight of all).  Reorders x.  A selection, not
+ * a sort: linear on average, so that a cell of many hosts costs what
+ * its hosts do; an order that defeats the pivots is sorted after all.
+ */
+static double weighted_rank(struct weighted *x, size_t n, uint64_t want)
+{
+	for (unsigned round = 0; n > 1; round++) {
+		double a = x[0].v, b = x[n / 2].v, c = x[n - 1].v, pivot;
+		uint64_t wlt = 0, weq = 0;
+		size_t lt = 0, i = 0, gt = n;
+
+		if (round == 64) {
+			qsort(x, n, sizeof(*x), cmp_weighted);
+			for (i = 0; i + 1 < n && x[i].w < want; i++)
+				want -= x[i].w;
+			return x[i].v;
+		}
+		pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+		/* [0, lt) below the pivot, [lt, gt) at it, [gt, n) above */
+		while (i < gt) {
+			if (x[i].v < pivot) {
+				wlt += x[i].w;
+				swap_weighted(&x[i++], &x[lt++]);
+			} else if (x[i].v > pivot) {
+				swap_weighted(&x[i], &x[--gt]);
+			} else {
+				weq += x[i++].w;
+			}
+		}
+		if (want <= wlt) {
+			n = lt;
+		} else if (want <= wlt + weq) {
+			return pivot;
+		} else {
+			want -= wlt + weq;
+			x += gt;
+			n -= gt;
+		}
+	}
+	return x[0].v;
+}
+
 /*
  * Median of v[0..n) where v[i] stands for w[i] hosts (a merged entry
  * for all of its hosts, not as one): the middle of the hosts, the mean
  * of the two middle ones when their count is even.  Unmeasured (NAN)
- * values are left out; NAN when none is left.
+ * values are left out; NAN when none is left.  x: room for n.
  */
-static double host_median(const double *v, const unsigned *w, size_t n)
+static double host_median(const double *v, const unsigned *w, size_t n, struct weighted *x)
 {
-	struct weighted *x = malloc((n ? n : 1) * sizeof(*x));
-	uint64_t total = 0, cum = 0;
-	double lo = NAN, hi = NAN;
+	uint64_t total = 0;
+	double lo;
 	size_t k = 0;
 
-	if (!x)
-		return NAN;
 	for (size_t i = 0; i < n; i++)
 		if (!isnan(v[i]) && w[i]) {
 			x[k].v = v[i];
 			x[k++].w = w[i];
 			total += w[i];
 		}
-	qsort(x, k, sizeof(*x), cmp_weighted);
-	for (size_t i = 0; i < k; i++) {
-		cum += x[i].w;
-		if (isnan(lo) && 2 * cum >= total)
-			lo = x[i].v;
-		if (2 * cum > total) {
-			hi = x[i].v;
-			break;
-		}
-	}
-	free(x);
-	return k ? (lo + hi) / 2 : NAN;
+	if (!k)
+		return NAN;
+	lo = weighted_rank(x, k, (total + 1) / 2);
+	return (lo + weighted_rank(x, k, total / 2 + 1)) / 2;
 }
 
 /*
@@ -200,14 +347,18 @@ static double host_median(const double *v, const unsigned *w, size_t n)
  * host), a suspect cell adds nothing to the median, and an island is
  * confirmed merged where the hosts that measured it, by weight, mostly
  * confirmed it; a cell is fresh where every host's was.
+ * Linear in the hosts: each host's curve is looked up once per merged
+ * curve, its sizes walked once per merged curve beside the merged ones.
  */
 static int merge_op(struct policy_op *dst, struct policy_op *const *src, const unsigned *hosts,
 		    size_t nsrc)
 {
 	struct policy_target tmp = { 0 };
 	uint64_t *sizes = NULL;
-	size_t nsizes = 0, cap = 0;
+	size_t nsizes = 0, cap = 0, *at = NULL;
 	double *med = NULL, *p10 = NULL, *p90 = NULL, *lo = NULL, *hi = NULL;
+	const struct policy_curve **cur = NULL;
+	struct weighted *scratch = NULL;
 	unsigned *wk = NULL;
 	struct policy_op *m;
 	int rc = -ENOMEM;
@@ -217,7 +368,10 @@ static int merge_op(struct policy_op *dst, struct policy_op *const *src, const u
 	sizes = malloc((cap ? cap : 1) * sizeof(*sizes));
 	med = malloc((nsrc ? nsrc : 1) * sizeof(double) * 5);
 	wk = malloc((nsrc ? nsrc : 1) * sizeof(*wk));
-	if (!sizes || !med || !wk)
+	at = malloc((nsrc ? nsrc : 1) * sizeof(*at));
+	cur = malloc((nsrc ? nsrc : 1) * sizeof(*cur));
+	scratch = malloc((nsrc ? nsrc : 1) * sizeof(*scratch));
+	if (!sizes || !med || !wk || !at || !cur || !scratch)
 		goto out;
 	p10 = med + nsrc;
 	p90 = p10 + nsrc;
@@ -255,6 +409,10 @@ static int merge_op(struct policy_op *dst, struct policy_op *const *src, const u
 	for (size_t c = 0; c < m->ncurves; c++) {
 		struct policy_curve *mc = &m->curves[c];
 
+		for (size_t s = 0; s < nsrc; s++) {
+			cur[s] = policy_op_find_curve(src[s], mc->strategy);
+			at[s] = 0;
+		}
 		for (size_t i = 0; i < nsizes; i++) {
 			double mn = INFINITY, mx = -INFINITY;
 			uint64_t samples = 0, w_all = 0, w_confirmed = 0;
@@ -262,14 +420,21 @@ static int merge_op(struct policy_op *dst, struct policy_op *const *src, const u
 			size_t k = 0;
 
 			for (size_t s = 0; s < nsrc; s++) {
-				const struct policy_curve *sc =
-					policy_op_find_curve(src[s], mc->strategy);
-				int idx = sc ? policy_op_size_index(src[s], sizes[i]) : -1;
-				uint8_t f = idx >= 0 && sc->cell_flags ? sc->cell_flags[idx] : 0;
+				const struct policy_curve *sc = cur[s];
+				const struct policy_op *so = src[s];
+				size_t idx;
+				uint8_t f;
 
-				if (idx >= 0)
-					flags |= f & POLICY_CELL_UNMEASURABLE;
-				if (idx < 0 || !sc->samples[idx] || isnan(sc->median_mib_s[idx]) ||
+				/* both grids ascend: this host's cursor only moves forward */
+				while (at[s] < so->nsizes && so->sizes_bytes[at[s]] < sizes[i])
+					at[s]++;
+				if (!sc || at[s] == so->nsizes ||
+				    so->sizes_bytes[at[s]] != sizes[i])
+					continue;
+				idx = at[s];
+				f = sc->cell_flags ? sc->cell_flags[idx] : 0;
+				flags |= f & POLICY_CELL_UNMEASURABLE;
+				if (!sc->samples[idx] || isnan(sc->median_mib_s[idx]) ||
 				    (f & POLICY_CELL_SUSPECT))
 					continue;
 				if (!(f & POLICY_CELL_REMEASURED))
@@ -294,12 +459,14 @@ static int merge_op(struct policy_op *dst, struct policy_op *const *src, const u
 				mc->hosts_min_mib_s[i] = mc->hosts_max_mib_s[i] = NAN;
 				continue;
 			}
-			mc->median_mib_s[i] = host_median(med, wk, k);
-			mc->p10_mib_s[i] = host_median(p10, wk, k);
-			mc->p90_mib_s[i] = host_median(p90, wk, k);
+			mc->median_mib_s[i] = host_median(med, wk, k, scratch);
+			mc->p10_mib_s[i] = host_median(p10, wk, k, scratch);
+			mc->p90_mib_s[i] = host_median(p90, wk, k, scratch);
 			/* the typical host's interval, widened to hold the median */
-			mc->ci_lo_mib_s[i] = fmin(host_median(lo, wk, k), mc->median_mib_s[i]);
-			mc->ci_hi_mib_s[i] = fmax(host_median(hi, wk, k), mc->median_mib_s[i]);
+			mc->ci_lo_mib_s[i] = fmin(host_median(lo, wk, k, scratch),
+						  mc->median_mib_s[i]);
+			mc->ci_hi_mib_s[i] = fmax(host_median(hi, wk, k, scratch),
+						  mc->median_mib_s[i]);
 			/* what a file may hold: merging must not make an unreadable one */
 			mc->samples[i] = samples > POLICY_MAX_SAMPLES ? POLICY_MAX_SAMPLES
 								      : (unsigned)samples;
@@ -309,7 +476,7 @@ static int merge_op(struct policy_op *dst, struct policy_op *const *src, const u
 	}
 	for (size_t s = 0; s < nsrc; s++)
 		med[s] = src[s]->ceiling_mib_s;
-	m->ceiling_mib_s = host_median(med, hosts, nsrc);
+	m->ceiling_mib_s = host_median(med, hosts, nsrc, scratch);
 	rc = crossover_decide(m);
 	if (rc)
 		goto out;
@@ -323,6 +490,9 @@ out:
 	free(sizes);
 	free(med);
 	free(wk);
+	free(at);
+	free(cur);
+	free(scratch);
 	return rc;
 }
 
@@ -333,7 +503,6 @@ static const char *created_of(const struct policy *p, bool last)
 	return p->generator.created;
 }
 
-/* Aggregate entries of one fingerprint into a copy of the newest. */
 /*
  * Targets the newest entry lacks but other hosts probed (a dram target
  * beside a file one, say) are kept too: each is copied from the newest
@@ -370,68 +539,47 @@ static int add_missing_targets(struct policy *out, struct policy *const *g, size
 	return 0;
 }
 
-static int cmp_host_id(const void *a, const void *b)
+/* out's host ids: ids[0..n), sorted. */
+static int set_host_ids(struct policy *out, const struct ident *const *ids, size_t n)
 {
-	return strcmp(a, b);
-}
-
-/*
- * The merged entry's host ids: those of every entry, sorted (same_host()
- * made sure none is there twice).  None when an entry does not know its
- * hosts or there are more than a file may list.
- */
-static int merge_host_ids(struct policy *out, struct policy *const *g, size_t n)
-{
-	const char (*ids)[POLICY_HOST_ID_LEN];
-	size_t total = 0, k = 0;
-
 	free(out->merged.host_ids);
-	out->merged.host_ids = NULL;
 	out->merged.nhost_ids = 0;
-	for (size_t i = 0; i < n; i++) {
-		size_t m = ids_of(g[i], &ids);
-
-		if (!m)
-			return 0;
-		total += m;
-	}
-	if (total > POLICY_MAX_HOST_IDS || total != out->merged.hosts)
-		return 0;
-	out->merged.host_ids = calloc(total, sizeof(*out->merged.host_ids));
+	out->merged.host_ids = calloc(n ? n : 1, sizeof(*out->merged.host_ids));
 	if (!out->merged.host_ids)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		size_t m = ids_of(g[i], &ids);
-
-		memcpy(out->merged.host_ids[k], ids, m * sizeof(*ids));
-		k += m;
-	}
-	qsort(out->merged.host_ids, total, sizeof(*out->merged.host_ids), cmp_host_id);
-	out->merged.nhost_ids = total;
+	for (size_t i = 0; i < n; i++)
+		id_format(ids[i]->d, out->merged.host_ids[i]);
+	out->merged.nhost_ids = n;
+	out->merged.hosts = (unsigned)n;
 	return 0;
 }
 
-static struct policy *merge_group(struct policy *const *g, size_t n,
+/*
+ * Aggregate the entries g[0..n) of one fingerprint, which hold hosts[i]
+ * hosts each, into a copy of the newest; its hosts are ids[0..nids).
+ */
+static struct policy *merge_group(struct policy *const *g, const unsigned *hosts, size_t n,
+				  const struct ident *const *ids, size_t nids,
 				  const struct export_weights *w)
 {
 	size_t newest = 0;
 	struct policy *out;
 	struct policy_op **ops;
-	unsigned *hosts, *opw;
+	struct weighted *scratch;
+	unsigned *opw, *ceilw;
+	double *ceil;
 
 	for (size_t i = 1; i < n; i++)
 		if (strcmp(created_of(g[i], true), created_of(g[newest], true)) > 0)
 			newest = i;
 	out = policy_dup(g[newest]);
 	ops = calloc(n, sizeof(*ops));
-	hosts = calloc(n, sizeof(*hosts));
 	opw = calloc(n, sizeof(*opw));
-	if (!out || !ops || !hosts || !opw)
+	ceil = calloc(n, sizeof(*ceil));
+	ceilw = calloc(n, sizeof(*ceilw));
+	scratch = calloc(n, sizeof(*scratch));
+	if (!out || !ops || !opw || !ceil || !ceilw || !scratch)
 		goto fail;
-	/* a merged entry counts for every host in it: merging it again must not skew */
-	for (size_t i = 0; i < n; i++)
-		hosts[i] = g[i]->merged.hosts ? g[i]->merged.hosts : 1;
-	out->merged.hosts = 0;
 	/* an aggregate is no one host */
 	out->generator.host_id[0] = '\0';
 	snprintf(out->merged.created_first, sizeof(out->merged.created_first), "%s",
@@ -439,10 +587,6 @@ static struct policy *merge_group(struct policy *const *g, size_t n,
 	snprintf(out->merged.created_last, sizeof(out->merged.created_last), "%s",
 		 created_of(g[0], true));
 	for (size_t i = 0; i < n; i++) {
-		out->merged.hosts += g[i]->merged.hosts ? g[i]->merged.hosts : 1;
-		/* as with samples: never more than a file may hold */
-		if (out->merged.hosts > POLICY_MAX_HOSTS)
-			out->merged.hosts = POLICY_MAX_HOSTS;
 		if (strcmp(created_of(g[i], false), out->merged.created_first) < 0)
 			snprintf(out->merged.created_first, sizeof(out->merged.created_first),
 				 "%s", created_of(g[i], false));
@@ -450,7 +594,7 @@ static struct policy *merge_group(struct policy *const *g, size_t n,
 			snprintf(out->merged.created_last, sizeof(out->merged.created_last), "%s",
 				 created_of(g[i], true));
 	}
-	if (add_missing_targets(out, g, n) || merge_host_ids(out, g, n))
+	if (add_missing_targets(out, g, n) || set_host_ids(out, ids, nids))
 		goto fail;
 	/* every kernel and microcode the hosts ran: one platform all the same */
 	if (policy_env_merge(out, g, n))
@@ -458,8 +602,6 @@ static struct policy *merge_group(struct policy *const *g, size_t n,
 	/* every target and op of the entry; each from every host that has it */
 	for (size_t t = 0; t < out->ntargets; t++) {
 		struct policy_target *ot = &out->targets[t];
-		double ceil[n];
-		unsigned ceilw[n];
 		size_t nceil = 0;
 
 		for (size_t o = 0; o < ot->nops; o++) {
@@ -487,18 +629,22 @@ static struct policy *merge_group(struct policy *const *g, size_t n,
 				ceil[nceil++] = it->ceiling_mib_s;
 			}
 		}
-		ot->ceiling_mib_s = host_median(ceil, ceilw, nceil);
+		ot->ceiling_mib_s = host_median(ceil, ceilw, nceil, scratch);
 	}
 	if (export_compute(out, w))
 		goto fail;
 	free(ops);
-	free(hosts);
 	free(opw);
+	free(ceil);
+	free(ceilw);
+	free(scratch);
 	return out;
 fail:
 	free(ops);
-	free(hosts);
 	free(opw);
+	free(ceil);
+	free(ceilw);
+	free(scratch);
 	policy_free(out);
 	return NULL;
 }
@@ -509,31 +655,75 @@ int policy_merge(struct policy_bundle *const *in, size_t nin, const struct expor
 	return policy_merge_named(in, NULL, nin, w, outp, err, errlen);
 }
 
+static int cmp_ident(const void *a, const void *b)
+{
+	return memcmp((*(const struct ident *const *)a)->d, (*(const struct ident *const *)b)->d,
+		      SHA256_DIGEST_LEN);
+}
+
+/* The one line for the same host in entries a and b (named na, nb), by identity x. */
+static void say_twice(const struct policy *a, const struct policy *b, const struct ident *x,
+		      const struct ident *y, const char *na, const char *nb, char *err,
+		      size_t errlen)
+{
+	char id[POLICY_HOST_ID_LEN];
+
+	if (x->text && y->text) {
+		/* two entries that name no host and are the same text */
+		snprintf(err, errlen, "%s: the same %s twice (created %s), in %s and in %s; each "
+			 "host counts once", a->platform.fingerprint,
+			 a->merged.hosts ? "merged entry" : "host", created_of(a, false), na, nb);
+		return;
+	}
+	id_format(x->d, id);
+	snprintf(err, errlen, "%s: the same host twice (%s), in %s and in %s; each host counts "
+		 "once", b->platform.fingerprint, id, na, nb);
+}
+
+/*
+ * Linear in the hosts: entries are grouped by fingerprint and hosts
+ * told apart through hash sets, never compared pairwise; only the sort
+ * of each merged entry's host ids (its output is sorted) is more.
+ */
 int policy_merge_named(struct policy_bundle *const *in, const char *const *names, size_t nin,
 		       const struct export_weights *w, struct policy_bundle **outp, char *err,
 		       size_t errlen)
 {
 	struct policy_bundle *out = policy_bundle_new();
-	struct policy **group = NULL;
-	size_t total = 0;
-	bool *taken = NULL;
-	struct policy **all = NULL;
-	const char **from = NULL, **gfrom = NULL;
+	struct policy **all = NULL, **g = NULL;
+	const char **from = NULL;
 	char (*label)[32] = NULL;
+	uint32_t *gid = NULL;
+	size_t *first = NULL, *idoff = NULL, *gstart = NULL, *gfill = NULL, *order = NULL;
+	struct ident *ids = NULL;
+	const struct ident **gids = NULL;
+	unsigned *hosts = NULL, *gh = NULL;
+	struct idset fps = { 0 }, seen = { 0 };
+	size_t total = 0, ngroups = 0, nids = 0, listed = 0;
 	int rc = -ENOMEM;
 
 	for (size_t i = 0; i < nin; i++)
 		total += in[i]->n;
-	all = calloc(total ? total : 1, sizeof(*all));
-	group = calloc(total ? total : 1, sizeof(*group));
-	taken = calloc(total ? total : 1, sizeof(*taken));
-	from = calloc(total ? total : 1, sizeof(*from));
-	gfrom = calloc(total ? total : 1, sizeof(*gfrom));
-	label = calloc(nin ? nin : 1, sizeof(*label));
-	if (!out || !all || !group || !taken || !from || !gfrom || !label) {
-		snprintf(err, errlen, "out of memory");
+	if (total > UINT32_MAX - 1) {
+		snprintf(err, errlen, "%zu entries: too many to merge", total);
+		rc = -E2BIG;
 		goto fail;
 	}
+	all = calloc(total + 1, sizeof(*all));
+	g = calloc(total + 1, sizeof(*g));
+	from = calloc(total + 1, sizeof(*from));
+	label = calloc(nin + 1, sizeof(*label));
+	gid = calloc(total + 1, sizeof(*gid));
+	first = calloc(total + 1, sizeof(*first));
+	idoff = calloc(total + 1, sizeof(*idoff));
+	gstart = calloc(total + 2, sizeof(*gstart));
+	gfill = calloc(total + 1, sizeof(*gfill));
+	order = calloc(total + 1, sizeof(*order));
+	hosts = calloc(total + 1, sizeof(*hosts));
+	gh = calloc(total + 1, sizeof(*gh));
+	if (!out || !all || !g || !from || !label || !gid || !first || !idoff || !gstart ||
+	    !gfill || !order || !hosts || !gh || idset_init(&fps, total))
+		goto oom;
 	total = 0;
 	for (size_t i = 0; i < nin; i++) {
 		snprintf(label[i], sizeof(label[i]), "input %zu", i + 1);
@@ -542,53 +732,142 @@ int policy_merge_named(struct policy_bundle *const *in, const char *const *names
 			all[total++] = in[i]->entries[e];
 		}
 	}
-	/* first appearance decides the order of the bundle's entries */
-	for (size_t i = 0; i < total; i++) {
-		struct policy *m;
-		size_t n = 0;
+	/*
+	 * Platforms in order of first appearance; first[] holds each one's
+	 * first entry.  The set's identities are the fingerprints' hashes.
+	 */
+	ids = calloc(total + 1, sizeof(*ids));
+	if (!ids)
+		goto oom;
+	for (size_t k = 0; k < total; k++) {
+		const char *fp = all[k]->platform.fingerprint;
+		ssize_t there;
 
-		if (taken[i])
-			continue;
-		for (size_t j = i; j < total; j++)
-			if (!taken[j] && !strcmp(all[j]->platform.fingerprint,
-						 all[i]->platform.fingerprint)) {
-				gfrom[n] = from[j];
-				group[n++] = all[j];
-				taken[j] = true;
-			}
-		rc = same_host(group, gfrom, n, err, errlen);
-		if (rc)
+		sha256(fp, strlen(fp), ids[k].d);
+		there = idset_add(&fps, ids, k);
+		if (there < 0)
+			first[ngroups++] = k;
+		gid[k] = there < 0 ? (uint32_t)(ngroups - 1) : gid[there];
+		/* a platform of ids beyond what a file may hold is refused before they are read */
+		idoff[k] = nids;
+		nids += nidents(all[k]);
+		if (nids > POLICY_MAX_HOST_IDS + total) {
+			snprintf(err, errlen, "%s: more than %d hosts: more than a fleet file may "
+				 "hold", from[k], POLICY_MAX_HOST_IDS);
+			rc = -E2BIG;
 			goto fail;
-		m = n == 1 ? policy_dup(group[0]) : merge_group(group, n, w);
+		}
+	}
+	free(ids);
+	ids = calloc(nids + 1, sizeof(*ids));
+	if (!ids || idset_init(&seen, nids))
+		goto oom;
+	/* every host once per platform: one pass over the hosts, in input order */
+	for (size_t k = 0; k < total; k++) {
+		size_t n = nidents(all[k]);
+
+		rc = idents_of(all[k], ids + idoff[k], gid[k], (uint32_t)k);
+		if (rc) {
+			snprintf(err, errlen, "%s: %s: %s", from[k], all[k]->platform.fingerprint,
+				 rc == -ENOMEM ? "out of memory"
+					       : "a host id that is not sha256:<hex>");
+			goto fail;
+		}
+		hosts[k] = (unsigned)n;
+		for (size_t i = idoff[k]; i < idoff[k] + n; i++) {
+			ssize_t there = idset_add(&seen, ids, i);
+
+			if (there >= 0) {
+				say_twice(all[ids[there].entry], all[k], &ids[there], &ids[i],
+					  from[ids[there].entry], from[k], err, errlen);
+				rc = -EEXIST;
+				goto fail;
+			}
+		}
+	}
+	/* each platform's entries together, in input order (a counting sort) */
+	for (size_t k = 0; k < total; k++)
+		gstart[gid[k] + 1]++;
+	for (size_t gi = 0; gi < ngroups; gi++)
+		gstart[gi + 1] += gstart[gi];
+	for (size_t k = 0; k < total; k++)
+		order[gstart[gid[k]] + gfill[gid[k]]++] = k;
+	gids = calloc(nids + 1, sizeof(*gids));
+	if (!gids)
+		goto oom;
+	for (size_t gi = 0; gi < ngroups; gi++) {
+		size_t n = gstart[gi + 1] - gstart[gi], m = 0;
+		struct policy *e;
+
+		for (size_t j = 0; j < n; j++) {
+			size_t k = order[gstart[gi] + j];
+
+			g[j] = all[k];
+			gh[j] = hosts[k];
+			for (size_t i = idoff[k]; i < idoff[k] + nidents(all[k]); i++)
+				gids[m++] = &ids[i];
+		}
+		qsort(gids, m, sizeof(*gids), cmp_ident);
+		if (n > 1) {
+			e = merge_group(g, gh, n, gids, m, w);
+		} else {
+			e = policy_dup(g[0]);
+			/* a merged entry that lists no host is one host, by its text */
+			if (e && e->merged.hosts && !e->merged.nhost_ids &&
+			    set_host_ids(e, gids, m)) {
+				policy_free(e);
+				e = NULL;
+			}
+		}
 		/*
 		 * A fleet file carries summaries: one host's raw samples would
 		 * outweigh them and, under merged medians, contradict them.
 		 */
-		if (m)
-			policy_drop_raw(m);
-		if (!m) {
+		if (!e) {
 			snprintf(err, errlen, "cannot merge the entries of %s",
-				 all[i]->platform.fingerprint);
+				 all[first[gi]]->platform.fingerprint);
 			rc = -EINVAL;
 			goto fail;
 		}
-		rc = policy_bundle_add(out, m);
+		policy_drop_raw(e);
+		listed += e->merged.nhost_ids;
+		rc = policy_bundle_add(out, e);
 		if (rc) {
-			policy_free(m);
-			snprintf(err, errlen, "out of memory");
-			goto fail;
+			policy_free(e);
+			goto oom;
 		}
+	}
+	if (listed > POLICY_MAX_HOST_IDS) {
+		snprintf(err, errlen, "%zu hosts, more than the %d a fleet file may list",
+			 listed, POLICY_MAX_HOST_IDS);
+		rc = -E2BIG;
+		goto fail;
 	}
 	rc = 0;
 	*outp = out;
 	out = NULL;
+	goto done;
+oom:
+	snprintf(err, errlen, "out of memory");
+	rc = -ENOMEM;
 fail:
+done:
 	free(all);
-	free(group);
-	free(taken);
+	free(g);
 	free(from);
-	free(gfrom);
 	free(label);
+	free(gid);
+	free(first);
+	free(idoff);
+	free(gstart);
+	free(gfill);
+	free(order);
+	free(hosts);
+	free(gh);
+	free(ids);
+	free(gids);
+	free(fps.slot);
+	free(seen.slot);
 	policy_bundle_free(out);
 	return rc;
 }

@@ -11,23 +11,25 @@
 /*
  * Merge the entries of every input into one bundle.  Entries with one
  * fingerprint are aggregated robustly: for each target any of them
- * probed and each op of it, the union of sizes and strategies, each cell the median
- * over the hosts that measured it, the hosts' min and max kept beside;
- * decisions and exports are then recomputed.  A merged entry weighs as
- * many hosts as it holds; one host twice (one host_id in two entries,
- * merged ones by their host_ids, or the same entry text) is refused
- * (-EEXIST).  Other fingerprints become
- * separate entries, in order of first appearance.  Inputs are not
- * changed; *out is the caller's.
+ * probed and each op of it, the union of sizes and strategies, each cell
+ * the median over the hosts that measured it, the hosts' min and max
+ * kept beside; decisions and exports are then recomputed.  Other
+ * fingerprints become separate entries, in order of first appearance.
+ *
+ * Hosts are counted, not claims: an entry stands for the hosts whose ids
+ * it holds (a merged entry's host_ids, a probe's host_id) and weighs as
+ * many; one that names none (a file from before host ids, or a merged
+ * entry that only says how many hosts it holds) is one host, known by
+ * the sha256 of its text, its samples aside.  A merged entry lists every
+ * id it holds, sorted, so that a host is known however deep in a bundle
+ * it is; one host twice is refused (-EEXIST), so is an output of more
+ * than POLICY_MAX_HOST_IDS ids (-E2BIG).  Linear in the hosts: no two
+ * entries are compared, hosts are told apart by hash.
+ * Inputs are not changed; *out is the caller's.
  */
 int policy_merge(struct policy_bundle *const *in, size_t nin, const struct export_weights *w,
 		 struct policy_bundle **out, char *err, size_t errlen);
-/*
- * The same, naming in[i] names[i] in the error (policy_merge: "input
- * i+1").  A merged entry keeps the sorted host_id of each of its hosts
- * when every entry merged knows them, so that one host is refused
- * again however deep in a bundle it is.
- */
+/* The same, naming in[i] names[i] in the error (policy_merge: "input i+1"). */
 int policy_merge_named(struct policy_bundle *const *in, const char *const *names, size_t nin,
 		       const struct export_weights *w, struct policy_bundle **out, char *err,
 		       size_t errlen);

@@ -294,9 +294,9 @@ struct policy_merged {
 	char created_first[32];
 	char created_last[32];
 	/*
-	 * The generator.host_id of each host in it, sorted, one per host;
-	 * 0 when not known (an input from before host ids, or more hosts
-	 * than POLICY_MAX_HOST_IDS): --merge then falls back to the text.
+	 * One id per host in it, sorted: its generator.host_id, or for an
+	 * input without one the sha256 of that input's text; 0 in an entry
+	 * merged before host ids, which --merge counts as one host.
 	 */
 	size_t nhost_ids;
 	char (*host_ids)[POLICY_HOST_ID_LEN];

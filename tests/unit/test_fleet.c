@@ -352,13 +352,26 @@ static void test_merge_host_ids(void)
 	CHECK(abc && abc->entries[0]->merged.hosts == 3 && abc->entries[0]->merged.nhost_ids == 3);
 	policy_bundle_free(abc);
 
-	/* an entry merged before host ids: no ids, so the text decides, as before */
+	/*
+	 * An entry merged before host ids: no ids, so it is one host, known by
+	 * its text (what it says it holds counts for nothing), and the result
+	 * lists that identity beside host 3's.
+	 */
 	free(ab->entries[0]->merged.host_ids);
 	ab->entries[0]->merged.host_ids = NULL;
 	ab->entries[0]->merged.nhost_ids = 0;
 	x[1] = in[0];
 	abc = merge_back(x, name, 2, 0, err, sizeof(err));
-	CHECK(abc && abc->entries[0]->merged.hosts == 3 && !abc->entries[0]->merged.nhost_ids);
+	CHECK(abc && abc->entries[0]->merged.hosts == 2 && abc->entries[0]->merged.nhost_ids == 2);
+	/* and the result again with that old entry: the same host twice, by its text's id */
+	if (abc) {
+		struct policy_bundle *y[2] = { abc, ab };
+
+		CHECK(merge_back(y, (const char *[]){ "abc.json", "old.json" }, 2, -EEXIST, err,
+				 sizeof(err)) == NULL);
+		CHECK_MSG(strstr(err, "the same host twice (sha256:") &&
+			  strstr(err, "in abc.json and in old.json"), "%s", err);
+	}
 	policy_bundle_free(abc);
 	x[1] = ab;
 	CHECK(merge_back(x, name, 2, -EEXIST, err, sizeof(err)) == NULL);
@@ -446,7 +459,10 @@ static void test_host_id(void)
 	unlink(path);
 }
 
-/* Sample and host counts add up in a merge, but never past what a file may hold. */
+/*
+ * Sample counts add up in a merge, but never past what a file may hold;
+ * what merged entries say they hold counts for nothing without ids.
+ */
 static void test_merge_samples_cap(void)
 {
 	struct policy_bundle *in[2], *out = NULL, *back;
@@ -463,6 +479,7 @@ static void test_merge_samples_cap(void)
 		in[i] = one(p);
 	}
 	CHECK_INT(policy_merge(in, 2, NULL, &out, err, sizeof(err)), 0);
+	CHECK(out && out->entries[0]->merged.hosts == 2 && out->entries[0]->merged.nhost_ids == 2);
 	s = out ? policy_bundle_to_string(out) : NULL;
 	back = s ? policy_bundle_parse(s, strlen(s), err, sizeof(err)) : NULL;
 	CHECK_MSG(back != NULL, "a merged bundle does not load back: %s", err);
@@ -579,6 +596,173 @@ static void test_bundle_errors(void)
 		b = policy_bundle_parse(v2, strlen(v2), err, sizeof(err));
 	}
 	CHECK_MSG(!b && strstr(err, "schema"), "%s", err);
+}
+
+/*
+ * A merged entry counts the hosts whose ids it holds, nothing it says:
+ * three hosts and an entry that claims ten million hosts of its own
+ * (cached+flush ten times faster), without one id, are four hosts, and
+ * the claim moves no median past the honest hosts'.
+ */
+static void test_merge_claims(void)
+{
+	struct policy_bundle *in[4], *out = NULL, *honest = NULL, *alone = NULL;
+	const struct policy_curve *c;
+	struct policy *fake;
+	char err[300] = "";
+
+	in[0] = one(host(FP("a"), "2026-11-01T00:00:00Z", 1.0, 2048));
+	in[1] = one(host(FP("a"), "2026-11-02T00:00:00Z", 1.05, 2048));
+	in[2] = one(host(FP("a"), "2026-11-03T00:00:00Z", 0.95, 2048));
+	for (int i = 0; i < 3; i++)
+		set_id(in[i]->entries[0], i + 1);
+	fake = host(FP("a"), "2026-11-04T00:00:00Z", 10.0, 2048);
+	fake->merged.hosts = 10000000;
+	snprintf(fake->merged.created_first, sizeof(fake->merged.created_first), "2026-11-04");
+	snprintf(fake->merged.created_last, sizeof(fake->merged.created_last), "2026-11-04");
+	in[3] = one(fake);
+	CHECK_INT(policy_merge(in, 3, NULL, &honest, err, sizeof(err)), 0);
+	CHECK_INT(policy_merge(in, 4, NULL, &out, err, sizeof(err)), 0);
+	if (!out || !honest)
+		goto out;
+	CHECK_INT(out->entries[0]->merged.hosts, 4);
+	CHECK_INT(out->entries[0]->merged.nhost_ids, 4);
+	c = policy_op_find_curve(&out->entries[0]->targets[0].ops[0], "clwb");
+	/* the median of 950, 1000, 1050 and the claim's 10000: four hosts, not ten million */
+	CHECK_NEAR(c->median_mib_s[0], 1025, 1e-9);
+	CHECK_NEAR(c->hosts_max_mib_s[0], 10000, 1e-9);
+	/* the honest hosts' decisions and exports stand */
+	CHECK_INT(policy_bundle_diff(honest, out, NULL), 0);
+	/* alone, it is one host too, and says so */
+	CHECK_INT(policy_merge(in + 3, 1, NULL, &alone, err, sizeof(err)), 0);
+	CHECK(alone && alone->entries[0]->merged.hosts == 1 &&
+	      alone->entries[0]->merged.nhost_ids == 1);
+	if (alone)
+		check_round_trip(alone);
+out:
+	policy_bundle_free(alone);
+	policy_bundle_free(honest);
+	policy_bundle_free(out);
+	for (int i = 0; i < 4; i++)
+		policy_bundle_free(in[i]);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+#define MANY 3000
+
+/*
+ * A few thousand hosts: every one counted and listed by id (more than
+ * the 1024 a merged entry kept before), each cell the median of them
+ * all, the result read back; one of them again is refused, and two
+ * halves merged apart and then together hold the same hosts.
+ */
+static void test_merge_thousands(void)
+{
+	struct policy_bundle **in = calloc(MANY, sizeof(*in)), *out = NULL, *half[2] = { 0 };
+	struct policy_bundle *both = NULL, *x[2];
+	double *v = calloc(MANY, sizeof(*v));
+	char err[300] = "", id[80];
+	const struct policy_curve *c;
+	const struct policy *m;
+
+	if (!in || !v) {
+		CHECK(!"out of memory");
+		goto out;
+	}
+	for (int i = 0; i < MANY; i++) {
+		double k = 0.5 + (i * 7919 % 1000) / 1000.0;
+		char created[32];
+
+		snprintf(created, sizeof(created), "2026-11-%02dT%02d:%02d:00Z", 1 + i / 1440,
+			 i / 60 % 24, i % 60);
+		in[i] = one(host(FP("7"), created, k, 2048));
+		set_id(in[i]->entries[0], i + 1);
+		v[i] = 1000 * k;
+	}
+	qsort(v, MANY, sizeof(*v), cmp_double);
+	CHECK_INT(policy_merge(in, MANY, NULL, &out, err, sizeof(err)), 0);
+	if (!out)
+		goto out;
+	m = out->entries[0];
+	CHECK_INT(m->merged.hosts, MANY);
+	CHECK_INT(m->merged.nhost_ids, MANY);
+	/* sorted: "sha256:" and the zero-padded number */
+	for (size_t i = 0; i < m->merged.nhost_ids; i++) {
+		snprintf(id, sizeof(id), "sha256:%064zu", i + 1);
+		if (strcmp(m->merged.host_ids[i], id)) {
+			CHECK_MSG(0, "host_ids[%zu] is %s, expected %s", i,
+				  m->merged.host_ids[i], id);
+			break;
+		}
+	}
+	c = policy_op_find_curve(&m->targets[0].ops[0], "clwb");
+	CHECK_NEAR(c->median_mib_s[0], (v[MANY / 2 - 1] + v[MANY / 2]) / 2, 1e-9);
+	CHECK_NEAR(c->hosts_min_mib_s[0], v[0], 1e-9);
+	CHECK_NEAR(c->hosts_max_mib_s[0], v[MANY - 1], 1e-9);
+	CHECK_INT(c->samples[0], 9 * MANY);
+	check_round_trip(out);
+
+	/* the bundle again with one of its hosts */
+	x[0] = out;
+	x[1] = in[1233];
+	CHECK_INT(policy_merge(x, 2, NULL, &both, err, sizeof(err)), -EEXIST);
+	CHECK_MSG(strstr(err, "the same host twice (sha256:") && strstr(err, "1234)"), "%s", err);
+	/* two halves, then together */
+	CHECK_INT(policy_merge(in, MANY / 2, NULL, &half[0], err, sizeof(err)), 0);
+	CHECK_INT(policy_merge(in + MANY / 2, MANY - MANY / 2, NULL, &half[1], err, sizeof(err)),
+		  0);
+	if (half[0] && half[1])
+		CHECK_INT(policy_merge(half, 2, NULL, &both, err, sizeof(err)), 0);
+	if (both) {
+		const struct policy *b = both->entries[0];
+		bool same = b->merged.nhost_ids == m->merged.nhost_ids;
+
+		CHECK_INT(b->merged.hosts, MANY);
+		for (size_t i = 0; same && i < b->merged.nhost_ids; i++)
+			same = !strcmp(b->merged.host_ids[i], m->merged.host_ids[i]);
+		CHECK_MSG(same, "two halves merged hold other hosts than all at once");
+	}
+out:
+	policy_bundle_free(both);
+	policy_bundle_free(half[0]);
+	policy_bundle_free(half[1]);
+	policy_bundle_free(out);
+	for (int i = 0; in && i < MANY; i++)
+		policy_bundle_free(in[i]);
+	free(in);
+	free(v);
+}
+
+/* Hosts without ids, a thousand of them: one repeated is still found, and named. */
+static void test_merge_same_text_many(void)
+{
+	enum { n = 1000 };
+	struct policy_bundle *in[n + 1], *out = NULL;
+	char err[300] = "";
+
+	for (int i = 0; i < n; i++) {
+		char created[32];
+
+		snprintf(created, sizeof(created), "2026-10-%02dT%02d:%02d:00Z", 1 + i / 1440,
+			 i / 60 % 24, i % 60);
+		in[i] = one(host(FP("8"), created, 1.0, 2048));
+	}
+	CHECK_INT(policy_merge(in, n, NULL, &out, err, sizeof(err)), 0);
+	CHECK(out && out->entries[0]->merged.hosts == n && out->entries[0]->merged.nhost_ids == n);
+	policy_bundle_free(out);
+	out = NULL;
+	in[n] = in[500];
+	CHECK_INT(policy_merge(in, n + 1, NULL, &out, err, sizeof(err)), -EEXIST);
+	CHECK_MSG(strstr(err, "the same host twice (created 2026-10-01T08:20:00Z), in input 501 "
+			  "and in input 1001"), "%s", err);
+	for (int i = 0; i < n; i++)
+		policy_bundle_free(in[i]);
 }
 
 /* A host whose op has nsizes sizes and ncurves curves: a wider entry than host()'s. */
@@ -846,6 +1030,9 @@ int main(void)
 	test_weights_bounded();
 	test_merge_samples_cap();
 	test_merge_target_union();
+	test_merge_claims();
+	test_merge_thousands();
+	test_merge_same_text_many();
 	test_bundle_many_platforms();
 	test_bundle_entry_bounds();
 	test_bundle_host_ids_bound();
