@@ -34,7 +34,12 @@ int show_cmd(const char *path, unsigned flags, bool json);
 int check_cmd(const char *path, unsigned flags, bool json, bool fail_on_env);
 /* 0 same decisions and exports, 1 different, 2 invalid. */
 int diff_cmd(const char *a, const char *b, unsigned flags, bool json);
-int merge_cmd(const char *out, char **in, int nin, const char *weights, unsigned flags);
+/*
+ * Merge the policies in[0..nin) and those list names (NULL: none) into
+ * out; a directory stands for its *.json.  0, 1 failed, 2 bad input.
+ */
+int merge_cmd(const char *out, char **in, int nin, const char *list, const char *weights,
+	      unsigned flags);
 /*
  * Prometheus text format for node-exporter's textfile collector: this
  * host's entry of the policy at path, and pmem-tuned's status files in

@@ -37,6 +37,7 @@ struct cmd_args {
 	unsigned flags;		/* POLICY_LOAD_INSECURE, READ_* */
 	const char *daemon_dir;	/* --metrics: pmem-tuned's status files */
 	bool fail_on_env;	/* --check: an environment change fails it */
+	const char *from_list;	/* --merge: a file of input paths */
 	int argc;		/* operands */
 	char **argv;
 };
@@ -107,13 +108,13 @@ static int run_diff(struct cmd_args *a)
 
 static int run_merge(struct cmd_args *a)
 {
-	if (!a->argc) {
+	if (!a->argc && !a->from_list) {
 		fprintf(stderr, "pmem-tune: --merge %s: no input files\n", a->arg);
 		return 2;
 	}
 	if (output_path_refused("--merge", a->arg))
 		return 2;
-	return merge_cmd(a->arg, a->argv, a->argc, a->po.weights, a->flags);
+	return merge_cmd(a->arg, a->argv, a->argc, a->from_list, a->po.weights, a->flags);
 }
 
 static int run_metrics(struct cmd_args *a)
@@ -184,8 +185,9 @@ static const struct cmd_struct commands[] = {
 	  "--check [--json] [--fail-on-environment-change] [--insecure] [FILE]",
 	  ",json,fail-on-environment-change" READ_OPTS },
 	{ "diff", run_diff, "--diff [--json] [--insecure|--strict] A B", ",json" READ_OPTS },
-	{ "merge", run_merge, "--merge OUT IN... [--weights FILE] [--insecure]",
-	  ",weights,insecure," },
+	{ "merge", run_merge,
+	  "--merge OUT [IN|DIR]... [--from-list FILE] [--weights FILE] [--insecure]",
+	  ",weights,insecure,from-list," },
 	{ "metrics", run_metrics, "--metrics OUT [--daemon-state DIR] [--insecure|--strict] [FILE]",
 	  ",daemon-state" READ_OPTS },
 	{ "plot", run_plot, "--plot FILE.svg|FILE.csv [--insecure|--strict] [FILE]", READ_OPTS },
@@ -221,6 +223,7 @@ static const struct opt_help {
 	{ "daemon-state", "DIR", "where pmem-tuned's status files are (" DEFAULT_DAEMON_DIR ")" },
 	{ "fail-on-environment-change", NULL, "--check: exit 1 when this host runs another "
 					      "kernel or microcode" },
+	{ "from-list", "FILE", "--merge: also the inputs named in FILE, one a line (- stdin)" },
 	{ "help", NULL, "-h: this help" },
 	{ "version", NULL, "-V: the version" },
 };
@@ -285,6 +288,7 @@ enum {
 	OPT_MERGE, OPT_METRICS, OPT_WEIGHTS, OPT_INSECURE,
 	OPT_PLOT, OPT_SCRATCH, OPT_QUICK, OPT_STRICT, OPT_DAEMON_STATE, OPT_DECIDE,
 	OPT_BASELINE, OPT_DRAM_NODE, OPT_REMOTE, OPT_KEEP_SAMPLES, OPT_ALL, OPT_FAIL_ON_ENV,
+	OPT_FROM_LIST,
 };
 
 static const struct option options[] = {
@@ -299,6 +303,7 @@ static const struct option options[] = {
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "daemon-state", required_argument, NULL, OPT_DAEMON_STATE },
 	{ "fail-on-environment-change", no_argument, NULL, OPT_FAIL_ON_ENV },
+	{ "from-list", required_argument, NULL, OPT_FROM_LIST },
 	{ "probe", no_argument, NULL, 'p' },
 	{ "list", no_argument, NULL, 'l' },
 	{ "show", no_argument, NULL, 's' },
@@ -495,6 +500,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_FAIL_ON_ENV:
 			a.fail_on_env = true;
+			break;
+		case OPT_FROM_LIST:
+			a.from_list = optarg;
 			break;
 		case 't':
 			if (add_target(po, optarg))

@@ -117,6 +117,84 @@ expect 2 "merge an old bundle twice" -- --merge "$tmp/old.json" --insecure "$tmp
 	"$tmp/fleet.json.new"
 grep -q "the same merged entry twice" "$tmp/err" && ok || bad "old bundle twice: $(cat "$tmp/err")"
 expect 0 "show bundle" -- --show --insecure "$tmp/fleet.json"
+# --merge DIR: its *.json in name order, not its subdirectories, other files, or OUT;
+# --from-list FILE (- for stdin): one path a line.  Each gives what the files named do.
+mkdir -p "$tmp/dir/sub.json"
+cp "$tmp/a.json" "$tmp/b.json" "$tmp/other.json" "$tmp/dir/"
+cp "$tmp/a.json" "$tmp/dir/sub.json/"
+cp "$tmp/a.json" "$tmp/dir/.hidden.json"
+echo "not a policy" >"$tmp/dir/README"
+expect 0 "merge a directory" -- --merge "$tmp/dir/all.json" --insecure "$tmp/dir"
+cmp -s "$tmp/dir/all.json" "$tmp/fleet.json" && ok || bad "merge DIR differs from merge FILES"
+grep -q "^merged 3 files" "$tmp/out" && ok || bad "merge DIR: $(cat "$tmp/out")"
+expect 0 "merge a directory again, its output in it" -- --merge "$tmp/dir/all.json" --insecure \
+	"$tmp/dir"
+cmp -s "$tmp/dir/all.json" "$tmp/fleet.json" && ok || bad "merge DIR read its own output"
+printf '%s\n' "$tmp/a.json" "" "$tmp/b.json" "$tmp/other.json" >"$tmp/list"
+expect 0 "merge --from-list" -- --merge "$tmp/l.json" --insecure --from-list "$tmp/list"
+cmp -s "$tmp/l.json" "$tmp/fleet.json" && ok || bad "merge --from-list differs"
+"$tune" --merge "$tmp/l2.json" --insecure "$tmp/a.json" --from-list - \
+	<<<"$(printf '%s\n' "$tmp/b.json" "$tmp/other.json")" >/dev/null 2>"$tmp/err" &&
+	cmp -s "$tmp/l2.json" "$tmp/fleet.json" && ok ||
+	bad "merge --from-list -: $(cat "$tmp/err")"
+expect_refusal "a missing list" "$tmp/nolist" -- --merge "$tmp/x.json" --insecure \
+	--from-list "$tmp/nolist"
+mkdir "$tmp/empty"
+expect_refusal "an empty directory" "no input files" -- --merge "$tmp/x.json" --insecure \
+	"$tmp/empty"
+expect_refusal "--from-list for another command" "--from-list" -- --show --from-list \
+	"$tmp/list"
+[ ! -e "$tmp/x.json" ] && ok || bad "a refused merge wrote its output"
+
+# a merged entry counts the hosts it lists: one that only says it holds ten
+# million (and no ids) is one host, with a warning, and outvotes no one
+edit "$tmp/b.json" 'p["generator"].pop("host_id"); p["merged"] = {"hosts": 10000000,
+    "created_first": "2026-01-01T00:00:00Z", "created_last": "2026-01-01T00:00:00Z"}'
+mv "$tmp/b.json.new" "$tmp/claim.json"
+expect 0 "merge a claim" -- --merge "$tmp/claim-out.json" --insecure "$tmp/a.json" "$tmp/b.json" \
+	"$tmp/claim.json"
+grep -q ": 3 hosts$" "$tmp/out" && ok || bad "a claim of 10000000 hosts: $(cat "$tmp/out")"
+grep -q "claim.json: sha256:[0-9a-f]* says it holds 10000000 hosts but lists no host_ids: \
+counted as one" "$tmp/err" && ok || bad "no warning for a claim: $(cat "$tmp/err")"
+
+# a few thousand hosts from a directory: every one counted and listed, each
+# cell the median of them all; one of them merged again is refused
+n=2000
+python3 - "$tmp/a.json" "$tmp/many" $n <<'EOF'
+import copy, json, os, sys
+src, out, n = json.load(open(sys.argv[1])), sys.argv[2], int(sys.argv[3])
+os.mkdir(out)
+t = src["targets"][0]
+t["ops"] = t["ops"][:1]
+for i in range(n):
+    p = copy.deepcopy(src)
+    k = 0.5 + (i * 7919 % 1000) / 1000
+    p["generator"]["host_id"] = "sha256:%064x" % (i + 1)
+    p["generator"]["created"] = "2026-11-%02dT%02d:%02d:00Z" % (1 + i // 1440, i // 60 % 24, i % 60)
+    c = p["targets"][0]["ops"][0]["curves"]["clwb"]
+    for key in ("median_mib_s", "p10_mib_s", "p90_mib_s", "ci95_lo_mib_s", "ci95_hi_mib_s"):
+        c[key] = [None if v is None else round(v * k, 1) for v in c[key]]
+    json.dump(p, open("%s/h%05d.json" % (out, i), "w"), indent=1)
+EOF
+expect 0 "merge $n hosts" -- --merge "$tmp/many.json" --insecure "$tmp/many"
+python3 - "$tmp/many.json" "$tmp/many" $n <<'EOF' && ok || bad "the merge of $n hosts"
+import glob, json, statistics, sys
+m, n = json.load(open(sys.argv[1])), int(sys.argv[3])
+assert m["merged"]["hosts"] == n, m["merged"]["hosts"]
+assert m["merged"]["host_ids"] == ["sha256:%064x" % (i + 1) for i in range(n)]
+hosts = [json.load(open(f)) for f in sorted(glob.glob(sys.argv[2] + "/*.json"))]
+c = m["targets"][0]["ops"][0]["curves"]["clwb"]
+for j, med in enumerate(c["median_mib_s"]):
+    v = [h["targets"][0]["ops"][0]["curves"]["clwb"]["median_mib_s"][j] for h in hosts]
+    if med is None or None in v:
+        continue
+    assert abs(med - statistics.median(v)) <= 0.05 + 1e-9, (j, med, statistics.median(v))
+    assert c["hosts_min_mib_s"][j] == min(v) and c["hosts_max_mib_s"][j] == max(v), j
+EOF
+expect 2 "merge $n hosts and one of them again" -- --merge "$tmp/x.json" --insecure \
+	"$tmp/many.json" "$tmp/many/h01233.json"
+grep -q "the same host twice (sha256:0*4d2), in $tmp/many.json and in $tmp/many/h01233.json" \
+	"$tmp/err" && ok || bad "one of $n hosts again: $(cat "$tmp/err")"
 expect 2 "merge of nothing" -- --merge "$tmp/x.json"
 expect 2 "merge invalid" -- --merge "$tmp/y.json" --insecure "$tmp/a.json" "$tmp/bad.json"
 [ ! -e "$tmp/y.json" ] && ok || bad "a failed merge wrote its output"
