@@ -13,7 +13,9 @@
 #       install, see systemd/debian/postinst), the tmpfiles.d entry, the preset,
 #       /etc/pmem-tuned (conffiles), pmem-tuned(8), bash completion; depends on the
 #       pmem-tune of the same version (the probe unit runs it)
-#   and a -dbgsym .ddeb beside each, with the detached debugging symbols.
+#   and a -dbgsym .ddeb beside each, with the detached debugging symbols in
+#       /usr/lib/debug/.build-id/xx/yyyy.debug and /usr/share/doc/<package>-dbgsym
+#       a symlink to the doc of the <package> it depends on (cpack-postbuild.cmake).
 #
 # Each package holds exactly what `cmake --install --component` installs, at the
 # configured prefix: the units name the binaries by the paths configured into
@@ -37,6 +39,8 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://pmem-tuned.example.org/" CACHE STRING
     "Homepage field of the Debian packages")
 set(_pt_debver ${CPACK_PACKAGE_VERSION}-${CPACK_DEBIAN_PACKAGE_RELEASE})
+# Every package, -dbgsym included, names its source (the changelog's name).
+set(CPACK_DEBIAN_PACKAGE_SOURCE pmem-tuned)
 
 # One package per component; the install() rules get theirs from the top-level
 # CMakeLists.txt (CMAKE_INSTALL_DEFAULT_COMPONENT_NAME around add_subdirectory).
@@ -151,5 +155,8 @@ install(FILES ${PROJECT_SOURCE_DIR}/docs/examples/pmem-policy.yml
 # Debian policy: manual pages gzip -9n'ed.  Done in the staging tree, after the
 # install rules ran and before the md5sums and the archive are made.
 set(CPACK_PRE_BUILD_SCRIPTS ${CMAKE_CURRENT_LIST_DIR}/cpack-prebuild.cmake)
+# CPack's -dbgsym .ddeb files lack what Debian's have (md5sums by package path,
+# the doc directory, non-executable debug files): remade once they are built.
+set(CPACK_POST_BUILD_SCRIPTS ${CMAKE_CURRENT_LIST_DIR}/cpack-postbuild.cmake)
 
 include(CPack)

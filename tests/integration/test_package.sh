@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The Debian packages as scripts/package.sh makes them: two packages and their
 # debug symbols, what each holds and depends on, the hardening of the programs,
-# and `lintian -EvIL +pedantic` with no tag left but those the packages'
-# overrides justify.
+# and `lintian -EvIL +pedantic` on all four, .ddeb included, with no tag left
+# but those the packages' overrides justify.
 # usage: test_package.sh SOURCE_DIR DIR [--sanitize ON|OFF]
 set -uo pipefail
 src=$1
@@ -26,6 +26,7 @@ echo "ok - scripts/package.sh builds the packages"
 cli=$(ls "$dir"/pmem-tune_*.deb) daemon=$(ls "$dir"/pmem-tuned_*.deb)
 ok "pmem-tune-dbgsym made" compgen -G "$dir/pmem-tune-dbgsym_*.ddeb"
 ok "pmem-tuned-dbgsym made" compgen -G "$dir/pmem-tuned-dbgsym_*.ddeb"
+ddebs=("$dir"/*-dbgsym_*.ddeb)
 
 holds() { dpkg-deb -c "$1" | awk '{ print $6 }' | grep -qx "./$2"; }
 for f in usr/bin/pmem-tune usr/share/man/man8/pmem-tune.8.gz \
@@ -40,6 +41,16 @@ for f in usr/sbin/pmem-tuned usr/lib/systemd/system/pmem-tuned.service \
 	usr/share/man/man8/pmem-tuned.8.gz usr/share/bash-completion/completions/pmem-tuned \
 	etc/pmem-tuned/pmem-tuned.conf usr/share/doc/pmem-tuned/copyright; do
 	ok "pmem-tuned holds /$f" holds "$daemon" "$f"
+done
+# Debian's layout for a -dbgsym: the debug file under its build id, not
+# executable, and the documentation of the package it depends on.
+for d in "${ddebs[@]}"; do
+	p=$(dpkg-deb -f "$d" Package)
+	id=$(dpkg-deb -f "$d" Build-Ids)
+	ok "$p holds /usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug, mode 0644" bash -c \
+		"dpkg-deb -c '$d' | grep -qE '^-rw-r--r-- .* \./usr/lib/debug/\.build-id/${id:0:2}/${id:2}\.debug$'"
+	ok "$p: /usr/share/doc/$p -> ${p%-dbgsym}" bash -c \
+		"dpkg-deb -c '$d' | grep -qE '^l.* \./usr/share/doc/$p -> ${p%-dbgsym}$'"
 done
 ok "pmem-tune does not hold the daemon" bash -c "! dpkg-deb -c '$cli' | grep -q 'sbin/pmem-tuned\|systemd'"
 ok "pmem-tune does not depend on libsystemd" \
@@ -68,8 +79,8 @@ done
 
 # lintian: every tag not overridden fails, whatever its level
 lintian -EvIL +pedantic --tag-display-limit 0 --fail-on error,warning,info,pedantic \
-	"$cli" "$daemon" >"$dir/lintian.txt" 2>&1
+	"$cli" "$daemon" "${ddebs[@]}" >"$dir/lintian.txt" 2>&1
 rc=$?
 grep -E '^[EWIPX]: ' "$dir/lintian.txt" | sed 's/^/# /'
-ok "lintian -EvIL +pedantic: no tag but the overridden ones (lintian.txt)" test $rc = 0
+ok "lintian -EvIL +pedantic, .deb and .ddeb: no tag but the overridden ones (lintian.txt)" test $rc = 0
 tap_finish package
