@@ -4,7 +4,8 @@
 # host, in a throwaway tree (every path the playbook writes is a variable), with
 # the built pmem-tune probing dram quickly.
 #   1st run: probes, keeps the probe in the state directory it creates, merges,
-#            installs a bundle valid for this host, writes metrics;
+#            installs a bundle valid for this host, writes metrics, turns on
+#            pmem-tuned's own metrics file (its configuration, a drop-in);
 #   2nd run: nothing new: changed=0, no probe, the bundle in force diffed
 #            against (same) and kept, no previous bundle made of it;
 #   3rd run: a broken installed policy makes the host probe again: a new
@@ -18,10 +19,11 @@
 # neither the kernel this machine runs: a kernel is the environment, no reason
 # to probe or to refuse the bundle, so the 1st run merges both hosts' probes
 # into one entry and installs it on both, and the 2nd run reports changed=0.
-# usage: test_playbook.sh PLAYBOOK PMEM_TUNE
+# usage: test_playbook.sh PLAYBOOK PMEM_TUNE PMEM_TUNED_CONF
 set -uo pipefail
 playbook=$1
 tune=$(realpath "$2")
+tuned_conf=$3
 if ! command -v ansible-playbook >/dev/null; then
 	echo "skipped: ansible-playbook is not installed (Debian: ansible-core; scripts/deps.sh test)"
 	exit 77
@@ -51,10 +53,16 @@ policy=$tmp/etc/pmem-policy.json
 state=$tmp/var/lib/pmem-tune
 fleet=$tmp/fleet
 prom=$tmp/textfile/pmem-tune.prom
-mkdir -p "$tmp/etc" "$tmp/textfile"
+conf=$tmp/etc/pmem-tuned/pmem-tuned.conf
+dropin=$tmp/etc/systemd/system/pmem-tuned.service.d/50-metrics-file.conf
+mkdir -p "$tmp/etc/pmem-tuned" "$tmp/textfile"
+cp "$tuned_conf" "$conf"
+# no service to reload here
 cat >"$tmp/vars.json" <<VARS
 {"pmem_tune": "$tune", "pmem_policy_path": "$policy", "pmem_state_dir": "$state",
  "pmem_fleet_dir": "$fleet", "pmem_metrics_path": "$prom",
+ "pmem_tuned_conf": "$conf", "pmem_tuned_metrics_path": "$tmp/textfile/pmem_tuned.prom",
+ "pmem_tuned_dropin": "$dropin", "pmem_tuned_service": "",
  "pmem_policy_owner": "$(id -un)", "pmem_probe_args": ["--target", "dram", "--quick"]}
 VARS
 run=0
@@ -86,6 +94,7 @@ changed() {
 }
 check_rc() { "$tune" --check "$1" >/dev/null 2>&1; echo $?; }
 sum() { sha256sum 2>/dev/null <"$1"; }
+conf_line="metrics_file = $tmp/textfile/pmem_tuned.prom"
 
 # 1st run: from nothing
 ok "1st run succeeds" play
@@ -102,11 +111,18 @@ ok "1st run: nothing left as new" test ! -e "$fleet/pmem-policy.new.json"
 ok "1st run: no previous bundle to diff against" is "Show what changed" skipping
 ok "1st run: no previous bundle kept" test ! -e "$fleet/pmem-policy.previous.json"
 ok "1st run: metrics written" grep -q '^pmem_tune_' "$prom"
+ok "1st run: pmem-tuned's metrics file turned on, once" \
+	test "$(grep -cx -- "$conf_line" "$conf")" = 1
+ok "1st run: the rest of pmem-tuned's configuration kept" \
+	test -z "$(diff "$tuned_conf" "$conf" | grep '^[<>]' | grep -v metrics_file)"
+ok "1st run: pmem-tuned's unit may write the textfile directory" \
+	grep -qx "ReadWritePaths=$tmp/textfile" "$dropin"
 
 # 2nd run: nothing new
 probe_id=$(stat -c '%i %Y' "$state/probe.json")
 policy_sum=$(sum "$policy")
 first=$(sum "$fleet/pmem-policy.json")
+conf_sum=$(sum "$conf")$(sum "$dropin")
 ok "2nd run succeeds" play
 ok "2nd run: changed=0" test "$(changed)" = 0
 ok "2nd run: no probe" is "Probe" skipping
@@ -117,6 +133,8 @@ ok "2nd run: no previous bundle: nothing changed" test ! -e "$fleet/pmem-policy.
 ok "2nd run: nothing left as new" test ! -e "$fleet/pmem-policy.new.json"
 ok "2nd run: the installed policy unchanged" test "$(sum "$policy")" = "$policy_sum"
 ok "2nd run: its install reported no change" is "Install the bundle" ok
+ok "2nd run: pmem-tuned's configuration and drop-in unchanged" \
+	test "$(sum "$conf")$(sum "$dropin")" = "$conf_sum"
 
 # 3rd run: the installed policy broken (pmem-tune --check exits 2): a new probe,
 # so a new bundle; the one it replaces is the one to roll back to
@@ -160,7 +178,7 @@ ok "5th run: the previous bundle unchanged" \
 # A fleet of two kernels: host-a and host-b, each its own tree, probed on kernels
 # this machine does not run (as after a kernel update); their kept probes, also
 # their installed policies, differ in platform.kernel and the host id only.
-# A new controller tree; no textfile directory.
+# A new controller tree; no textfile directory, no pmem-tuned configuration.
 kernel_as() {	# KERNEL HOST-ID: $tmp/probe.json probed on KERNEL by HOST-ID
 	sed -E -e '0,/"kernel": "[^"]*"/s//"kernel": "'"$1"'"/' \
 		-e '0,/"host_id": "sha256:[0-9a-f]{64}"/s//"host_id": "'"$2"'"/' "$tmp/probe.json"
@@ -181,6 +199,9 @@ cat >"$tmp/vars.fleet.json" <<VARS
  "pmem_policy_path": "$tmp/{{ inventory_hostname }}/etc/pmem-policy.json",
  "pmem_state_dir": "$tmp/{{ inventory_hostname }}/var/lib/pmem-tune",
  "pmem_metrics_path": "$tmp/{{ inventory_hostname }}/textfile/pmem-tune.prom",
+ "pmem_tuned_conf": "$tmp/{{ inventory_hostname }}/etc/pmem-tuned/pmem-tuned.conf",
+ "pmem_tuned_dropin": "$tmp/{{ inventory_hostname }}/etc/pmem-tuned.service.d/metrics.conf",
+ "pmem_tuned_service": "",
  "pmem_policy_owner": "$(id -un)", "pmem_probe_args": ["--target", "dram", "--quick"]}
 VARS
 inventory=$tmp/inventory.fleet vars=$tmp/vars.fleet.json fleet=$tmp/fleet2
