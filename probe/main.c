@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "commands.h"
 #include "common/getopt_whole.h"
 #include "common/macros.h"
+#include "fleet_file.h"
 #include "output_path.h"
 #include "policy.h"
 #include "probe_cmd.h"
@@ -49,6 +51,34 @@ struct cmd_struct {
 	const char *takes;	/* the options it takes, each ",NAME," (--help, --version: any) */
 };
 
+/*
+ * A probe never replaces a fleet's file (a bundle, a merged entry, a
+ * link the fleet keeps): its policy goes to the kept probe in the state
+ * directory, where the fleet collects it.  Non-zero (said why) when the
+ * output cannot be told apart.
+ */
+static int probe_keeps_fleet_file(struct cmd_args *a)
+{
+	static char why[512], kept[PATH_MAX];
+	int rc = policy_is_fleet_file(a->po.output, why, sizeof(why));
+
+	if (rc < 0) {
+		fprintf(stderr, "pmem-tune: --output %s: cannot tell whether it is a fleet's "
+			"policy: %s\n", a->po.output, strerror(-rc));
+		return 1;
+	}
+	if (!rc)
+		return 0;
+	if (policy_kept_probe_path(kept, sizeof(kept)) < 0) {
+		fprintf(stderr, "pmem-tune: %s: path too long\n", policy_probe_state_dir());
+		return 1;
+	}
+	a->po.fleet_file = a->po.output;
+	a->po.fleet_why = why;
+	a->po.output = kept;
+	return 0;
+}
+
 static int run_probe(struct cmd_args *a)
 {
 	if (a->argc) {
@@ -57,6 +87,8 @@ static int run_probe(struct cmd_args *a)
 	}
 	a->po.json_stdout = a->json;
 	a->po.insecure = a->flags & POLICY_LOAD_INSECURE;
+	if (a->po.output && probe_keeps_fleet_file(a))
+		return 2;
 	if (a->po.output && output_path_refused("--output", a->po.output))
 		return 2;
 	return probe_cmd(&a->po);

@@ -20,12 +20,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/path.h"
 #include "cpu.h"
 #include "crossover.h"
 #include "cxl_sysfs.h"
 #include "export.h"
 #include "fingerprint.h"
 #include "fleet.h"
+#include "fleet_file.h"
 #include "policy.h"
 #include "policy_limits.h"
 #include "probe_cmd.h"
@@ -455,9 +457,9 @@ static bool is_region_spec(const char *spec)
  * FILE, else the output file when it holds this host's entry.  NULL when
  * there is none (a missing default is no error; another host's is ignored).
  */
-static struct policy *load_baseline(const struct probe_opts *o, const struct policy *p)
+static struct policy *load_baseline_from(const struct probe_opts *o, const char *path,
+					 const struct policy *p)
 {
-	const char *path = o->baseline ? o->baseline : o->output;
 	struct policy_bundle *b;
 	struct policy *base = NULL;
 	char err[512];
@@ -490,6 +492,18 @@ static void print_tables(FILE *f, const void *arg)
 		table_print_unmeasured(f, p, &p->targets[i]);
 	}
 	export_print(f, p);
+}
+
+/* A fleet's file, then the host's kept probe: the installed entry comes first. */
+static struct policy *load_baseline(const struct probe_opts *o, const struct policy *p)
+{
+	struct policy *base = NULL;
+
+	if (o->baseline)
+		return load_baseline_from(o, o->baseline, p);
+	if (o->fleet_file)
+		base = load_baseline_from(o, o->fleet_file, p);
+	return base ? base : load_baseline_from(o, o->output, p);
 }
 
 int probe_cmd(const struct probe_opts *o)
@@ -569,6 +583,12 @@ int probe_cmd(const struct probe_opts *o)
 	if (o->output) {
 		bool shed;
 
+		rc = o->fleet_file ? mkdir_p(policy_probe_state_dir(), 0700) : 0;
+		if (rc) {
+			fprintf(stderr, "pmem-tune: %s: cannot create it: %s\n",
+				policy_probe_state_dir(), strerror(-rc));
+			goto out;
+		}
 		rc = policy_save_shedding_raw(p, o->output, &shed);
 		if (shed)
 			fprintf(stderr, "pmem-tune: %s: over %lld MiB with every cell's samples; "
@@ -578,7 +598,13 @@ int probe_cmd(const struct probe_opts *o)
 				strerror(-rc));
 			goto out;
 		}
-		if (!o->quiet)
+		if (o->fleet_file)
+			/* even with --quiet: the file named is not the one written */
+			fprintf(stderr, "pmem-tune: %s is %s, which only the fleet replaces: "
+				"wrote this host's probe to %s, where the fleet collects it\n",
+				o->fleet_file, o->fleet_why ? o->fleet_why : "the fleet's",
+				o->output);
+		else if (!o->quiet)
 			fprintf(stderr, "pmem-tune: wrote %s\n", o->output);
 	}
 	status = 0;

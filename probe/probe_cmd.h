@@ -17,6 +17,14 @@ struct probe_opts {
 	const char *targets[PROBE_MAX_TARGETS];
 	unsigned ntargets;
 	const char *output;		/* policy path; NULL = print only */
+	/*
+	 * The installed policy when it is a fleet's (policy_is_fleet_file()):
+	 * output is then the kept probe in the state directory, and this
+	 * file, never replaced, is the first baseline.  fleet_why says what
+	 * it is, for the line that says where the policy went.  NULL = none.
+	 */
+	const char *fleet_file;
+	const char *fleet_why;
 	enum sweep_mode mode;
 	uint64_t area_bytes;		/* 0 = default */
 	uint64_t scratch_bytes;		/* scratch namespace size, 0 = from the LLC */

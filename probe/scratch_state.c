@@ -25,6 +25,7 @@
 #include "common/path.h"
 #include "common/read_file.h"
 #include "common/trusted.h"
+#include "fleet_file.h"
 #include "regions.h"
 #include "scratch_state.h"
 
@@ -61,9 +62,7 @@ static int dir_trusted(const char *dir, char *err, size_t errlen)
 
 const char *scratch_state_dir(void)
 {
-	const char *d = getenv("PMEM_TUNE_STATE_DIR");
-
-	return d && *d ? d : SCRATCH_STATE_DIR;
+	return policy_probe_state_dir();
 }
 
 int scratch_state_path(char *buf, size_t len, const char *name)

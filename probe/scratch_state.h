@@ -15,9 +15,8 @@
 
 /*
  * Labelled namespaces outlive a reboot, so the records of those a crash
- * left behind must too: /var/lib, not /run.
+ * left behind must too: /var/lib, not /run (POLICY_PROBE_STATE_DIR).
  */
-#define SCRATCH_STATE_DIR	"/var/lib/pmem-tune"	/* env PMEM_TUNE_STATE_DIR overrides */
 #define SCRATCH_STATE_FILE	"scratch.json"
 #define SCRATCH_STATE_SCHEMA	"pmem-tune-scratch/1"
 
@@ -32,7 +31,7 @@ struct scratch_record {
 	char created[32];		/* RFC 3339 UTC */
 };
 
-/* The state directory: $PMEM_TUNE_STATE_DIR or SCRATCH_STATE_DIR. */
+/* The state directory: policy_probe_state_dir(). */
 const char *scratch_state_dir(void);
 /* JSON text of n records; caller frees.  NULL on allocation failure. */
 char *scratch_state_format(const struct scratch_record *recs, size_t n);

@@ -5,6 +5,9 @@
 # write would certainly fail on (empty, ending in '/', in a missing or
 # unwritable directory, too long a name), before any work.  A write
 # removes nothing of an administrator's beside its file (FILE.backup).
+# --probe never replaces a
+# fleet's file (a link, a bundle, a merged entry): it writes the state
+# directory's probe.json instead and says so.
 # Usage: test_output_paths.sh PMEM_TUNE
 tune=$1
 PT_TEST_NAME=output_paths
@@ -19,7 +22,9 @@ ln -s "$tmp/nowhere" "$tmp/dangling"
 echo '{}' >"$tmp/in.json"
 
 for out in /dev/null "$tmp/fifo" "$tmp/dir" "$tmp/link" "$tmp/dangling"; do
-	expect_refusal "--output $out" "$out" -- --probe --quick --target dram --output "$out"
+	# a link is a fleet's layout: --probe writes beside it (below)
+	[ -L "$out" ] ||
+		expect_refusal "--output $out" "$out" -- --probe --quick --target dram --output "$out"
 	expect_refusal "--merge $out" "$out" -- --merge "$out" --insecure "$tmp/in.json"
 	expect_refusal "--metrics $out" "$out" -- --metrics "$out" --insecure "$tmp/in.json"
 	expect_refusal "--plot $out" "$out" -- --plot "$out" --insecure "$tmp/in.json"
@@ -108,6 +113,40 @@ kept "$tmp/m.prom" "--metrics"
 "$tune" --plot "$tmp/p.svg" "$tmp/p.json" >/dev/null 2>"$tmp/err" && ok ||
 	bad "--plot: $(cat "$tmp/err")"
 kept "$tmp/p.svg" "--plot"
+
+# --probe never replaces a fleet's file: a link (dangling or not), a bundle, a merged
+# entry.  The policy goes to probe.json in the state directory (made if missing), one
+# line says where and why, even with --quiet, and the exit status is 0.
+export PMEM_TUNE_STATE_DIR="$tmp/fleet-state"
+echo '{"schema": "pmem-policy/1", "bundle": [{}, {}]}' >"$tmp/bundle.json"
+echo '{"schema": "pmem-policy/1", "merged": {"hosts": 2}, "targets": []}' >"$tmp/merged.json"
+cp "$tmp/bundle.json" "$tmp/bundle.orig"
+cp "$tmp/merged.json" "$tmp/merged.orig"
+for out in "$tmp/link" "$tmp/dangling" "$tmp/bundle.json" "$tmp/merged.json"; do
+	rm -rf "$PMEM_TUNE_STATE_DIR"
+	"$tune" --probe --quick --quiet --target dram --strategies clwb --output "$out" \
+		>/dev/null 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 0 ] && ok || bad "--probe --output $out (a fleet's): exit $rc: $(cat "$tmp/err")"
+	[ -s "$PMEM_TUNE_STATE_DIR/probe.json" ] && ok ||
+		bad "--probe --output $out (a fleet's): no $PMEM_TUNE_STATE_DIR/probe.json"
+	[ "$(stat -c %a "$PMEM_TUNE_STATE_DIR" 2>/dev/null)" = 700 ] && ok ||
+		bad "the state directory is not mode 0700"
+	[ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+		grep -qF "$out is a " "$tmp/err" &&
+		grep -qF "wrote this host's probe to $PMEM_TUNE_STATE_DIR/probe.json" "$tmp/err" &&
+		ok || bad "--probe --output $out: no one line saying where and why: $(cat "$tmp/err")"
+done
+grep -q "is a fleet's merged entry of 2 hosts" "$tmp/err" && ok || bad "the merged entry not named"
+[ "$(cat "$tmp/victim")" = precious ] && [ -L "$tmp/link" ] && [ -L "$tmp/dangling" ] &&
+	[ ! -e "$tmp/nowhere" ] && ok || bad "a fleet's link or its target was written"
+cmp -s "$tmp/bundle.json" "$tmp/bundle.orig" && cmp -s "$tmp/merged.json" "$tmp/merged.orig" &&
+	ok || bad "a fleet's bundle or merged entry was replaced"
+# a single probe's policy is replaced as before
+"$tune" --probe --quick --quiet --target dram --strategies clwb --output "$tmp/p.json" \
+	>/dev/null 2>"$tmp/err" && [ ! -s "$tmp/err" ] && ok ||
+	bad "--probe over a single probe's policy: $(cat "$tmp/err")"
+export PMEM_TUNE_STATE_DIR="$tmp/state"
 
 # a regular file is replaced as before; '-' is stdout
 "$tune" --metrics - --insecure "$tmp/in.json" >/dev/null 2>"$tmp/err"
