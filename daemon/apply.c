@@ -339,6 +339,15 @@ int daemon_region_added(struct daemon *d, const char *region)
 	/* a host we cannot fingerprint would only probe in circles */
 	if (pick == PICK_OK || pick == PICK_UNKNOWN_HOST || d->probe_requested)
 		return 0;
+	/*
+	 * An administrator creating a region for data must not find a
+	 * scratch namespace on it: measuring it is asked for, not assumed.
+	 */
+	if (!d->opt.reprobe_region) {
+		log_notice("pmem region %s appeared, no policy matches this host; not probing "
+			   "(reprobe_on_region_add = no): %s", region, reason);
+		return 0;
+	}
 	d->probe_requested = true;
 	if (!d->bus) {
 		log_notice("pmem region %s appeared and no valid policy matches this host; "

@@ -26,6 +26,8 @@ static void usage(FILE *f)
 		"  --dry-run          print what would change and exit, change nothing\n"
 		"  --verify           report knobs that differ from the policy and exit\n"
 		"  --restore          put back the originals saved in " PT_STATE_DIR " and exit\n"
+		"  --need-probe       exit 0 when this host should be probed now, else 1\n"
+		"                     (pmem-tune-probe.service's condition)\n"
 		"  --force            apply a policy made for another platform\n"
 		"  --no-bus           do not update the service manager's environment\n"
 		"  --sysfs-root DIR   read and write DIR/sys instead of /sys (tests)\n"
@@ -73,6 +75,7 @@ int options_parse(struct options *o, int argc, char **argv)
 		{ "dry-run", no_argument, NULL, OPT_MODE + MODE_DRY_RUN },
 		{ "verify", no_argument, NULL, OPT_MODE + MODE_VERIFY },
 		{ "restore", no_argument, NULL, OPT_MODE + MODE_RESTORE },
+		{ "need-probe", no_argument, NULL, OPT_MODE + MODE_NEED_PROBE },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "no-bus", no_argument, NULL, OPT_NO_BUS },
 		{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
@@ -101,6 +104,7 @@ int options_parse(struct options *o, int argc, char **argv)
 		case OPT_MODE + MODE_DRY_RUN:
 		case OPT_MODE + MODE_VERIFY:
 		case OPT_MODE + MODE_RESTORE:
+		case OPT_MODE + MODE_NEED_PROBE:
 			o->mode = c - OPT_MODE;
 			nmodes++;
 			break;
@@ -145,8 +149,8 @@ int options_parse(struct options *o, int argc, char **argv)
 		return -EINVAL;
 	}
 	if (nmodes > 1) {
-		fprintf(stderr, "pmem-tuned: --oneshot, --dry-run, --verify and --restore "
-			"exclude each other\n");
+		fprintf(stderr, "pmem-tuned: --oneshot, --dry-run, --verify, --restore and "
+			"--need-probe exclude each other\n");
 		return -EINVAL;
 	}
 	if (!have_policy &&
@@ -250,6 +254,39 @@ static void set_metrics_file(struct options *o, const char *path, unsigned linen
 	snprintf(o->metrics_file, sizeof(o->metrics_file), "%s", val);
 }
 
+/* --- re-probing: reprobe_on_* keys ----------------------------------------- */
+
+static const struct choice yes_no[] = {
+	{ "no", 0 },
+	{ "yes", 1 },
+};
+
+/* A reprobe_on_* key into o: true when key is one (a bad value warned, kept off). */
+static bool reprobe_key(struct options *o, const char *path, unsigned lineno, const char *key,
+			const char *val)
+{
+	bool *dst;
+	int r;
+
+	if (!strcmp(key, "reprobe_on_environment_change"))
+		dst = &o->reprobe_env;
+	else if (!strcmp(key, "reprobe_on_region_add"))
+		dst = &o->reprobe_region;
+	else
+		return false;
+	r = choose(path, lineno, key, val, yes_no, ARRAY_SIZE(yes_no));
+	*dst = r > 0;
+	return true;
+}
+
+static void reprobe_defaults(struct options *o)
+{
+	o->reprobe_env = false;
+	o->reprobe_region = false;
+}
+
+/* --------------------------------------------------------------------------- */
+
 int config_load(struct options *o)
 {
 	char path[PATH_MAX], *text, *line, *cur;
@@ -262,6 +299,7 @@ int config_load(struct options *o)
 	o->rollback = ROLLBACK_AUTO;
 	o->glibc = GLIBC_OFF;
 	o->metrics_file[0] = '\0';
+	reprobe_defaults(o);
 	r = read_conf(path, &text);
 	if (r == -ENOENT)
 		return 0;
@@ -296,6 +334,8 @@ int config_load(struct options *o)
 				o->glibc = r;
 		} else if (!strcmp(key, "metrics_file")) {
 			set_metrics_file(o, path, lineno, val);
+		} else if (reprobe_key(o, path, lineno, key, val)) {
+			continue;
 		} else {
 			log_warn("%s:%u: unknown key '%s'; ignored", path, lineno, key);
 		}

@@ -43,6 +43,7 @@ enum run_mode {
 	MODE_DRY_RUN,		/* print what would change, change nothing */
 	MODE_VERIFY,		/* report drift from the policy, change nothing */
 	MODE_RESTORE,		/* put back the originals saved in the state dir */
+	MODE_NEED_PROBE,	/* exit 0 when this host should be probed now */
 };
 
 struct options {
@@ -62,6 +63,14 @@ struct options {
 	 * under --etc-root; "" = none (default).
 	 */
 	char metrics_file[PATH_MAX];
+	/*
+	 * When the host is measured again although a policy fits it.  A
+	 * probe takes minutes of the memory system and makes a scratch
+	 * namespace on a region: the administrator's choice, off by default.
+	 * A host that no policy fits is probed regardless.
+	 */
+	bool reprobe_env;	/* reprobe_on_environment_change: new kernel or microcode */
+	bool reprobe_region;	/* reprobe_on_region_add: a region appearing at run time */
 };
 
 /* Parse argv; returns 0, 1 when the program should exit 0 (--help), or -EINVAL. */

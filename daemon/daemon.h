@@ -52,9 +52,10 @@ int daemon_apply_module(struct daemon *d, const char *module);
 /* New block or nd devices: the sysfs sink again, same policy. */
 int daemon_apply_sysfs(struct daemon *d);
 /*
- * A pmem region appeared: if no valid policy matches the host any more,
- * start pmem-tune-probe.service (once).  Returns 1 when a probe was
- * requested, 0 when none is needed or one already was.
+ * A pmem region appeared: if no valid policy matches the host any more
+ * and reprobe_on_region_add = yes, start pmem-tune-probe.service (once).
+ * Returns 1 when a probe was requested, 0 when none is needed, none is
+ * asked for (said so) or one already was.
  */
 int daemon_region_added(struct daemon *d, const char *region);
 /*

@@ -301,6 +301,20 @@ static int on_fake_module(sd_event_source *s, const struct inotify_event *ev, vo
 	return 0;
 }
 
+/* ... and an entry appearing under sys/bus/nd/devices for a region's add event. */
+static int on_fake_nd(sd_event_source *s, const struct inotify_event *ev, void *userdata)
+{
+	struct loop *l = userdata;
+
+	if (ev->len && startswith(ev->name, "region")) {
+		log_debug("region %s appeared (test tree)", ev->name);
+		daemon_region_added(l->d, ev->name);
+		l->pending_sysfs = true;
+		schedule(l);
+	}
+	return 0;
+}
+
 static int on_device(sd_device_monitor *m, sd_device *dev, void *userdata)
 {
 	struct loop *l = userdata;
@@ -379,7 +393,7 @@ int daemon_loop(struct daemon *d)
 	watch_target(&l);
 
 	if (d->opt.sysfs_root[0]) {
-		char mod[PATH_MAX];
+		char mod[PATH_MAX], nd[PATH_MAX];
 
 		if (path_join(mod, sizeof(mod), d->opt.sysfs_root, "/sys/module") < 0)
 			mod[0] = '\0';
@@ -387,6 +401,12 @@ int daemon_loop(struct daemon *d)
 					 on_fake_module, &l);
 		if (r < 0)
 			log_debug("cannot watch %s: %s", mod, strerror(-r));
+		if (path_join(nd, sizeof(nd), d->opt.sysfs_root, "/sys/bus/nd/devices") < 0)
+			nd[0] = '\0';
+		r = sd_event_add_inotify(l.ev, NULL, nd, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR,
+					 on_fake_nd, &l);
+		if (r < 0)
+			log_debug("cannot watch %s: %s", nd, strerror(-r));
 	} else {
 		r = watch_devices(&l);
 		if (r < 0)

@@ -9,6 +9,7 @@
 
 #include "daemon.h"
 #include "log.h"
+#include "need_probe.h"
 
 int main(int argc, char **argv)
 {
@@ -20,6 +21,11 @@ int main(int argc, char **argv)
 	if (r)
 		return r > 0 ? EXIT_SUCCESS : 2;
 	log_setup(d.opt.verbose);
+	if (d.opt.mode == MODE_NEED_PROBE) {
+		/* reads only: no state directory, no lock, no bus */
+		config_load(&d.opt);
+		return need_probe(&d.opt);
+	}
 	if (daemon_init(&d) < 0) {
 		/* the lock is held by another instance or cannot be trusted: said why */
 		daemon_fini(&d);
@@ -51,6 +57,8 @@ int main(int argc, char **argv)
 	case MODE_RESTORE:
 		if (daemon_restore(&d, d.opt.force) < 0)
 			ret = EXIT_FAILURE;
+		break;
+	case MODE_NEED_PROBE:
 		break;
 	}
 	daemon_fini(&d);

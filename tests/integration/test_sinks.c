@@ -830,8 +830,8 @@ static void test_policy_text_injection(void)
 
 /*
  * A region appearing changes the host's fingerprint: the policy no longer
- * matches and a probe is requested, once; a region that was already there
- * requests nothing.
+ * matches, and a probe is requested only with reprobe_on_region_add = yes,
+ * once; a region that was already there requests nothing.
  */
 static void test_region_appears(void)
 {
@@ -852,6 +852,10 @@ static void test_region_appears(void)
 	put("sys/devices/ndbus0/region1/mappings", "1\n", 0444);
 	put("sys/devices/ndbus0/region1/mapping0", "nmem1,0,1073741824,0\n", 0444);
 	link_to("sys/bus/nd/devices/region1", "../../../devices/ndbus0/region1");
+	/* reprobe_on_region_add = no (the default): said, nothing started */
+	CHECK(!d.opt.reprobe_region);
+	CHECK_INT(daemon_region_added(&d, "region1"), 0);
+	d.opt.reprobe_region = true;
 	CHECK_INT(daemon_region_added(&d, "region1"), 1);
 	/* requested already: not again for the next uevent */
 	CHECK_INT(daemon_region_added(&d, "region1"), 0);

@@ -199,6 +199,48 @@ static void test_config_metrics_file(void)
 	CHECK_STR(o.metrics_file, "");
 }
 
+/* Re-probing is the administrator's choice: both keys off unless set to yes. */
+static void test_config_reprobe(void)
+{
+	static const struct { const char *text; bool env, region; } cases[] = {
+		{ "", false, false },
+		{ "reprobe_on_environment_change = yes\n", true, false },
+		{ "reprobe_on_region_add=yes\n", false, true },
+		{ "reprobe_on_environment_change = yes\nreprobe_on_region_add = yes\n",
+		  true, true },
+		{ "reprobe_on_environment_change = no\nreprobe_on_region_add = no\n",
+		  false, false },
+		/* anything else is warned about and leaves it off */
+		{ "reprobe_on_environment_change = always\nreprobe_on_region_add = 1\n",
+		  false, false },
+	};
+	struct options o;
+	size_t i;
+
+	CHECK_INT(PARSE(&o, "--etc-root", (char *)tmptree_root), 0);
+	CHECK(!o.reprobe_env && !o.reprobe_region);
+	mkdir(tmptree_path("etc"), 0755);
+	mkdir(tmptree_path("etc/pmem-tuned"), 0755);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		tmptree_put("etc/pmem-tuned/pmem-tuned.conf", cases[i].text, 0644);
+		o.reprobe_env = o.reprobe_region = true;
+		CHECK_INT(config_load(&o), 0);
+		CHECK_MSG(o.reprobe_env == cases[i].env && o.reprobe_region == cases[i].region,
+			  "'%s': env %d region %d", cases[i].text, o.reprobe_env,
+			  o.reprobe_region);
+	}
+	/* a file that reverts to the defaults turns them off again (a reload) */
+	unlink(tmptree_path("etc/pmem-tuned/pmem-tuned.conf"));
+	o.reprobe_env = o.reprobe_region = true;
+	CHECK_INT(config_load(&o), 0);
+	CHECK(!o.reprobe_env && !o.reprobe_region);
+
+	/* the probe unit's condition is a mode of its own */
+	CHECK_INT(PARSE(&o, "--need-probe"), 0);
+	CHECK_INT(o.mode, MODE_NEED_PROBE);
+	CHECK_INT(PARSE(&o, "--need-probe", "--verify"), -EINVAL);
+}
+
 int main(void)
 {
 	tmptree_make("pt-config");
@@ -209,6 +251,7 @@ int main(void)
 	test_config_file();
 	test_config_glibc_and_trust();
 	test_config_metrics_file();
+	test_config_reprobe();
 	tmptree_remove(check_failed);
 	return check_report("test_config");
 }

@@ -22,7 +22,8 @@
 #     manager's environment; then glibc_tunables = file: gone from the manager, and
 #     only a unit with the EnvironmentFile= drop-in sees it
 #  7. a policy for other hardware renamed over it: refused, the applied one kept; then
-#     region0's add event: the daemon starts the probe unit and applies its policy
+#     region0's add event: by default the daemon only says so; with
+#     reprobe_on_region_add = yes it starts the probe unit and applies its policy
 #  8. figures: start-to-applied, RSS, systemd-analyze security
 #  9. systemctl stop: every original back, the environment unset, files gone; the
 #     probe unit, started again, is skipped (a valid policy matches)
@@ -368,9 +369,10 @@ glibc_per_unit_checks
 # --- 7. a region appearing while no policy fits this host --------------------------
 sec "a region appearing while no policy fits"
 # A policy for other hardware is refused and the applied one kept. A region that then
-# appears has no policy: the daemon starts pmem-tune-probe.service, whose new policy
-# it applies.  The region's add event is the coldplug one (udevadm trigger), the
-# uevent the kernel sends when a region registers, without tearing down pmem0.
+# appears has no policy: the daemon says so, and with reprobe_on_region_add = yes starts
+# pmem-tune-probe.service, whose new policy it applies.  The region's add event is the
+# coldplug one (udevadm trigger), the uevent the kernel sends when a region registers,
+# without tearing down pmem0.
 fp_host=$(jq -r .platform.fingerprint "$POLICY")
 fp_other=sha256:$(printf '0%.0s' {1..64})
 jq --arg fp "$fp_other" '.platform.fingerprint = $fp' "$POLICY" >/etc/.pmem-policy.json.new
@@ -389,14 +391,33 @@ echo "daemon status: $status"
 pt_check "the foreign policy is not applied, the applied one kept" \
 	grep -q "^Policy not applied: .*keeping the applied one" <<<"$status"
 pt_expect_eq "nt_max_bytes still from the applied policy" $NT "$(cat $PARAMS/nt_max_bytes)"
+# By default a region appearing starts no probe (an administrator creating a region
+# for data must not find a scratch namespace on it): the daemon says so.
 p_before=$(prop pmem-tune-probe.service ExecMainStartTimestampMonotonic)
+pt_run udevadm trigger --action=add /sys/bus/nd/devices/region0
+i=0
+while ((i < 100)) && ! journalctl -b -u pmem-tuned.service --no-pager |
+	grep -q "pmem region region0 appeared, no policy matches this host; not probing"; do
+	sleep 0.1
+	i=$((i + 1))
+done
+pt_check "journal: region0 appeared, not probed (reprobe_on_region_add = no)" bash -c \
+	'journalctl -b -u pmem-tuned.service --no-pager | grep -q "pmem region region0 appeared, no policy matches this host; not probing (reprobe_on_region_add = no)"'
+sleep 1
+pt_expect_eq "reprobe_on_region_add = no: the probe unit not started" "$p_before" \
+	"$(prop pmem-tune-probe.service ExecMainStartTimestampMonotonic)"
+# Asked for: the region's add event starts the probe, whose policy the daemon applies.
+echo "reprobe_on_region_add = yes" >>/etc/pmem-tuned/pmem-tuned.conf
+pt_run systemctl reload pmem-tuned.service
+sleep 1
 t0=$(ms)
 pt_run udevadm trigger --action=add /sys/bus/nd/devices/region0
-# the probe (auto and dram, --quick under TCG), then the daemon applying its policy
+# the probe (auto and dram, --quick under TCG; Type=exec: active while it runs), then
+# the daemon applying its policy
 deadline=$((t0 + 300000))
 while (($(ms) < deadline)); do
 	[[ $(prop pmem-tune-probe.service ExecMainStartTimestampMonotonic) != "$p_before" &&
-		$(prop pmem-tune-probe.service ActiveState) != activating &&
+		$(prop pmem-tune-probe.service ActiveState) == inactive &&
 		$(prop pmem-tuned.service StatusText) == "Applied $POLICY ($fp_host)"* ]] && break
 	sleep 0.2
 done
@@ -412,6 +433,7 @@ jsync
 pt_check "journal: the daemon says why it started the probe" bash -c \
 	'journalctl -b -u pmem-tuned.service --no-pager | grep -q "pmem region region0 appeared, no policy matches this host; started pmem-tune-probe.service"'
 pt_expect_eq "pmem-tuned.service still active" active "$(systemctl is-active pmem-tuned.service)"
+sed -i '/^reprobe_on_region_add[[:space:]]*=/d' /etc/pmem-tuned/pmem-tuned.conf
 
 # --- 8. figures -------------------------------------------------------------------------
 sec "figures"
