@@ -67,7 +67,8 @@ and pmem block device attributes in sysfs (through a knob map), the
 environment PMDK's libpmem reads, and glibc's GLIBC_TUNABLES. It keeps
 the policy applied and restores every original value when it stops.
 .
-pmem-tune-probe.service measures the host first where no policy fits it.")
+pmem-tune-probe.service measures the host where no policy fits it, in the
+background after boot.")
 else()
 	message(STATUS "cpack: the daemon is not built (no libsystemd): "
 		"only the pmem-tune package")
