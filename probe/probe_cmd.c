@@ -453,9 +453,9 @@ static bool is_region_spec(const char *spec)
 }
 
 /*
- * The decisions a re-probe keeps unless beaten by the margin: --baseline
- * FILE, else the output file when it holds this host's entry.  NULL when
- * there is none (a missing default is no error; another host's is ignored).
+ * This host's entry in path, whose decisions a re-probe keeps unless
+ * beaten by the margin.  NULL when there is none (only a --baseline that
+ * cannot be read or lacks the entry is said; another host's is ignored).
  */
 static struct policy *load_baseline_from(const struct probe_opts *o, const char *path,
 					 const struct policy *p)
@@ -583,6 +583,8 @@ int probe_cmd(const struct probe_opts *o)
 	if (o->output) {
 		bool shed;
 
+		/* the tables first: on the journal both streams share one line otherwise */
+		fflush(stdout);
 		rc = o->fleet_file ? mkdir_p(policy_probe_state_dir(), 0700) : 0;
 		if (rc) {
 			fprintf(stderr, "pmem-tune: %s: cannot create it: %s\n",

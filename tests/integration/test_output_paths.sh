@@ -142,6 +142,11 @@ grep -q "is a fleet's merged entry of 2 hosts" "$tmp/err" && ok || bad "the merg
 	[ ! -e "$tmp/nowhere" ] && ok || bad "a fleet's link or its target was written"
 cmp -s "$tmp/bundle.json" "$tmp/bundle.orig" && cmp -s "$tmp/merged.json" "$tmp/merged.orig" &&
 	ok || bad "a fleet's bundle or merged entry was replaced"
+# one stream for both (the journal's): the line is a line of its own, after the tables
+rm -rf "$PMEM_TUNE_STATE_DIR"
+"$tune" --probe --quick --quiet --target dram --output "$tmp/link" >"$tmp/both" 2>&1
+grep -q "^pmem-tune: $tmp/link is a symbolic link" "$tmp/both" && ok ||
+	bad "on one stream, the line is not a line of its own: $(grep -F 'is a symbolic' "$tmp/both")"
 # a single probe's policy is replaced as before
 "$tune" --probe --quick --quiet --target dram --strategies clwb --output "$tmp/p.json" \
 	>/dev/null 2>"$tmp/err" && [ ! -s "$tmp/err" ] && ok ||
