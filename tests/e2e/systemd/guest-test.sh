@@ -30,6 +30,9 @@
 # 10. the package upgraded under a running daemon (restarted, an administrator's disable
 #     kept), removed (the originals back), purged (conffiles and enablement links gone;
 #     the administrator's files and the policy kept)
+# 11. the packages installed again and the policy a link to a fleet's bundle, for the
+#     later boots (guest-boot.sh): the probe at boot in the background, never over
+#     the fleet's file; a kernel change, no probe
 #
 # The probe unit gets a drop-in adding --quick (a standard probe takes about a
 # minute under TCG); PT_E2E_PROBE_MODE=standard leaves the unit as shipped.
@@ -53,6 +56,12 @@ jqs() { jq -e -s "$@" >/dev/null 2>&1; }
 # unit property
 prop() { systemctl show -P "$2" "$1"; }
 jsync() { journalctl --sync 2>/dev/null || sleep 1; }
+
+# A later boot of this guest (run.sh boots it again while out/next-boot names a
+# phase): that phase's checks instead of the sections below.
+# shellcheck source=guest-boot.sh
+. "$D/boot.sh"
+[[ -s $OUT/next-boot ]] && boot_phase "$(cat "$OUT/next-boot")"
 
 # --- glibc tunables: opt-in, and scoped to the units that ask -------------------------
 # glibc_scope off|file|manager: pmem-tuned.conf's glibc_tunables= (the next reload reads it)
@@ -534,8 +543,7 @@ pt_check "purge: no enablement links left" \
 pt_check "purge: no unit left to systemd" \
 	bash -c '! systemctl list-unit-files "pmem-tune*" --no-legend | grep -q .'
 
-# === purge with rollback=never: the originals come back, as they were =================
-# A block of its own (issue 32, item 4), after section 10's purge: the packages installed
+# === purge with rollback=never: the originals come back, as they were ==========# A block of its own (issue 32, item 4), after section 10's purge: the packages installed
 # again over the kept policy, an administrator's 0640 root:adm file where the daemon
 # writes its environment.d drop-in, and a libpmem export to write.
 #  a. rollback=auto, systemctl stop: the drop-in is the administrator's again, mode and
@@ -592,6 +600,9 @@ purge_restores_checks() {
 }
 purge_restores_checks
 # === end of the purge block ============================================================
+=======
+# --- 11. the later boots --------------------------------------------------------------
+boot_prepare_fleet_link
 
 sec "end"
 fig test_ms $(($(ms) - t_test0))

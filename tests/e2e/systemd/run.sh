@@ -9,18 +9,20 @@
 #   --sanitize ON|OFF the calling tree's PT_SANITIZE: ON skips (the package is made
 #                     from a plain build; the plain tree runs this test)
 #   --outdir DIR      where the guest's out/ goes (journal, policy, figures)
-#   --timeout S       bound on the qemu run (default $PT_E2E_TIMEOUT or 420)
+#   --timeout S       bound on each boot's qemu run (default $PT_E2E_TIMEOUT or 420)
 #   --keep            keep the work directory
 #
 # Steps: tests/e2e/setup.sh (qemu, the cloud kernel), mkimage.sh (the debootstrap
 # image, cached), ../kmod/build.sh (pt_testmod.ko against Debian's headers), the
 # packages (scripts/package.sh: prefix /usr, in <build>/deb), a data disk (mke2fs
-# -d: the two .deb files, the README, the module, guest-test.sh, lib.sh), then qemu
-# (TCG) with the root image as namespace 1 (snapshot=on: the cached image stays as
-# built) and the data disk as namespace 2 of one NVMe controller, and an NVDIMM in
-# the cpu_cache persistence domain.  The guest's test output comes over the second serial port.
+# -d: the two .deb files, the README, the module, guest-test.sh, guest-boot.sh,
+# lib.sh), then qemu (TCG) with a copy of the root image as namespace 1 (the cached
+# image stays as built) and the data disk as namespace 2 of one NVMe controller, and
+# an NVDIMM in the cpu_cache persistence domain; again, on the same disks, while the
+# guest leaves a phase in out/next-boot (at most 4 boots).  The guest's test output
+# comes over the second serial port.
 #
-# Exit status: the guest test's; 77 (with one "SKIPPED:" line) when something cannot
+# Exit status: the first failing boot's guest test's, else 0; 77 (with one "SKIPPED:" line) when something cannot
 # be had: root, qemu, the kernel, debootstrap or the mirror, the headers; 124 on
 # timeout; 125 when the guest gave no result.
 set -euo pipefail
@@ -122,6 +124,7 @@ cp "${pkgs[@]}" "$data/"
 cp "$src/README.md" "$data/README.md"
 cp "$ko" "$data/pt_testmod.ko"
 cp "$here/guest-test.sh" "$data/test.sh"
+cp "$here/guest-boot.sh" "$data/boot.sh"
 cp "$e2e/guest/lib.sh" "$data/lib.sh"
 printf 'PT_E2E_KVER=%q\nPT_E2E_PERSISTENCE=cpu\nPT_E2E_GUEST_TIMEOUT=%q\n' \
 	"$PT_E2E_KVER" "$((timeout_s - 30))" >"$data/env"
@@ -129,34 +132,82 @@ mke2fs -q -F -t ext4 -L pt-e2e-data -d "$data" "$work/data.img" 64M >/dev/null |
 	pt_die "mke2fs -d of the data disk failed"
 truncate -s 1G "$work/nvdimm0.img"
 
-# --- boot ------------------------------------------------------------------------------
+# --- boot -----------------------------------------------------------------------------
+# The root disk is a copy of the cached image (sparse; the cache stays as built), so
+# that a later boot finds what the earlier ones left: the guest test asks for one by
+# leaving a phase name in its out/next-boot (guest-boot.sh), and gets the same root,
+# NVDIMM and data disk again.
+root=$work/root.img
+cp --sparse=always "$img" "$root" || pt_die "cannot copy $img to $root"
+# no_timer_check: an emulated CPU on a loaded host can fail the kernel's timer IRQ test
+# ("IO-APIC + timer doesn't work!", a panic before init, seen here at a load of 30)
 # shellcheck disable=SC2054  # commas belong to qemu options
-qemu_args=(
-	-accel tcg,thread=multi -cpu max -smp 2
-	-machine pc,nvdimm=on,nvdimm-persistence=cpu
-	-m 2G,slots=2,maxmem=8G
-	-nodefaults -display none -monitor none -no-reboot
-	-serial "file:$work/console.log" -serial "file:$work/channel.log"
-	-object "memory-backend-file,id=mem0,share=on,mem-path=$work/nvdimm0.img,size=1G"
-	-device nvdimm,id=nv0,memdev=mem0,label-size=128K
-	-drive "file=$img,if=none,id=root,format=raw,snapshot=on"
-	-drive "file=$work/data.img,if=none,id=data,format=raw"
-	-device nvme,id=nvme0,serial=pt-e2e
-	-device nvme-ns,drive=root,bus=nvme0,nsid=1
-	-device nvme-ns,drive=data,bus=nvme0,nsid=2
-	-kernel "$PT_E2E_VMLINUZ"
-	-append "root=/dev/nvme0n1 rw rootwait console=ttyS0,115200 panic=-1 mitigations=off systemd.wants=pt-e2e.service systemd.show_status=auto"
-)
-t=$SECONDS
-pt_log "booting $PT_E2E_KVER with systemd (root $img, snapshot), timeout ${timeout_s}s"
-# snapshot=on keeps its overlay in $TMPDIR
-TMPDIR=$work pt_qemu_run "$timeout_s" "$work/qemu.out" "$work/console.log" \
-	"$work/channel.log" -- "$QEMU" "${qemu_args[@]}"
-step "qemu run (boot+test)" $((SECONDS - t))
-
-touch "$work/console.log" "$work/channel.log"
+qemu_args_for() {	# qemu_args_for BOOT: the command line of that boot, in qemu_args
+	qemu_args=(
+		-accel tcg,thread=multi -cpu max -smp 2
+		-machine pc,nvdimm=on,nvdimm-persistence=cpu
+		-m 2G,slots=2,maxmem=8G
+		-nodefaults -display none -monitor none -no-reboot
+		-serial "file:$work/console-$1.log" -serial "file:$work/channel-$1.log"
+		-object "memory-backend-file,id=mem0,share=on,mem-path=$work/nvdimm0.img,size=1G"
+		-device nvdimm,id=nv0,memdev=mem0,label-size=128K
+		-drive "file=$root,if=none,id=root,format=raw"
+		-drive "file=$work/data.img,if=none,id=data,format=raw"
+		-device nvme,id=nvme0,serial=pt-e2e
+		-device nvme-ns,drive=root,bus=nvme0,nsid=1
+		-device nvme-ns,drive=data,bus=nvme0,nsid=2
+		-kernel "$PT_E2E_VMLINUZ"
+		-append "root=/dev/nvme0n1 rw rootwait console=ttyS0,115200 panic=-1 mitigations=off no_timer_check systemd.wants=pt-e2e.service systemd.show_status=auto"
+	)
+}
 clean_log() { tr -d '\r' <"$1"; }
-result=$(clean_log "$work/channel.log" | grep -ao '^PT_E2E_RESULT=[0-9]*' | head -n1 || true)
+MAX_BOOTS=4
+boot=1 rc_all=0
+while :; do
+	console=$work/console-$boot.log channel=$work/channel-$boot.log
+	qemu_args_for "$boot"
+	t=$SECONDS
+	pt_log "boot $boot: $PT_E2E_KVER with systemd (root $root), timeout ${timeout_s}s"
+	TMPDIR=$work pt_qemu_run "$timeout_s" "$work/qemu.out" "$console" "$channel" -- \
+		"$QEMU" "${qemu_args[@]}"
+	step "qemu run, boot $boot" $((SECONDS - t))
+
+	touch "$console" "$channel"
+	result=$(clean_log "$channel" | grep -ao '^PT_E2E_RESULT=[0-9]*' | head -n1 || true)
+	echo "---- guest test output, boot $boot ----"
+	clean_log "$channel" | sed -n '/^PT_E2E_TEST_START/,/^PT_E2E_TEST_END/p' | sed '1d;$d'
+	echo "---- end of guest test output, boot $boot ----"
+
+	if [[ -z $result ]]; then
+		echo "---- last 80 lines of the guest console, boot $boot ----"
+		clean_log "$console" | tail -n 80
+		echo "---- channel ----"
+		clean_log "$channel" | tail -n 20
+		[[ -s $work/qemu.out ]] && { echo "---- qemu ----"; cat "$work/qemu.out"; }
+		if ((boot == 1)) && ! grep -aq 'Linux version' "$console"; then
+			pt_skip "qemu could not boot the guest (rc $qrc): $(head -c 300 "$work/qemu.out" | tr '\n' ' ')"
+		fi
+		pt_exit_if_timed_out "$timeout_s"
+		pt_log "error: the guest stopped without a result in boot $boot (qemu rc $qrc)"
+		exit 125
+	fi
+	rc=${result#PT_E2E_RESULT=}
+	if ((rc != 0 && rc != 77)); then
+		echo "---- guest console (kernel and systemd), boot $boot, last 60 lines ----"
+		clean_log "$console" | tail -n 60
+	fi
+	((rc_all == 0)) && rc_all=$rc
+	next=$(debugfs -R "cat /out/next-boot" "$work/data.img" 2>/dev/null || true)
+	if ((rc == 77)) || [[ -z $next ]]; then break; fi
+	if ((boot >= MAX_BOOTS)); then
+		pt_log "error: boot $boot asks for another ('$next'); $MAX_BOOTS is the most"
+		((rc_all == 0)) && rc_all=1
+		break
+	fi
+	boot=$((boot + 1))
+	pt_log "the guest asks for boot $boot: $next"
+done
+rc=$rc_all
 
 # the guest's out/ (written on the data disk, unmounted before poweroff)
 if [[ -n $outdir ]]; then
@@ -166,32 +217,11 @@ if [[ -n $outdir ]]; then
 		pt_log "warning: cannot read out/ from the data disk"
 fi
 
-echo "---- guest test output ----"
-clean_log "$work/channel.log" | sed -n '/^PT_E2E_TEST_START/,/^PT_E2E_TEST_END/p' | sed '1d;$d'
-echo "---- end of guest test output ----"
-
-if [[ -z $result ]]; then
-	echo "---- last 80 lines of the guest console ----"
-	clean_log "$work/console.log" | tail -n 80
-	echo "---- channel ----"
-	clean_log "$work/channel.log" | tail -n 20
-	[[ -s $work/qemu.out ]] && { echo "---- qemu ----"; cat "$work/qemu.out"; }
-	if ! grep -aq 'Linux version' "$work/console.log"; then
-		pt_skip "qemu could not boot the guest (rc $qrc): $(head -c 300 "$work/qemu.out" | tr '\n' ' ')"
-	fi
-	pt_exit_if_timed_out "$timeout_s"
-	pt_log "error: the guest stopped without a result (qemu rc $qrc)"
-	exit 125
-fi
-rc=${result#PT_E2E_RESULT=}
-if ((rc != 0 && rc != 77)); then
-	echo "---- guest console (kernel and systemd), last 60 lines ----"
-	clean_log "$work/console.log" | tail -n 60
-fi
-
 echo "---- figures ----"
 printf '%s\n' "${figures[@]}"
-clean_log "$work/channel.log" | sed -n 's/^FIGURE /guest: /p'
+for ((b = 1; b <= boot; b++)); do
+	clean_log "$work/channel-$b.log" | sed -n "s/^FIGURE /guest (boot $b): /p"
+done
 printf 'total %d s\n' $((SECONDS - t_all))
-pt_log "guest exited with $rc (qemu rc $qrc)"
+pt_log "guest exited with $rc after $boot boot(s) (qemu rc $qrc)"
 exit "$rc"
