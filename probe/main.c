@@ -16,6 +16,7 @@
 
 #include "commands.h"
 #include "common/getopt_whole.h"
+#include "common/path.h"
 #include "common/macros.h"
 #include "fleet_file.h"
 #include "output_path.h"
@@ -71,6 +72,13 @@ static int probe_keeps_fleet_file(struct cmd_args *a)
 		return 0;
 	if (policy_kept_probe_path(kept, sizeof(kept)) < 0) {
 		fprintf(stderr, "pmem-tune: %s: path too long\n", policy_probe_state_dir());
+		return 1;
+	}
+	/* made now, so that the output check below sees where the probe will go */
+	rc = mkdir_p(policy_probe_state_dir(), 0700);
+	if (rc) {
+		fprintf(stderr, "pmem-tune: %s: cannot create it: %s\n",
+			policy_probe_state_dir(), strerror(-rc));
 		return 1;
 	}
 	a->po.fleet_file = a->po.output;

@@ -585,12 +585,6 @@ int probe_cmd(const struct probe_opts *o)
 
 		/* the tables first: on the journal both streams share one line otherwise */
 		fflush(stdout);
-		rc = o->fleet_file ? mkdir_p(policy_probe_state_dir(), 0700) : 0;
-		if (rc) {
-			fprintf(stderr, "pmem-tune: %s: cannot create it: %s\n",
-				policy_probe_state_dir(), strerror(-rc));
-			goto out;
-		}
 		rc = policy_save_shedding_raw(p, o->output, &shed);
 		if (shed)
 			fprintf(stderr, "pmem-tune: %s: over %lld MiB with every cell's samples; "

@@ -3,8 +3,9 @@
 # One trust rule for every reader and writer (common/trusted.h): owned by
 # root or the caller, writable by no one else, and for a directory the
 # same of every directory above it (or sticky, as /tmp).  Held by
-#  - pmem-tune --check (the probe unit's ExecCondition=, the playbook's
-#    validate:): a policy the daemon would refuse is invalid, exit 2;
+#  - pmem-tune --check (the playbook's validate:) and pmem-tuned --need-probe
+#    (the probe unit's ExecCondition=): a policy the daemon would refuse is
+#    invalid, exit 2, and the host is probed;
 #  - the probe's scratch record (PMEM_TUNE_STATE_DIR), which decides what
 #    namespaces are destroyed: refused, left as it is, unless --insecure;
 #  - pmem-tuned's output directories (/etc/pmem-tuned, /etc/environment.d)
@@ -63,8 +64,7 @@ check_refused "world-writable" "with mode 0646"
 # the probe unit's own condition: untrusted means the probe runs (and writes a policy root owns)
 cond=$(sed -n 's/^ExecCondition=//p' "$unit")
 [ -n "$cond" ] && ok || bad "no ExecCondition= in $unit"
-cond=${cond//@PT_BINDIR@\/pmem-tune/$tune}
-cond=${cond//\/etc\/pmem-policy.json/$tmp/p.json}
+cond=${cond//@PT_SBINDIR@\/pmem-tuned/$tuned --policy $tmp/p.json}
 eval "$cond" >/dev/null 2>&1 && ok || bad "ExecCondition ($cond) skips the probe for a world-writable policy"
 "$tune" --check --json "$tmp/p.json" >"$tmp/out" 2>/dev/null
 jq -e '.result == "invalid" and .status == 2 and (.message | test("mode 0646"))' "$tmp/out" \
