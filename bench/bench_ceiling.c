@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu.h"
-#include "policy.h"
-#include "strategy.h"
-#include "sweep.h"
-#include "target.h"
+#include "measure/strategy.h"
+#include "measure/sweep.h"
+#include "measure/target.h"
+#include "platform/cpu.h"
+#include "policy/policy.h"
 
 int main(int argc, char **argv)
 {

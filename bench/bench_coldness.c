@@ -22,13 +22,13 @@
 #include <string.h>
 
 #include "common/proc_kb.h"
-#include "cpu.h"
-#include "stats.h"
-#include "strategy.h"
+#include "measure/strategy.h"
+#include "measure/sweep.h"
+#include "measure/target.h"
+#include "measure/workers.h"
+#include "platform/cpu.h"
+#include "rule/stats.h"
 #include "strategy_list.h"
-#include "sweep.h"
-#include "target.h"
-#include "workers.h"
 
 #define MAX_NAMES 8
 

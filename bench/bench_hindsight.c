@@ -39,13 +39,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crossover.h"
 #include "oracle.h"
-#include "policy.h"
-#include "stats.h"
-#include "strategy_class.h"
+#include "policy/policy.h"
+#include "rule/crossover.h"
+#include "rule/stats.h"
+#include "rule/strategy_class.h"
 #include "sweep_record.h"
-#include "table.h"
 
 #define DEFAULT_BAR 0.97
 /* "probe, 5 sizes": the grid sizes either side of the one decided */
@@ -184,7 +183,7 @@ static void print_per_size(const struct judged *j)
 			for (size_t r = 0; r < j->nruns; r++)
 				pw = fmin(pw, ratio(j, r, k, i, 0));
 			printf("%10s  %-14s %8.3f  %-14s %8.3f\n",
-			       table_format_bytes(op->sizes_bytes[i], sb, sizeof(sb)),
+			       policy_format_bytes(op->sizes_bytes[i], sb, sizeof(sb)),
 			       op->names[h], hw, op->policy_uses[i], pw);
 		}
 	}
@@ -432,7 +431,7 @@ static void print_members(const struct judged *j)
 		}
 		printf("\n");
 		for (size_t i = 0; i < op->nsizes; i++) {
-			printf("%10s", table_format_bytes(op->sizes_bytes[i], sb, sizeof(sb)));
+			printf("%10s", policy_format_bytes(op->sizes_bytes[i], sb, sizeof(sb)));
 			for (int f = FAMILY_STREAMING; f <= FAMILY_CACHED_FLUSH; f++) {
 				int lead = judge_lead(j, k, i, (enum strategy_family)f, d[f]);
 				double jv[ORACLE_MAX_RUNS], pv[ORACLE_MAX_RUNS], jm, pm;

@@ -24,13 +24,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cpu.h"
-#include "stats.h"
-#include "strategy.h"
+#include "measure/strategy.h"
+#include "measure/sweep.h"
+#include "measure/target.h"
+#include "measure/workers.h"
+#include "platform/cpu.h"
+#include "rule/stats.h"
 #include "strategy_list.h"
-#include "sweep.h"
-#include "target.h"
-#include "workers.h"
 
 #define MAX_NAMES 8
 /* each size measured this many times, the two configurations' order alternating */

@@ -32,10 +32,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "crossover.h"
-#include "export.h"
-#include "policy.h"
-#include "sha256.h"
+#include "policy/policy.h"
+#include "policy/sha256.h"
+#include "rule/crossover.h"
+#include "rule/export.h"
 
 #ifndef BENCH_MERGE_TEMPLATE
 #define BENCH_MERGE_TEMPLATE "tests/data/amd-f26-kvm/quick-01.json"

@@ -28,10 +28,11 @@
 #include <string.h>
 
 #include "common/macros.h"
-#include "crossover.h"
-#include "policy.h"
-#include "stats.h"
-#include "strategy_class.h"
+#include "policy/policy.h"
+#include "rule/crossover.h"
+#include "rule/samples.h"
+#include "rule/stats.h"
+#include "rule/strategy_class.h"
 
 #define MAX_FILES	64
 #define MAX_ROWS	64

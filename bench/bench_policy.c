@@ -52,19 +52,19 @@
 
 #include "common/atomic_file.h"
 #include "common/macros.h"
-#include "cpu.h"
-#include "crossover.h"
-#include "fingerprint.h"
-#include "policy.h"
-#include "stats.h"
-#include "strategy_class.h"
-#include "strategy.h"
-#include "sweep.h"
-#include "table.h"
-#include "target.h"
-#include "workers.h"
+#include "measure/strategy.h"
+#include "measure/sweep.h"
+#include "measure/target.h"
+#include "measure/workers.h"
+#include "platform/cpu.h"
+#include "policy/fingerprint.h"
+#include "policy/policy.h"
+#include "rule/crossover.h"
+#include "rule/stats.h"
+#include "rule/strategy_class.h"
 
 #include "oracle.h"
+#include "rule/samples.h"
 #include "sweep_record.h"
 
 #ifndef PMEM_TUNE_PATH
@@ -515,7 +515,7 @@ static void progress(const char *what, const struct op_run *r, size_t i)
 	if (!isatty(STDERR_FILENO))
 		return;
 	fprintf(stderr, "\r\033[K[%s] %s %s (%zu/%zu)", what, op_label(r->op, lb, sizeof(lb)),
-		table_format_bytes(r->c[i].size, sb, sizeof(sb)), i + 1, r->n);
+		policy_format_bytes(r->c[i].size, sb, sizeof(sb)), i + 1, r->n);
 }
 
 /*
@@ -964,7 +964,7 @@ static void print_run(const struct op_run *r, const struct contenders *k, double
 	for (size_t i = 0; i < r->n; i++) {
 		const struct cell *c = &r->c[i];
 
-		printf("%10s  %-14s %8.0f %8.0f %8.3f", table_format_bytes(c->size, sb, sizeof(sb)),
+		printf("%10s  %-14s %8.0f %8.0f %8.3f", policy_format_bytes(c->size, sb, sizeof(sb)),
 		       c->oracle_idx >= 0 ? k->name[c->oracle_idx] : "-", c->oracle, c->oracle_cv,
 		       c->ratio_naive);
 		for (int j = 0; j < NCOLS; j++)
@@ -976,7 +976,7 @@ static void print_run(const struct op_run *r, const struct contenders *k, double
 
 		if (!c->remeasured && !c->disturbed)
 			continue;
-		printf("%10s  measured again (%ux): ", table_format_bytes(c->size, sb, sizeof(sb)),
+		printf("%10s  measured again (%ux): ", policy_format_bytes(c->size, sb, sizeof(sb)),
 		       c->remeasured);
 		if (c->why == HALVES_DISAGREE)
 			printf("a contender's halves were more than %.0f %% apart",
@@ -1003,7 +1003,7 @@ static void print_cells(const struct op_run *r, const struct contenders *k)
 		const struct cell *c = &r->c[i];
 
 		for (int h = 0; h < 2; h++) {
-			printf("%10s", h ? "" : table_format_bytes(c->size, sb, sizeof(sb)));
+			printf("%10s", h ? "" : policy_format_bytes(c->size, sb, sizeof(sb)));
 			for (unsigned j = 0; j < k->n; j++)
 				printf(" %14.0f", c->vh[h][j]);
 			printf("\n");
@@ -1105,7 +1105,7 @@ static void print_worst(const struct op_run *runs, size_t nruns, enum col col)
 		return;
 	}
 	printf("worst %s/oracle: %.3f at %s (%s)\n", col_name[col], wc->ratio[col],
-	       table_format_bytes(wc->size, sb, sizeof(sb)), op_label(wr->op, lb, sizeof(lb)));
+	       policy_format_bytes(wc->size, sb, sizeof(sb)), op_label(wr->op, lb, sizeof(lb)));
 }
 
 /*
@@ -1273,7 +1273,7 @@ static void print_misses(const struct op_run *runs, size_t nruns, const struct c
 			paired += pok;
 			paired_wins += pw;
 			printf("%10s  %-24s %-14s here %.3f, probe %.3f: %s",
-			       table_format_bytes(c->size, sb, sizeof(sb)),
+			       policy_format_bytes(c->size, sb, sizeof(sb)),
 			       op_label(op, lb, sizeof(lb)), k->name[c->oracle_idx],
 			       c->v[c->oracle_idx] / c->v[c->pick], then, miss_text[why]);
 			if (pok)
@@ -1310,7 +1310,7 @@ static void print_worst_naive(const struct op_run *runs, size_t nruns)
 		}
 	if (wc)
 		printf("worst policy/naive-oracle: %.3f at %s (%s)\n", wc->ratio_naive,
-		       table_format_bytes(wc->size, sb, sizeof(sb)),
+		       policy_format_bytes(wc->size, sb, sizeof(sb)),
 		       op_label(wr->op, lb, sizeof(lb)));
 }
 

@@ -5,8 +5,8 @@
 #ifndef PMEM_TUNE_BENCH_STRATEGY_LIST_H
 #define PMEM_TUNE_BENCH_STRATEGY_LIST_H
 
-#include "cpu.h"
-#include "strategy.h"
+#include "measure/strategy.h"
+#include "platform/cpu.h"
 
 /*
  * Identify the CPU into *ci and set the kernels up for it

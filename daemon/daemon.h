@@ -6,8 +6,8 @@
 #include <time.h>
 
 #include "config.h"
-#include "environment.h"
 #include "knobmap.h"
+#include "policy/environment.h"
 #include "sink.h"
 #include "state.h"
 

@@ -20,9 +20,9 @@
 #include "common/read_file.h"
 #include "common/text.h"
 #include "common/trusted.h"
-#include "export_keys.h"
 #include "log.h"
-#include "policy.h"
+#include "policy/export_keys.h"
+#include "policy/policy.h"
 #include "sink.h"
 #include "state.h"
 

@@ -15,10 +15,10 @@
 #include "common/read_file.h"
 #include "common/text.h"
 #include "common/trusted.h"
-#include "export_keys.h"
 #include "knobmap.h"
 #include "log.h"
-#include "policy.h"
+#include "policy/export_keys.h"
+#include "policy/policy.h"
 
 /* Split path into components (in place in buf); at most max of them. */
 static int split_path(char *buf, char **comp, int max)

@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "environment.h"
-#include "fingerprint.h"
 #include "match.h"
-#include "policy.h"
+#include "policy/environment.h"
+#include "policy/fingerprint.h"
+#include "policy/policy.h"
 
 /* This host's identity (fingerprint, environment), or -errno with the reason in why. */
 static int host_identity(const char *sysfs_root, struct policy **me, char *why, size_t len)

@@ -12,9 +12,9 @@
 #include "common/atomic_file.h"
 #include "common/prom_text.h"
 #include "common/trusted.h"
-#include "environment.h"
 #include "log.h"
 #include "metrics_file.h"
+#include "policy/environment.h"
 
 char *metrics_file_text(const struct daemon *d, bool applied, size_t *len)
 {

@@ -13,12 +13,12 @@
 #include <string.h>
 
 #include "config.h"
-#include "environment.h"
-#include "fingerprint.h"
-#include "fleet_file.h"
 #include "match.h"
 #include "need_probe.h"
-#include "policy.h"
+#include "policy/environment.h"
+#include "policy/fingerprint.h"
+#include "policy/fleet_file.h"
+#include "policy/policy.h"
 
 /*
  * Kernel or microcode differ from what p was probed with (any of a merged

@@ -18,9 +18,9 @@
 
 #include "common/nd_region.h"
 #include "common/sysfs_attr.h"
-#include "export_keys.h"
 #include "log.h"
-#include "policy.h"
+#include "policy/export_keys.h"
+#include "policy/policy.h"
 #include "sink.h"
 #include "state.h"
 

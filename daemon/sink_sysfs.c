@@ -17,10 +17,10 @@
 #include "common/path.h"
 #include "common/sysfs_attr.h"
 #include "common/text.h"
-#include "export_keys.h"
 #include "knobmap.h"
 #include "log.h"
-#include "policy.h"
+#include "policy/export_keys.h"
+#include "policy/policy.h"
 #include "sink.h"
 #include "state.h"
 

@@ -16,7 +16,7 @@
 #include "common/read_file.h"
 #include "common/trusted.h"
 #include "log.h"
-#include "policy.h"
+#include "policy/policy.h"
 #include "sanitize.h"
 #include "state.h"
 

@@ -13,8 +13,8 @@
 
 #include "common/text.h"
 #include "config.h"
-#include "export_keys.h"
 #include "knobmap.h"
+#include "policy/export_keys.h"
 #include "sink.h"
 #include "state.h"
 

@@ -11,8 +11,8 @@
 
 #include <json-c/json.h>
 
-#include "policy_internal.h"
-#include "policy_limits.h"
+#include "policy/policy_internal.h"
+#include "policy/policy_limits.h"
 
 struct policy_bundle *policy_bundle_new(void)
 {

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "common/sysfs_attr.h"
-#include "cxl_sysfs.h"
+#include "policy/cxl_sysfs.h"
 
 #define CXL_DEVICES "/sys/bus/cxl/devices"
 #define ND_DEVICES "/sys/bus/nd/devices"

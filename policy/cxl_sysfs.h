@@ -10,7 +10,7 @@
 #ifndef PMEM_POLICY_CXL_SYSFS_H
 #define PMEM_POLICY_CXL_SYSFS_H
 
-#include "policy.h"
+#include "policy/policy.h"
 
 /*
  * The CXL side of libnvdimm region nd_region (e.g. "region1") under

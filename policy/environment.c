@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "environment.h"
-#include "policy_limits.h"
+#include "policy/environment.h"
+#include "policy/policy_limits.h"
 
 /* How many probed values a description names before "and N more". */
 #define DESCRIBE_MAX	4

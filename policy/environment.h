@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 enum policy_env_what {
 	POLICY_ENV_KERNEL,	/* uname -r */

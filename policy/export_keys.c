@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common/parse.h"
-#include "export_keys.h"
+#include "policy/export_keys.h"
 
 static const struct export_consumer_info consumers[EXPORT_NCONSUMERS] = {
 	[EXPORT_LIBPMEM] = { "libpmem", "env", "PMEM_MOVNT_THRESHOLD" },

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 enum export_consumer {
 	EXPORT_LIBPMEM,

@@ -13,8 +13,8 @@
 
 #include "common/read_file.h"
 #include "common/trusted.h"
-#include "policy_internal.h"
-#include "policy_limits.h"
+#include "policy/policy_internal.h"
+#include "policy/policy_limits.h"
 
 int policy_read_file(const char *path, unsigned flags, char **bufp, size_t *lenp, char *err,
 		     size_t errlen)

@@ -45,11 +45,11 @@
 #include "common/read_file.h"
 #include "common/sysfs_attr.h"
 #include "common/text.h"
-#include "cxl_sysfs.h"
-#include "fingerprint.h"
-#include "policy_internal.h"
-#include "policy_limits.h"
-#include "sha256.h"
+#include "policy/cxl_sysfs.h"
+#include "policy/fingerprint.h"
+#include "policy/policy_internal.h"
+#include "policy/policy_limits.h"
+#include "policy/sha256.h"
 
 #define FINGERPRINT_SCHEMA	"pmem-fingerprint/1"
 #define ND_DEVICES		ND_DEVICES_DIR

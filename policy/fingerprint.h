@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "policy.h"
+#include "policy/policy.h"
 
 #define FINGERPRINT_LEN 80	/* "sha256:" + 64 hex + NUL fits */
 

@@ -9,8 +9,8 @@
 #include <json-c/json.h>
 
 #include "common/read_file.h"
-#include "fleet_file.h"
-#include "policy_limits.h"
+#include "policy/fleet_file.h"
+#include "policy/policy_limits.h"
 
 const char *policy_probe_state_dir(void)
 {

@@ -22,11 +22,10 @@
 #include <json-c/json.h>
 
 #include "common/macros.h"
-#include "crossover.h"
-#include "export_keys.h"
-#include "policy.h"
-#include "policy_internal.h"
-#include "policy_limits.h"
+#include "policy/export_keys.h"
+#include "policy/policy.h"
+#include "policy/policy_internal.h"
+#include "policy/policy_limits.h"
 
 /* ---- writing ---- */
 
@@ -1196,32 +1195,6 @@ static const char *const baselines[] = { "kept", "changed", "new", NULL };
 static const char *const kinds[] = { "family", "member", NULL };
 static const char *const export_sources[] = { "default", "baseline", "measured", NULL };
 
-/*
- * No range is right only where the decision rule makes none (no size where
- * a family could be chosen); else the consumers would be left to guess.
- */
-static void check_ranges(struct rd *rd, size_t nranges, void *ctx, size_t mark)
-{
-	const struct policy_op *op = ctx;
-	struct crossover_cell *cells;
-	size_t i;
-
-	if (nranges)
-		return;
-	cells = alloc_elems(rd, op->nsizes, sizeof(*cells), mark);
-	if (!cells)
-		return;
-	if (!crossover_op_thin(op) && !crossover_cells(op, cells)) {
-		for (i = 0; i < op->nsizes && cells[i].winner < 0; i++)
-			;
-		if (i < op->nsizes)
-			fail(rd, "no range, though '%s' is decided at %" PRIu64 " bytes: "
-			     "every size needs a strategy", op->curves[cells[i].winner].strategy,
-			     op->sizes_bytes[i]);
-	}
-	free(cells);
-}
-
 static void read_range(struct rd *rd, struct json_object *jr, void *elems, size_t i, size_t n,
 		       void *ctx)
 {
@@ -1258,7 +1231,7 @@ static void read_range(struct rd *rd, struct json_object *jr, void *elems, size_
 
 static const struct array_of ranges_array = {
 	"ranges", POLICY_MAX_SIZES, 1, true, sizeof(struct policy_range), read_range,
-	check_ranges,
+	NULL,
 };
 
 static void read_crossover(struct rd *rd, struct json_object *jx, void *elems, size_t i,

@@ -29,8 +29,8 @@
 #include <string.h>
 
 #include "common/utf8.h"
-#include "policy_internal.h"
-#include "policy_limits.h"
+#include "policy/policy_internal.h"
+#include "policy/policy_limits.h"
 
 /* What json-c allocates per value (measured on json-c 0.16, with slack). */
 #define COST_OBJECT	800

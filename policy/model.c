@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy.h"
-#include "policy_internal.h"
+#include "policy/policy.h"
+#include "policy/policy_internal.h"
 
 #define copy_name(dst, src) snprintf((dst), sizeof(dst), "%s", (src) ? (src) : "")
 

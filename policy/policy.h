@@ -348,56 +348,18 @@ struct policy_target *policy_find_target(const struct policy *p, const char *nam
  * of nsizes sizes), replacing any there; n == 0 drops them and, once no
  * cell has any, the array.  policy_drop_raw() drops every curve's and
  * says whether there were any.
- * policy_op_summarize_raw() recomputes median, p10, p90, the 95 %
- * interval and samples of every cell that has raw samples from them:
- * they, not the summaries next to them, are what --decide believes.
- * moved (may be NULL) counts the cells whose median changed by more
- * than the file's rounding and names the first.
  */
-struct policy_raw_moved {
-	size_t count;
-	const struct policy_curve *first;	/* its curve, NULL when count is 0 */
-	size_t first_idx;
-	double first_was_mib_s;			/* the median before */
-};
 int policy_curve_set_raw(struct policy_curve *c, size_t nsizes, size_t idx,
 			 const double *v_mib_s, unsigned n);
 bool policy_drop_raw(struct policy *p);
 bool policy_op_has_raw(const struct policy_op *op);
-int policy_op_summarize_raw(struct policy_op *op, struct policy_raw_moved *moved);
 /*
- * A policy file holds throughputs to 0.1 MiB/s.  The probe keeps its
- * samples and its cells' summaries at that precision from the start
- * (policy_mib_s_as_saved(), policy_curve_set_summary()), so that every
- * decision it makes is made from the numbers its file holds and
- * --decide of that file, with or without the samples, decides the same
- * to the last digit.  policy_curve_set_summary() writes cell idx's
- * median, p10, p90 and 95 % interval (MiB/s) from s; not samples[].
+ * A policy file holds throughputs to 0.1 MiB/s: policy_mib_s_as_saved()
+ * rounds a figure to what the file keeps, so that every decision is made
+ * from the numbers the file holds (rule/samples.h).
  */
 #define POLICY_SAVED_MIB_S_STEP 0.1
-struct sample_summary;
 double policy_mib_s_as_saved(double mib_s);
-void policy_curve_set_summary(struct policy_curve *c, size_t idx,
-			      const struct sample_summary *s);
-/*
- * Curve a against curve b at size i of op, round by round: the median of
- * the rounds' ratios a/b and its 95 % interval, from the rounds both
- * took.  -ENODATA where their samples were not taken in the same rounds
- * (several threads, no raw samples, remeasured on one side only) or are
- * too few for a 95 % interval (under 6); -EINVAL, -ENOMEM.
- */
-#define POLICY_PAIRED_MIN_ROUNDS 6
-int policy_paired_ratio(const struct policy_op *op, size_t a, size_t b, size_t i,
-			double *median, double *ci_lo, double *ci_hi);
-/*
- * The paired test's win, as the benchmarks count it (the rule itself
- * compares unpaired intervals): policy_paired_ratio()'s median ahead by
- * the margin, with its 95 % interval above 1.
- */
-static inline bool policy_paired_win(double median, double ci_lo, double margin)
-{
-	return median >= 1 + margin && ci_lo > 1;
-}
 /*
  * After a second look at some curves of op at size i (fresh[0..n), their
  * cells just replaced): a cell there that an earlier second look flagged
@@ -463,6 +425,10 @@ struct policy *policy_dup(const struct policy *p);
 
 /* size.c: "4096", "64K", "512M", "1GiB", "0x4041" -> bytes; -EINVAL otherwise. */
 int policy_parse_size(const char *s, uint64_t *bytes);
+/* In the largest unit that divides it: "64", "1536", "4K", "16M", "inf" (POLICY_SIZE_OPEN) */
+void policy_format_size(uint64_t bytes, char *buf, size_t len);
+/* The same for labels and prose: "64 B", "4 KiB", "16 MiB", "inf"; returns buf */
+const char *policy_format_bytes(uint64_t bytes, char *buf, size_t len);
 
 /*
  * save.c: atomically (temp file beside path, fsync, rename, fsync dir).

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "common/atomic_file.h"
-#include "policy.h"
-#include "policy_internal.h"
-#include "policy_limits.h"
+#include "policy/policy.h"
+#include "policy/policy_internal.h"
+#include "policy/policy_limits.h"
 
 int policy_save_text(char *text, const char *path)
 {

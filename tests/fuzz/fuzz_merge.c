@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet.h"
-#include "policy.h"
+#include "policy/policy.h"
+#include "rule/fleet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

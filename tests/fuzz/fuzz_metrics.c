@@ -19,9 +19,9 @@
 
 #include <json-c/json.h>
 
+#include "cli/metrics_text.h"
 #include "common/utf8.h"
-#include "metrics_text.h"
-#include "policy.h"
+#include "policy/policy.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fingerprint.h"
 #include "mkpolicy.h"
-#include "policy.h"
+#include "policy/fingerprint.h"
+#include "policy/policy.h"
 
 static void kv_add(struct policy_export *e, const char *k, const char *v)
 {

@@ -9,7 +9,7 @@
 pt_long_options() {
 	local d
 	for d in "$@"; do
-		cat "$d"/*.c
+		find "$d" -name "*.c" -exec cat {} +
 	done | grep -oE '\{ *"[a-z0-9][a-z0-9-]*", *(no|required|optional)_argument' |
 		sed -E 's/^\{ *"([^"]*)".*/\1/' | sort -u
 }
@@ -19,7 +19,7 @@ pt_long_options() {
 pt_env_vars() {
 	local d
 	for d in "$@"; do
-		cat "$d"/*.c
+		find "$d" -name "*.c" -exec cat {} +
 	done | grep -oE '(secure_)?getenv\("[A-Za-z_][A-Za-z0-9_]*"\)' |
 		sed -E 's/.*\("([^"]*)"\)/\1/' | sort -u
 }

@@ -37,7 +37,7 @@
 
 #include "check.h"
 #include "common/atomic_file.h"
-#include "policy.h"
+#include "policy/policy.h"
 
 #define ITERATIONS	300
 #define TIME_BUDGET_S	15.0	/* stop early on a fast enough sample */

@@ -39,7 +39,7 @@ ok "pmem-tuned: the options of the getopt table" same options \
 	"$(pt_long_options "$src/daemon" "$src/policy" | sed 's/^/--/')" \
 	"$(words "$_pmem_tuned_options")"
 ok "pmem-tune: the strategies of the strategy table" same strategies \
-	"$(cat "$src"/probe/strategy*.c | sed -nE 's/^\s*\.name = "([a-z0-9_]+)",.*/\1/p' |
+	"$(cat "$src"/probe/measure/strategy*.c | sed -nE 's/^\s*\.name = "([a-z0-9_]+)",.*/\1/p' |
 		sort -u)" \
 	"$(words "$_pmem_tune_strategies")"
 

@@ -53,7 +53,7 @@ fi
 
 # show fits 100 columns (the policy's own path aside), with --all too, on every
 # recorded policy: names whole, sizes in B/KiB/MiB, a column per family by default
-src=$(cd "$(dirname "$main_c")/.." && pwd)
+src=$(cd "$(dirname "$main_c")/../.." && pwd)
 nshown=0
 for d in "$src"/tests/data/*/; do
 	f=$(ls "$d"*.json 2>/dev/null | head -n 1)

@@ -30,7 +30,7 @@
 #include "knobmap.h"
 #include "log.h"
 #include "mkpolicy.h"
-#include "policy.h"
+#include "policy/policy.h"
 
 static char root[PATH_MAX];
 static char *builtin_conf;

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "crossover.h"
-#include "policy.h"
+#include "policy/policy.h"
+#include "rule/crossover.h"
 
 /* 64 B .. 64 KiB, powers of two: 11 sizes */
 static const uint64_t grid[] = {

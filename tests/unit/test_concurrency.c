@@ -3,7 +3,7 @@
 #include <math.h>
 
 #include "check.h"
-#include "concurrency.h"
+#include "measure/concurrency.h"
 
 #define MIB (1024.0 * 1024.0)
 

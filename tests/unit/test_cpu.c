@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "cpu.h"
+#include "platform/cpu.h"
 
 static const char *const expected_names[CPU_NR_FEATURES] = {
 	"sse2", "avx", "avx2", "avx512f", "clflush", "clflushopt", "clwb",

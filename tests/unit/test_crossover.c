@@ -5,10 +5,10 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "crossover.h"
-#include "export.h"
-#include "policy.h"
-#include "strategy_class.h"
+#include "policy/policy.h"
+#include "rule/crossover.h"
+#include "rule/export.h"
+#include "rule/strategy_class.h"
 
 #define NSIZES_MAX 32
 

@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "cxl_sysfs.h"
-#include "fingerprint.h"
-#include "policy.h"
+#include "policy/cxl_sysfs.h"
+#include "policy/fingerprint.h"
+#include "policy/policy.h"
 #include "put_file.h"
 
 struct dev {

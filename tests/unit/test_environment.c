@@ -13,11 +13,11 @@
 #include <string.h>
 
 #include "check.h"
-#include "environment.h"
-#include "fingerprint.h"
-#include "fleet.h"
-#include "policy.h"
-#include "policy_limits.h"
+#include "policy/environment.h"
+#include "policy/fingerprint.h"
+#include "policy/policy.h"
+#include "policy/policy_limits.h"
+#include "rule/fleet.h"
 
 static const char *data_dir;
 

@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "crossover.h"
-#include "export.h"
-#include "policy.h"
+#include "policy/policy.h"
+#include "rule/crossover.h"
+#include "rule/export.h"
 
 /* sizes 64 .. 64 << (n-1), powers of two: even weights on the log axis */
 #define N 8

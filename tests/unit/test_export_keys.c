@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "crossover.h"
-#include "export.h"
-#include "export_keys.h"
-#include "policy.h"
+#include "policy/export_keys.h"
+#include "policy/policy.h"
+#include "rule/crossover.h"
+#include "rule/export.h"
 
 static void test_table(void)
 {

@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "policy/fingerprint.h"
+#include "policy/policy.h"
+#include "policy/sha256.h"
 #include "put_file.h"
-#include "fingerprint.h"
-#include "policy.h"
-#include "sha256.h"
 
 static void add_dimm(struct policy_target *t, const char *name, const char *vendor,
 		     const char *device, const char *fw)

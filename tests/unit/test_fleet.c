@@ -10,10 +10,10 @@
 #include <json-c/json.h>
 
 #include "check.h"
-#include "crossover.h"
-#include "fleet.h"
-#include "policy.h"
-#include "policy_limits.h"
+#include "policy/policy.h"
+#include "policy/policy_limits.h"
+#include "rule/crossover.h"
+#include "rule/fleet.h"
 
 #define N 6
 #define FP64 "0000000000000000000000000000000000000000000000000000000000000000"

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "fleet_file.h"
+#include "policy/fleet_file.h"
 #include "tmptree.h"
 
 static void expect(const char *rel, int want, const char *why_has)

@@ -10,11 +10,11 @@
 #include <sys/stat.h>
 
 #include "check.h"
-#include "export_keys.h"
-#include "knobmap.h"
-#include "policy.h"
-#include "tmptree.h"
 #include "common/macros.h"
+#include "knobmap.h"
+#include "policy/export_keys.h"
+#include "policy/policy.h"
+#include "tmptree.h"
 
 static void test_path_check(void)
 {

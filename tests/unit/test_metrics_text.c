@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "check.h"
+#include "cli/metrics_text.h"
 #include "common/prom_text.h"
 #include "common/utf8.h"
-#include "metrics_text.h"
-#include "policy.h"
+#include "policy/policy.h"
 
 static const char *data_dir;
 

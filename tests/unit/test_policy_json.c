@@ -11,9 +11,10 @@
 #include <json-c/json.h>
 
 #include "check.h"
-#include "crossover.h"
-#include "policy.h"
-#include "stats.h"
+#include "policy/policy.h"
+#include "rule/crossover.h"
+#include "rule/samples.h"
+#include "rule/stats.h"
 
 static struct policy *sample_policy(void)
 {
@@ -161,6 +162,31 @@ static void expect_error(const char *text, const char *from, const char *to, con
 	CHECK_MSG(!strchr(err, '\n'), "error is not one line: '%s'", err);
 	policy_free(p);
 	free(bad);
+}
+
+/*
+ * An op with no range where the rule decides a size: the file model's
+ * loader (the daemon's) takes it, the rule's check refuses it by path.
+ */
+static void expect_unranged_refused_by_rule(const char *text)
+{
+	char *a = subst(text, "\"ranges\":[", "\"ranges\":[],\"x\":["), *b, err[512] = "";
+	struct policy *p = NULL;
+
+	b = a ? subst(a, "\"crossovers\":[", "\"crossovers\":[],\"y\":[") : NULL;
+	CHECK_MSG(b != NULL, "test bug: no ranges or crossovers in the sample");
+	if (b)
+		p = policy_parse(b, strlen(b), err, sizeof(err));
+	CHECK_MSG(p != NULL, "the loader refused an op without ranges: %s", err);
+	if (p) {
+		err[0] = '\0';
+		CHECK_INT(crossover_check_unranged(p, err, sizeof(err)), -EINVAL);
+		CHECK_MSG(strstr(err, "targets[0].ops[0].ranges") && strstr(err, "no range"),
+			  "the rule's check says '%s'", err);
+	}
+	policy_free(p);
+	free(a);
+	free(b);
 }
 
 /* The compact form: one predictable line to edit. */
@@ -351,8 +377,7 @@ static void test_decisions(void)
 		     "targets[0].ops[0].ranges[0].strategy", "no curve");
 	expect_error(s, "\"clwb\":{", "\"clwb\":{\"reference_only\":true,",
 		     "targets[0].ops[0].ranges[0].strategy", "reference_only");
-	expect_error(s, "\"ranges\":[", "\"ranges\":[],\"x\":[", "targets[0].ops[0].ranges",
-		     "no range");
+	expect_unranged_refused_by_rule(s);
 	expect_error(s, "\"tie\":false", "\"tie\":\"no\"", "targets[0].ops[0].ranges[0].tie",
 		     "boolean");
 	expect_error(s, "\"tie\":false", "\"tie\":0", "targets[0].ops[0].ranges[0].tie",

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The probe's progress: under 100 % until the end, seconds that only count down. */
 #include "check.h"
-#include "progress.h"
+#include "measure/progress.h"
 
 #define S 1000000000ull
 

@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "regions.h"
-#include "scratch.h"
+#include "platform/regions.h"
+#include "platform/scratch.h"
 
 #define MiB (1ull << 20)
 #define GiB (1ull << 30)

@@ -24,9 +24,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "crossover.h"
-#include "export.h"
-#include "policy.h"
+#include "policy/policy.h"
+#include "rule/crossover.h"
+#include "rule/export.h"
+#include "rule/samples.h"
 
 #define SIG_MAX 8192
 #define FILES_MAX 64

@@ -3,7 +3,7 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "sha256.h"
+#include "policy/sha256.h"
 
 static void hex(const uint8_t d[SHA256_DIGEST_LEN], char out[2 * SHA256_DIGEST_LEN + 1])
 {

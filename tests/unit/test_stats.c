@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "check.h"
-#include "stats.h"
+#include "rule/stats.h"
 
 /* P(j <= X <= n-j) for X ~ binomial(n, 1/2): coverage of [X(j), X(n+1-j)]. */
 static double coverage(size_t n, size_t j)

@@ -18,9 +18,9 @@
 
 #include "check.h"
 #include "common/macros.h"
-#include "cpu.h"
-#include "strategy.h"
-#include "strategy_class.h"
+#include "measure/strategy.h"
+#include "platform/cpu.h"
+#include "rule/strategy_class.h"
 
 #define GUARD		128	/* poisoned bytes on each side of dst */
 #define POISON		0xee	/* dst before each copy; never a src byte */
@@ -485,7 +485,7 @@ static void test_table_classes(void)
 		enum strategy_class c = strategy_class_of(s->name);
 
 		CHECK_MSG(c != STRATEGY_CLASS_UNKNOWN,
-			  "%s has no class in policy/strategy_class.c", s->name);
+			  "%s has no class in rule/strategy_class.c", s->name);
 		CHECK_MSG((c == STRATEGY_CLASS_NOFLUSH) == s->cpu_cache_domain_only,
 			  "%s: class %d, cpu_cache_domain_only %d", s->name, c,
 			  s->cpu_cache_domain_only);

@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "platform/topology.h"
 #include "put_file.h"
-#include "topology.h"
 
 static char root[64];
 

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Exports: for each consumer whose knob cannot express the full decision
+ * (one threshold between two strategies), the value that loses least
+ * against the measured curves, and that loss (regret).
+ *
+ * Regret of a rule on one op: the weighted mean over measured sizes of
+ * 1 - v(rule's strategy) / v(best measured strategy at that size), so 0
+ * is as good as the per-size best.  Sizes are weighted evenly on the
+ * log-size axis (each size by half the log-distance to its neighbours),
+ * or by a size distribution (struct export_weights).
+ */
+#ifndef PMEM_RULE_EXPORT_H
+#define PMEM_RULE_EXPORT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <stdio.h>
+
+#include "policy/policy.h"
+
+/* A size distribution: weight[i] for sizes near size_bytes[i]. */
+struct export_weights {
+	size_t n;
+	uint64_t *size_bytes;	/* ascending */
+	double *weight;		/* >= 0 */
+};
+
+/*
+ * Regret on op of: strategy low below threshold_bytes, high at and above
+ * it.  Sizes where the rule's strategy was not measured do not count.
+ * Returns NAN when no size counts.
+ */
+double export_rule_regret(const struct policy_op *op, const char *low, const char *high,
+			  uint64_t threshold_bytes, const struct export_weights *w);
+
+/* Regrets closer than this are the same: the export does not move for them. */
+#define EXPORT_REGRET_TOLERANCE 0.005
+
+/*
+ * The threshold for the rule over ops[0..nops): *prefer (the consumer's
+ * default, NULL for none) when its mean regret is within
+ * EXPORT_REGRET_TOLERANCE of the least one, else the smallest candidate
+ * (0, a measured size, or POLICY_SIZE_OPEN) within it, so that nearly
+ * equal curves give the same value on every probe.  *regret is the
+ * chosen threshold's.  Returns 0, or -ENOENT when no op has both curves.
+ */
+int export_best_threshold(const struct policy_op *const *ops, size_t nops, const char *low,
+			  const char *high, const struct export_weights *w,
+			  const uint64_t *prefer, uint64_t *threshold_bytes, double *regret);
+
+/* Fill p->exports (libpmem, kernel, glibc) from p's targets. */
+int export_compute(struct policy *p, const struct export_weights *w);
+/*
+ * The same, keeping each of baseline's export values (NULL: none) unless
+ * the new decisions make it worse than the best value by more than the
+ * export margin in regret.
+ */
+int export_compute_with_baseline(struct policy *p, const struct export_weights *w,
+				 const struct policy *baseline);
+
+/*
+ * A change of an export by less than this many times its margin in
+ * regret is made on two looks: the probe measures the cells it rests on
+ * again, fresh (export_rechecks()), and the change stands only if the
+ * fresh cells show it too.  A clearer change stands on one look.
+ */
+#define EXPORT_RECHECK_MARGINS 2.0
+
+/* One size of one op that a change of an export rests on. */
+struct export_recheck {
+	size_t op;		/* index into the target's ops */
+	size_t index;		/* size index in that op */
+	/*
+	 * the two curves the knob chooses between; NULL: the families (the
+	 * probe measures every strategy at the size again either way)
+	 */
+	const char *strategy[2];
+};
+
+/*
+ * Where the exports of p, computed as export_compute_with_baseline()
+ * does, change a threshold on this look by less than
+ * EXPORT_RECHECK_MARGINS margins of regret: the sizes of target t (one of
+ * p's) that were decided by separation and that the old value (the
+ * baseline's, else the consumer's default) and the new one put on
+ * different sides.  At most max into out; returns the count, or a
+ * negative errno.  p->exports is left computed from the cells as they are.
+ */
+ssize_t export_rechecks(struct policy *p, const struct export_weights *w,
+			const struct policy *baseline, const struct policy_target *t,
+			struct export_recheck *out, size_t max);
+
+/* One line per export, for humans. */
+void export_print(FILE *f, const struct policy *p);
+
+/* Read "SIZE WEIGHT" lines (SIZE accepts K/M/G suffixes). err gets one line. */
+int export_weights_load(const char *path, struct export_weights *w, char *err, size_t errlen);
+void export_weights_free(struct export_weights *w);
+
+#endif

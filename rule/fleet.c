@@ -1,0 +1,1084 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Fleet operations on policies: merge many hosts' results into one
+ * bundle, and say what changed between two policies in their decisions
+ * and exports rather than in their noise.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/types.h>
+
+#include "common/read_file.h"
+#include "policy/environment.h"
+#include "policy/export_keys.h"
+#include "policy/policy_internal.h"
+#include "policy/policy_limits.h"
+#include "policy/sha256.h"
+#include "rule/crossover.h"
+#include "rule/fleet.h"
+
+/* ---- host identity ---- */
+
+int policy_host_id(const char *machine_id_path, const char *fingerprint, char *out, size_t len)
+{
+	static const char salt[] = "pmem-tune host id\n";
+	uint8_t d[SHA256_DIGEST_LEN];
+	struct sha256_ctx ctx;
+	char *id = NULL;
+	size_t n = 0;
+	int rc;
+
+	if (len < 7 + 2 * SHA256_DIGEST_LEN + 1)
+		return -ENOSPC;
+	rc = read_file(machine_id_path, 0, 4096, &id, &n);
+	if (rc)
+		return rc;
+	while (n && (id[n - 1] == '\n' || id[n - 1] == ' '))
+		n--;
+	if (!n) {
+		free(id);
+		return -ENODATA;
+	}
+	/* salted with the fingerprint: one host's ids in two fleets of platforms do not match */
+	sha256_init(&ctx);
+	sha256_update(&ctx, salt, sizeof(salt) - 1);
+	sha256_update(&ctx, id, n);
+	sha256_update(&ctx, "\n", 1);
+	sha256_update(&ctx, fingerprint, strlen(fingerprint));
+	sha256_final(&ctx, d);
+	free(id);
+	n = (size_t)snprintf(out, len, "sha256:");
+	for (size_t i = 0; i < SHA256_DIGEST_LEN; i++)
+		n += (size_t)snprintf(out + n, len - n, "%02x", d[i]);
+	return 0;
+}
+
+/* ---- who is in an entry ---- */
+
+/*
+ * The hosts an entry stands for: a merged entry's host_ids, a host's
+ * host_id, or, for an entry that names none (a file from before host
+ * ids, or a merged entry that merely says how many hosts it holds), one
+ * identity made of its text.  Each is one host, counted once: nothing an
+ * entry declares counts, only the ids it holds.
+ */
+struct ident {
+	uint8_t d[SHA256_DIGEST_LEN];
+	uint32_t group;		/* its platform, in the bundle's order */
+	uint32_t entry;		/* whose: an index into the entries of every input */
+	bool text;		/* made of the entry's text */
+};
+
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* "sha256:<64 hex>" into d; -EINVAL for anything else. */
+static int id_parse(const char *s, uint8_t d[SHA256_DIGEST_LEN])
+{
+	if (strncmp(s, "sha256:", 7) || strlen(s) != 7 + 2 * SHA256_DIGEST_LEN)
+		return -EINVAL;
+	s += 7;
+	for (size_t i = 0; i < SHA256_DIGEST_LEN; i++) {
+		int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return -EINVAL;
+		d[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return 0;
+}
+
+static void id_format(const uint8_t d[SHA256_DIGEST_LEN], char out[POLICY_HOST_ID_LEN])
+{
+	static const char hex[] = "0123456789abcdef";
+
+	memcpy(out, "sha256:", 7);
+	for (size_t i = 0; i < SHA256_DIGEST_LEN; i++) {
+		out[7 + 2 * i] = hex[d[i] >> 4];
+		out[8 + 2 * i] = hex[d[i] & 15];
+	}
+	out[7 + 2 * SHA256_DIGEST_LEN] = '\0';
+}
+
+static bool has_raw(const struct policy *p)
+{
+	for (size_t t = 0; t < p->ntargets; t++)
+		for (size_t o = 0; o < p->targets[t].nops; o++)
+			if (policy_op_has_raw(&p->targets[t].ops[o]))
+				return true;
+	return false;
+}
+
+/*
+ * The identity of an entry that names no host: the sha256 of its text
+ * as written, its samples aside (--merge drops them, so that a fleet of
+ * --keep-samples probes fits in memory), salted apart from host ids.
+ */
+static int text_id(const struct policy *p, uint8_t d[SHA256_DIGEST_LEN])
+{
+	static const char salt[] = "pmem-tune entry text\n";
+	struct policy *copy = NULL;
+	struct sha256_ctx ctx;
+	char *s;
+
+	if (has_raw(p)) {
+		copy = policy_dup(p);
+		if (!copy)
+			return -ENOMEM;
+		policy_drop_raw(copy);
+		p = copy;
+	}
+	s = policy_to_string(p);
+	policy_free(copy);
+	if (!s)
+		return -ENOMEM;
+	sha256_init(&ctx);
+	sha256_update(&ctx, salt, sizeof(salt) - 1);
+	sha256_update(&ctx, s, strlen(s));
+	sha256_final(&ctx, d);
+	free(s);
+	return 0;
+}
+
+/* How many identities p holds (policy_merge_named() reads them). */
+static size_t nidents(const struct policy *p)
+{
+	if (p->merged.hosts && p->merged.nhost_ids)
+		return p->merged.nhost_ids;
+	return 1;
+}
+
+/* p's identities into out[0..nidents(p)). */
+static int idents_of(const struct policy *p, struct ident *out, uint32_t group, uint32_t entry)
+{
+	const char *one = !p->merged.hosts && p->generator.host_id[0] ? p->generator.host_id
+								       : NULL;
+	size_t n = nidents(p);
+	int rc;
+
+	for (size_t i = 0; i < n; i++) {
+		out[i].group = group;
+		out[i].entry = entry;
+		out[i].text = false;
+	}
+	if (p->merged.hosts && p->merged.nhost_ids) {
+		for (size_t i = 0; i < n; i++)
+			if (id_parse(p->merged.host_ids[i], out[i].d))
+				return -EINVAL;
+		return 0;
+	}
+	if (one)
+		return id_parse(one, out[0].d);
+	out[0].text = true;
+	rc = text_id(p, out[0].d);
+	return rc;
+}
+
+/*
+ * A set of identities by (platform, digest): open addressing over
+ * indices into the caller's array, with a per-process random seed, so
+ * that ids chosen to collide cannot make it quadratic.
+ */
+struct idset {
+	uint32_t *slot;		/* 1 + index, 0 empty */
+	size_t mask;
+	uint64_t seed;
+};
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static int idset_init(struct idset *s, size_t n)
+{
+	size_t cap = 16;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	s->slot = calloc(cap, sizeof(*s->slot));
+	s->mask = cap - 1;
+	if (getrandom(&s->seed, sizeof(s->seed), GRND_NONBLOCK) != sizeof(s->seed))
+		s->seed = (uint64_t)(uintptr_t)s ^ 0x9e3779b97f4a7c15ULL;
+	return s->slot ? 0 : -ENOMEM;
+}
+
+/*
+ * Add v[i] (the set holds at most the n it was made for); the index of
+ * an identity already there, or -1.
+ */
+static ssize_t idset_add(struct idset *s, const struct ident *v, size_t i)
+{
+	uint64_t a, b;
+	size_t h;
+
+	memcpy(&a, v[i].d, 8);
+	memcpy(&b, v[i].d + 8, 8);
+	h = (size_t)(mix64(a ^ s->seed) ^ mix64(b + v[i].group + (s->seed >> 7)));
+	for (;; h++) {
+		uint32_t k = s->slot[h & s->mask];
+
+		if (!k) {
+			s->slot[h & s->mask] = (uint32_t)i + 1;
+			return -1;
+		}
+		if (v[k - 1].group == v[i].group && !memcmp(v[k - 1].d, v[i].d, sizeof(v[i].d)))
+			return k - 1;
+	}
+}
+
+/* ---- merge ---- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct weighted {
+	double v;
+	unsigned w;
+};
+
+static int cmp_weighted(const void *a, const void *b)
+{
+	double x = ((const struct weighted *)a)->v, y = ((const struct weighted *)b)->v;
+
+	return x < y ? -1 : x > y;
+}
+
+static void swap_weighted(struct weighted *a, struct weighted *b)
+{
+	struct weighted t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/*
+ * The smallest value of x[0..n) whose values up to it weigh at least
+ * want (1 <= want <= the weight of all).  Reorders x.  A selection, not
+ * a sort: linear on average, so that a cell of many hosts costs what
+ * its hosts do; an order that defeats the pivots is sorted after all.
+ */
+static double weighted_rank(struct weighted *x, size_t n, uint64_t want)
+{
+	for (unsigned round = 0; n > 1; round++) {
+		double a = x[0].v, b = x[n / 2].v, c = x[n - 1].v, pivot;
+		uint64_t wlt = 0, weq = 0;
+		size_t lt = 0, i = 0, gt = n;
+
+		if (round == 64) {
+			qsort(x, n, sizeof(*x), cmp_weighted);
+			for (i = 0; i + 1 < n && x[i].w < want; i++)
+				want -= x[i].w;
+			return x[i].v;
+		}
+		pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+		/* [0, lt) below the pivot, [lt, gt) at it, [gt, n) above */
+		while (i < gt) {
+			if (x[i].v < pivot) {
+				wlt += x[i].w;
+				swap_weighted(&x[i++], &x[lt++]);
+			} else if (x[i].v > pivot) {
+				swap_weighted(&x[i], &x[--gt]);
+			} else {
+				weq += x[i++].w;
+			}
+		}
+		if (want <= wlt) {
+			n = lt;
+		} else if (want <= wlt + weq) {
+			return pivot;
+		} else {
+			want -= wlt + weq;
+			x += gt;
+			n -= gt;
+		}
+	}
+	return x[0].v;
+}
+
+/*
+ * Median of v[0..n) where v[i] stands for w[i] hosts (a merged entry
+ * for all of its hosts, not as one): the middle of the hosts, the mean
+ * of the two middle ones when their count is even.  Unmeasured (NAN)
+ * values are left out; NAN when none is left.  x: room for n.
+ */
+static double host_median(const double *v, const unsigned *w, size_t n, struct weighted *x)
+{
+	uint64_t total = 0;
+	double lo;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(v[i]) && w[i]) {
+			x[k].v = v[i];
+			x[k++].w = w[i];
+			total += w[i];
+		}
+	if (!k)
+		return NAN;
+	lo = weighted_rank(x, k, (total + 1) / 2);
+	return (lo + weighted_rank(x, k, total / 2 + 1)) / 2;
+}
+
+/*
+ * One op aggregated over the hosts' ops: the union of their sizes and
+ * strategies; each cell is the median over the hosts that measured it
+ * (of medians, spreads and interval bounds alike), and the hosts' range
+ * of medians is kept beside it.  The cells' flags carry over, so that the
+ * merged op is decided by the rule each host's was: a cell a host could
+ * not measure is unmeasurable merged (the op decides nothing, as on that
+ * host), a suspect cell adds nothing to the median, and an island is
+ * confirmed merged where the hosts that measured it, by weight, mostly
+ * confirmed it; a cell is fresh where every host's was.
+ * Linear in the hosts: each host's curve is looked up once per merged
+ * curve, its sizes walked once per merged curve beside the merged ones.
+ */
+static int merge_op(struct policy_op *dst, struct policy_op *const *src, const unsigned *hosts,
+		    size_t nsrc)
+{
+	struct policy_target tmp = { 0 };
+	uint64_t *sizes = NULL;
+	size_t nsizes = 0, cap = 0, *at = NULL;
+	double *med = NULL, *p10 = NULL, *p90 = NULL, *lo = NULL, *hi = NULL;
+	const struct policy_curve **cur = NULL;
+	struct weighted *scratch = NULL;
+	unsigned *wk = NULL;
+	struct policy_op *m;
+	int rc = -ENOMEM;
+
+	for (size_t s = 0; s < nsrc; s++)
+		cap += src[s]->nsizes;
+	sizes = malloc((cap ? cap : 1) * sizeof(*sizes));
+	med = malloc((nsrc ? nsrc : 1) * sizeof(double) * 5);
+	wk = malloc((nsrc ? nsrc : 1) * sizeof(*wk));
+	at = malloc((nsrc ? nsrc : 1) * sizeof(*at));
+	cur = malloc((nsrc ? nsrc : 1) * sizeof(*cur));
+	scratch = malloc((nsrc ? nsrc : 1) * sizeof(*scratch));
+	if (!sizes || !med || !wk || !at || !cur || !scratch)
+		goto out;
+	p10 = med + nsrc;
+	p90 = p10 + nsrc;
+	lo = p90 + nsrc;
+	hi = lo + nsrc;
+	for (size_t s = 0; s < nsrc; s++)
+		for (size_t i = 0; i < src[s]->nsizes; i++)
+			sizes[nsizes++] = src[s]->sizes_bytes[i];
+	qsort(sizes, nsizes, sizeof(*sizes), cmp_u64);
+	cap = nsizes;
+	nsizes = 0;
+	for (size_t i = 0; i < cap; i++)
+		if (!nsizes || sizes[nsizes - 1] != sizes[i])
+			sizes[nsizes++] = sizes[i];
+
+	m = policy_target_add_op(&tmp, dst->op, dst->pattern, dst->threads, sizes, nsizes);
+	if (!m)
+		goto out;
+	for (size_t s = 0; s < nsrc; s++)
+		for (size_t c = 0; c < src[s]->ncurves; c++) {
+			const struct policy_curve *sc = &src[s]->curves[c];
+			struct policy_curve *mc = policy_op_find_curve(m, sc->strategy);
+
+			if (!mc) {
+				mc = policy_op_add_curve(m, sc->strategy);
+				if (!mc)
+					goto out;
+				mc->hosts_min_mib_s = malloc((nsizes ? nsizes : 1) * sizeof(double));
+				mc->hosts_max_mib_s = malloc((nsizes ? nsizes : 1) * sizeof(double));
+				if (!mc->hosts_min_mib_s || !mc->hosts_max_mib_s)
+					goto out;
+			}
+			mc->reference_only |= sc->reference_only;
+		}
+	for (size_t c = 0; c < m->ncurves; c++) {
+		struct policy_curve *mc = &m->curves[c];
+
+		for (size_t s = 0; s < nsrc; s++) {
+			cur[s] = policy_op_find_curve(src[s], mc->strategy);
+			at[s] = 0;
+		}
+		for (size_t i = 0; i < nsizes; i++) {
+			double mn = INFINITY, mx = -INFINITY;
+			uint64_t samples = 0, w_all = 0, w_confirmed = 0;
+			uint8_t flags = POLICY_CELL_REMEASURED;
+			size_t k = 0;
+
+			for (size_t s = 0; s < nsrc; s++) {
+				const struct policy_curve *sc = cur[s];
+				const struct policy_op *so = src[s];
+				size_t idx;
+				uint8_t f;
+
+				/* both grids ascend: this host's cursor only moves forward */
+				while (at[s] < so->nsizes && so->sizes_bytes[at[s]] < sizes[i])
+					at[s]++;
+				if (!sc || at[s] == so->nsizes ||
+				    so->sizes_bytes[at[s]] != sizes[i])
+					continue;
+				idx = at[s];
+				f = sc->cell_flags ? sc->cell_flags[idx] : 0;
+				flags |= f & POLICY_CELL_UNMEASURABLE;
+				if (!sc->samples[idx] || isnan(sc->median_mib_s[idx]) ||
+				    (f & POLICY_CELL_SUSPECT))
+					continue;
+				if (!(f & POLICY_CELL_REMEASURED))
+					flags &= (uint8_t)~POLICY_CELL_REMEASURED;
+				w_all += hosts[s];
+				w_confirmed += f & POLICY_CELL_CONFIRMED ? hosts[s] : 0;
+				med[k] = sc->median_mib_s[idx];
+				p10[k] = sc->p10_mib_s[idx];
+				p90[k] = sc->p90_mib_s[idx];
+				lo[k] = sc->ci_lo_mib_s[idx];
+				hi[k] = sc->ci_hi_mib_s[idx];
+				mn = fmin(mn, med[k]);
+				mx = fmax(mx, med[k]);
+				samples += sc->samples[idx];
+				wk[k] = hosts[s];
+				k++;
+			}
+			if (2 * w_confirmed > w_all)
+				flags |= POLICY_CELL_CONFIRMED;
+			mc->cell_flags[i] = k ? flags : flags & POLICY_CELL_UNMEASURABLE;
+			if (!k) {
+				mc->hosts_min_mib_s[i] = mc->hosts_max_mib_s[i] = NAN;
+				continue;
+			}
+			mc->median_mib_s[i] = host_median(med, wk, k, scratch);
+			mc->p10_mib_s[i] = host_median(p10, wk, k, scratch);
+			mc->p90_mib_s[i] = host_median(p90, wk, k, scratch);
+			/* the typical host's interval, widened to hold the median */
+			mc->ci_lo_mib_s[i] = fmin(host_median(lo, wk, k, scratch),
+						  mc->median_mib_s[i]);
+			mc->ci_hi_mib_s[i] = fmax(host_median(hi, wk, k, scratch),
+						  mc->median_mib_s[i]);
+			/* what a file may hold: merging must not make an unreadable one */
+			mc->samples[i] = samples > POLICY_MAX_SAMPLES ? POLICY_MAX_SAMPLES
+								      : (unsigned)samples;
+			mc->hosts_min_mib_s[i] = mn;
+			mc->hosts_max_mib_s[i] = mx;
+		}
+	}
+	for (size_t s = 0; s < nsrc; s++)
+		med[s] = src[s]->ceiling_mib_s;
+	m->ceiling_mib_s = host_median(med, hosts, nsrc, scratch);
+	rc = crossover_decide(m);
+	if (rc)
+		goto out;
+	policy_op_release(dst);
+	*dst = *m;
+	tmp.nops = 0;
+out:
+	for (size_t o = 0; o < tmp.nops; o++)
+		policy_op_release(&tmp.ops[o]);
+	free(tmp.ops);
+	free(sizes);
+	free(med);
+	free(wk);
+	free(at);
+	free(cur);
+	free(scratch);
+	return rc;
+}
+
+static const char *created_of(const struct policy *p, bool last)
+{
+	if (p->merged.hosts)
+		return last ? p->merged.created_last : p->merged.created_first;
+	return p->generator.created;
+}
+
+/*
+ * Targets the newest entry lacks but other hosts probed (a dram target
+ * beside a file one, say) are kept too: each is copied from the newest
+ * host that has it, then merged over every host that has it like the
+ * others.
+ */
+static int add_missing_targets(struct policy *out, struct policy *const *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t t = 0; t < g[i]->ntargets; t++) {
+			const char *name = g[i]->targets[t].name;
+			struct policy_target *src, *dst;
+			struct policy *copy;
+			size_t from = i;
+
+			if (policy_find_target(out, name))
+				continue;
+			for (size_t j = 0; j < n; j++)
+				if (policy_find_target(g[j], name) &&
+				    strcmp(created_of(g[j], true), created_of(g[from], true)) > 0)
+					from = j;
+			copy = policy_dup(g[from]);
+			src = copy ? policy_find_target(copy, name) : NULL;
+			dst = src ? policy_add_target(out, name) : NULL;
+			if (!dst) {
+				policy_free(copy);
+				return -ENOMEM;
+			}
+			/* take its arrays over; the copy then frees an empty target */
+			*dst = *src;
+			memset(src, 0, sizeof(*src));
+			policy_free(copy);
+		}
+	return 0;
+}
+
+/* out's host ids: ids[0..n), sorted. */
+static int set_host_ids(struct policy *out, const struct ident *const *ids, size_t n)
+{
+	free(out->merged.host_ids);
+	out->merged.nhost_ids = 0;
+	out->merged.host_ids = calloc(n ? n : 1, sizeof(*out->merged.host_ids));
+	if (!out->merged.host_ids)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		id_format(ids[i]->d, out->merged.host_ids[i]);
+	out->merged.nhost_ids = n;
+	out->merged.hosts = (unsigned)n;
+	return 0;
+}
+
+/*
+ * Aggregate the entries g[0..n) of one fingerprint, which hold hosts[i]
+ * hosts each, into a copy of the newest; its hosts are ids[0..nids).
+ */
+static struct policy *merge_group(struct policy *const *g, const unsigned *hosts, size_t n,
+				  const struct ident *const *ids, size_t nids,
+				  const struct export_weights *w)
+{
+	size_t newest = 0;
+	struct policy *out;
+	struct policy_op **ops;
+	struct weighted *scratch;
+	unsigned *opw, *ceilw;
+	double *ceil;
+
+	for (size_t i = 1; i < n; i++)
+		if (strcmp(created_of(g[i], true), created_of(g[newest], true)) > 0)
+			newest = i;
+	out = policy_dup(g[newest]);
+	ops = calloc(n, sizeof(*ops));
+	opw = calloc(n, sizeof(*opw));
+	ceil = calloc(n, sizeof(*ceil));
+	ceilw = calloc(n, sizeof(*ceilw));
+	scratch = calloc(n, sizeof(*scratch));
+	if (!out || !ops || !opw || !ceil || !ceilw || !scratch)
+		goto fail;
+	/* an aggregate is no one host */
+	out->generator.host_id[0] = '\0';
+	snprintf(out->merged.created_first, sizeof(out->merged.created_first), "%s",
+		 created_of(g[0], false));
+	snprintf(out->merged.created_last, sizeof(out->merged.created_last), "%s",
+		 created_of(g[0], true));
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(created_of(g[i], false), out->merged.created_first) < 0)
+			snprintf(out->merged.created_first, sizeof(out->merged.created_first),
+				 "%s", created_of(g[i], false));
+		if (strcmp(created_of(g[i], true), out->merged.created_last) > 0)
+			snprintf(out->merged.created_last, sizeof(out->merged.created_last), "%s",
+				 created_of(g[i], true));
+	}
+	if (add_missing_targets(out, g, n) || set_host_ids(out, ids, nids))
+		goto fail;
+	/* every kernel and microcode the hosts ran: one platform all the same */
+	if (policy_env_merge(out, g, n))
+		goto fail;
+	/* every target and op of the entry; each from every host that has it */
+	for (size_t t = 0; t < out->ntargets; t++) {
+		struct policy_target *ot = &out->targets[t];
+		size_t nceil = 0;
+
+		for (size_t o = 0; o < ot->nops; o++) {
+			struct policy_op *oo = &ot->ops[o];
+			size_t k = 0;
+
+			for (size_t i = 0; i < n; i++) {
+				struct policy_target *it = policy_find_target(g[i], ot->name);
+				struct policy_op *io = it ? policy_find_op(it, oo->op, oo->pattern,
+									   oo->threads) : NULL;
+
+				if (io) {
+					opw[k] = hosts[i];
+					ops[k++] = io;
+				}
+			}
+			if (merge_op(oo, ops, opw, k))
+				goto fail;
+		}
+		for (size_t i = 0; i < n; i++) {
+			struct policy_target *it = policy_find_target(g[i], ot->name);
+
+			if (it && !isnan(it->ceiling_mib_s)) {
+				ceilw[nceil] = hosts[i];
+				ceil[nceil++] = it->ceiling_mib_s;
+			}
+		}
+		ot->ceiling_mib_s = host_median(ceil, ceilw, nceil, scratch);
+	}
+	if (export_compute(out, w))
+		goto fail;
+	free(ops);
+	free(opw);
+	free(ceil);
+	free(ceilw);
+	free(scratch);
+	return out;
+fail:
+	free(ops);
+	free(opw);
+	free(ceil);
+	free(ceilw);
+	free(scratch);
+	policy_free(out);
+	return NULL;
+}
+
+int policy_merge(struct policy_bundle *const *in, size_t nin, const struct export_weights *w,
+		 struct policy_bundle **outp, char *err, size_t errlen)
+{
+	return policy_merge_named(in, NULL, nin, w, outp, err, errlen);
+}
+
+static int cmp_ident(const void *a, const void *b)
+{
+	return memcmp((*(const struct ident *const *)a)->d, (*(const struct ident *const *)b)->d,
+		      SHA256_DIGEST_LEN);
+}
+
+/* The one line for the same host in entries a and b (named na, nb), by identity x. */
+static void say_twice(const struct policy *a, const struct policy *b, const struct ident *x,
+		      const struct ident *y, const char *na, const char *nb, char *err,
+		      size_t errlen)
+{
+	char id[POLICY_HOST_ID_LEN];
+
+	if (x->text && y->text) {
+		/* two entries that name no host and are the same text */
+		snprintf(err, errlen, "%s: the same %s twice (created %s), in %s and in %s; each "
+			 "host counts once", a->platform.fingerprint,
+			 a->merged.hosts ? "merged entry" : "host", created_of(a, false), na, nb);
+		return;
+	}
+	id_format(x->d, id);
+	snprintf(err, errlen, "%s: the same host twice (%s), in %s and in %s; each host counts "
+		 "once", b->platform.fingerprint, id, na, nb);
+}
+
+/*
+ * Linear in the hosts: entries are grouped by fingerprint and hosts
+ * told apart through hash sets, never compared pairwise; only the sort
+ * of each merged entry's host ids (its output is sorted) is more.
+ */
+int policy_merge_named(struct policy_bundle *const *in, const char *const *names, size_t nin,
+		       const struct export_weights *w, struct policy_bundle **outp, char *err,
+		       size_t errlen)
+{
+	struct policy_bundle *out = policy_bundle_new();
+	struct policy **all = NULL, **g = NULL;
+	const char **from = NULL;
+	char (*label)[32] = NULL;
+	uint32_t *gid = NULL;
+	size_t *first = NULL, *idoff = NULL, *gstart = NULL, *gfill = NULL, *order = NULL;
+	struct ident *ids = NULL;
+	const struct ident **gids = NULL;
+	unsigned *hosts = NULL, *gh = NULL;
+	struct idset fps = { 0 }, seen = { 0 };
+	size_t total = 0, ngroups = 0, nids = 0, listed = 0;
+	int rc = -ENOMEM;
+
+	for (size_t i = 0; i < nin; i++)
+		total += in[i]->n;
+	if (total > UINT32_MAX - 1) {
+		snprintf(err, errlen, "%zu entries: too many to merge", total);
+		rc = -E2BIG;
+		goto fail;
+	}
+	all = calloc(total + 1, sizeof(*all));
+	g = calloc(total + 1, sizeof(*g));
+	from = calloc(total + 1, sizeof(*from));
+	label = calloc(nin + 1, sizeof(*label));
+	gid = calloc(total + 1, sizeof(*gid));
+	first = calloc(total + 1, sizeof(*first));
+	idoff = calloc(total + 1, sizeof(*idoff));
+	gstart = calloc(total + 2, sizeof(*gstart));
+	gfill = calloc(total + 1, sizeof(*gfill));
+	order = calloc(total + 1, sizeof(*order));
+	hosts = calloc(total + 1, sizeof(*hosts));
+	gh = calloc(total + 1, sizeof(*gh));
+	if (!out || !all || !g || !from || !label || !gid || !first || !idoff || !gstart ||
+	    !gfill || !order || !hosts || !gh || idset_init(&fps, total))
+		goto oom;
+	total = 0;
+	for (size_t i = 0; i < nin; i++) {
+		snprintf(label[i], sizeof(label[i]), "input %zu", i + 1);
+		for (size_t e = 0; e < in[i]->n; e++) {
+			from[total] = names ? names[i] : label[i];
+			all[total++] = in[i]->entries[e];
+		}
+	}
+	/*
+	 * Platforms in order of first appearance; first[] holds each one's
+	 * first entry.  The set's identities are the fingerprints' hashes.
+	 */
+	ids = calloc(total + 1, sizeof(*ids));
+	if (!ids)
+		goto oom;
+	for (size_t k = 0; k < total; k++) {
+		const char *fp = all[k]->platform.fingerprint;
+		ssize_t there;
+
+		sha256(fp, strlen(fp), ids[k].d);
+		there = idset_add(&fps, ids, k);
+		if (there < 0)
+			first[ngroups++] = k;
+		gid[k] = there < 0 ? (uint32_t)(ngroups - 1) : gid[there];
+		/* a platform of ids beyond what a file may hold is refused before they are read */
+		idoff[k] = nids;
+		nids += nidents(all[k]);
+		if (nids > POLICY_MAX_HOST_IDS + total) {
+			snprintf(err, errlen, "%s: more than %d hosts: more than a fleet file may "
+				 "hold", from[k], POLICY_MAX_HOST_IDS);
+			rc = -E2BIG;
+			goto fail;
+		}
+	}
+	free(ids);
+	ids = calloc(nids + 1, sizeof(*ids));
+	if (!ids || idset_init(&seen, nids))
+		goto oom;
+	/* every host once per platform: one pass over the hosts, in input order */
+	for (size_t k = 0; k < total; k++) {
+		size_t n = nidents(all[k]);
+
+		rc = idents_of(all[k], ids + idoff[k], gid[k], (uint32_t)k);
+		if (rc) {
+			snprintf(err, errlen, "%s: %s: %s", from[k], all[k]->platform.fingerprint,
+				 rc == -ENOMEM ? "out of memory"
+					       : "a host id that is not sha256:<hex>");
+			goto fail;
+		}
+		hosts[k] = (unsigned)n;
+		for (size_t i = idoff[k]; i < idoff[k] + n; i++) {
+			ssize_t there = idset_add(&seen, ids, i);
+
+			if (there >= 0) {
+				say_twice(all[ids[there].entry], all[k], &ids[there], &ids[i],
+					  from[ids[there].entry], from[k], err, errlen);
+				rc = -EEXIST;
+				goto fail;
+			}
+		}
+	}
+	/* each platform's entries together, in input order (a counting sort) */
+	for (size_t k = 0; k < total; k++)
+		gstart[gid[k] + 1]++;
+	for (size_t gi = 0; gi < ngroups; gi++)
+		gstart[gi + 1] += gstart[gi];
+	for (size_t k = 0; k < total; k++)
+		order[gstart[gid[k]] + gfill[gid[k]]++] = k;
+	gids = calloc(nids + 1, sizeof(*gids));
+	if (!gids)
+		goto oom;
+	for (size_t gi = 0; gi < ngroups; gi++) {
+		size_t n = gstart[gi + 1] - gstart[gi], m = 0;
+		struct policy *e;
+
+		for (size_t j = 0; j < n; j++) {
+			size_t k = order[gstart[gi] + j];
+
+			g[j] = all[k];
+			gh[j] = hosts[k];
+			for (size_t i = idoff[k]; i < idoff[k] + nidents(all[k]); i++)
+				gids[m++] = &ids[i];
+		}
+		qsort(gids, m, sizeof(*gids), cmp_ident);
+		if (n > 1) {
+			e = merge_group(g, gh, n, gids, m, w);
+		} else {
+			e = policy_dup(g[0]);
+			/* a merged entry that lists no host is one host, by its text */
+			if (e && e->merged.hosts && !e->merged.nhost_ids &&
+			    set_host_ids(e, gids, m)) {
+				policy_free(e);
+				e = NULL;
+			}
+		}
+		/*
+		 * A fleet file carries summaries: one host's raw samples would
+		 * outweigh them and, under merged medians, contradict them.
+		 */
+		if (!e) {
+			snprintf(err, errlen, "cannot merge the entries of %s",
+				 all[first[gi]]->platform.fingerprint);
+			rc = -EINVAL;
+			goto fail;
+		}
+		policy_drop_raw(e);
+		listed += e->merged.nhost_ids;
+		rc = policy_bundle_add(out, e);
+		if (rc) {
+			policy_free(e);
+			goto oom;
+		}
+	}
+	if (listed > POLICY_MAX_HOST_IDS) {
+		snprintf(err, errlen, "%zu hosts, more than the %d a fleet file may list",
+			 listed, POLICY_MAX_HOST_IDS);
+		rc = -E2BIG;
+		goto fail;
+	}
+	rc = 0;
+	*outp = out;
+	out = NULL;
+	goto done;
+oom:
+	snprintf(err, errlen, "out of memory");
+	rc = -ENOMEM;
+fail:
+done:
+	free(all);
+	free(g);
+	free(from);
+	free(label);
+	free(gid);
+	free(first);
+	free(idoff);
+	free(gstart);
+	free(gfill);
+	free(order);
+	free(hosts);
+	free(gh);
+	free(ids);
+	free(gids);
+	free(fps.slot);
+	free(seen.slot);
+	policy_bundle_free(out);
+	return rc;
+}
+
+/* ---- diff ---- */
+
+/*
+ * Two sizes within one step of the probe's grid (2^k and 3 * 2^(k-1):
+ * neighbours are at most 1.5x apart) are the same decision seen through
+ * noise.
+ */
+static bool same_size(uint64_t a, uint64_t b)
+{
+	double r;
+
+	if (a == b)
+		return true;
+	if (!a || !b || a == POLICY_SIZE_OPEN || b == POLICY_SIZE_OPEN)
+		return false;
+	r = a > b ? (double)a / (double)b : (double)b / (double)a;
+	return r <= 1.5 + 1e-9;
+}
+
+struct differ {
+	FILE *f;
+	unsigned n;
+};
+
+static void say(struct differ *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct differ *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	d->n++;
+	if (!d->f)
+		return;
+	va_start(ap, fmt);
+	vfprintf(d->f, fmt, ap);
+	va_end(ap);
+	fputc('\n', d->f);
+}
+
+static void fmt_size(uint64_t v, char *buf, size_t len)
+{
+	if (v == POLICY_SIZE_OPEN)
+		snprintf(buf, len, "never");
+	else
+		snprintf(buf, len, "%" PRIu64, v);
+}
+
+static void diff_op(struct differ *d, const char *where, const struct policy_op *a,
+		    const struct policy_op *b)
+{
+	bool same = a->nranges == b->nranges &&
+		    (!a->nranges || !strcmp(a->ranges[0].strategy, b->ranges[0].strategy));
+
+	for (size_t i = 0; same && i < a->ncrossovers && i < b->ncrossovers; i++)
+		same = !strcmp(a->crossovers[i].below, b->crossovers[i].below) &&
+		       !strcmp(a->crossovers[i].above, b->crossovers[i].above) &&
+		       same_size(a->crossovers[i].size_bytes, b->crossovers[i].size_bytes);
+	if (same)
+		return;
+	for (int side = 0; side < 2; side++) {
+		const struct policy_op *o = side ? b : a;
+		char line[1024];
+		size_t len = 0;
+
+		for (size_t i = 0; i < o->nranges && len < sizeof(line) - 1; i++) {
+			char to[32];
+
+			fmt_size(o->ranges[i].to_bytes, to, sizeof(to));
+			len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s [%" PRIu64
+						", %s)", i ? ", " : "", o->ranges[i].strategy,
+						o->ranges[i].from_bytes,
+						o->ranges[i].to_bytes == POLICY_SIZE_OPEN ? "inf" : to);
+		}
+		if (!o->nranges)
+			snprintf(line, sizeof(line), "no decision");
+		if (!side)
+			say(d, "%s: decisions changed", where);
+		if (d->f)
+			fprintf(d->f, "  %c %s\n", side ? '+' : '-', line);
+	}
+}
+
+static const char *kv_get(const struct policy_export *e, const char *key)
+{
+	for (size_t i = 0; i < e->nkv; i++)
+		if (!strcmp(e->kv[i].key, key))
+			return e->kv[i].value;
+	return NULL;
+}
+
+/* Numeric knob values within one grid step are the same decision. */
+static bool same_value(const char *a, const char *b)
+{
+	char *ea, *eb;
+	unsigned long long x, y;
+
+	if (!strcmp(a, b))
+		return true;
+	errno = 0;
+	x = strtoull(a, &ea, 0);
+	y = strtoull(b, &eb, 0);
+	if (errno || *ea || *eb || !x || !y)
+		return false;
+	return same_size(x, y);
+}
+
+static void diff_kv(struct differ *d, const char *name, const struct policy_export *a,
+		    const struct policy_export *b)
+{
+	if (a->present != b->present) {
+		say(d, "exports.%s: %s", name, a->present ? "removed" : "added");
+		return;
+	}
+	for (int side = 0; side < 2; side++) {
+		const struct policy_export *x = side ? b : a, *y = side ? a : b;
+
+		for (size_t i = 0; i < x->nkv; i++) {
+			const char *other = kv_get(y, x->kv[i].key);
+
+			if (!other)
+				say(d, "exports.%s.%s: %s %s", name, x->kv[i].key,
+				    side ? "added" : "removed", x->kv[i].value);
+			else if (!side && !same_value(x->kv[i].value, other))
+				say(d, "exports.%s.%s: %s -> %s", name, x->kv[i].key,
+				    x->kv[i].value, other);
+		}
+	}
+}
+
+static void diff_policy(struct differ *d, const struct policy *a, const struct policy *b)
+{
+	char where[512];
+
+	for (size_t t = 0; t < a->ntargets; t++) {
+		const struct policy_target *ta = &a->targets[t];
+		const struct policy_target *tb = policy_find_target(b, ta->name);
+
+		if (!tb) {
+			say(d, "targets.%s: removed", ta->name);
+			continue;
+		}
+		for (size_t o = 0; o < ta->nops; o++) {
+			const struct policy_op *oa = &ta->ops[o];
+			const struct policy_op *ob = policy_find_op(tb, oa->op, oa->pattern,
+								    oa->threads);
+
+			snprintf(where, sizeof(where), "targets.%s %s/%s/%ut", ta->name, oa->op,
+				 oa->pattern, oa->threads);
+			/*
+			 * An op that decides nothing (its cells never separated the
+			 * families) takes no decision with it: whether the probe wrote
+			 * it follows the op set's own test, which a busy host tips.
+			 */
+			if (!ob && oa->nranges)
+				say(d, "%s: removed", where);
+			else if (ob)
+				diff_op(d, where, oa, ob);
+		}
+		for (size_t o = 0; o < tb->nops; o++) {
+			const struct policy_op *ob = &tb->ops[o];
+
+			if (ob->nranges && !policy_find_op(ta, ob->op, ob->pattern, ob->threads))
+				say(d, "targets.%s %s/%s/%ut: added", tb->name, ob->op, ob->pattern,
+				    ob->threads);
+		}
+	}
+	for (size_t t = 0; t < b->ntargets; t++)
+		if (!policy_find_target(a, b->targets[t].name))
+			say(d, "targets.%s: added", b->targets[t].name);
+	for (int c = 0; c < EXPORT_NCONSUMERS; c++) {
+		const struct export_consumer_info *ci = export_consumer(c);
+		const struct policy_export *xa = export_of(a, c), *xb = export_of(b, c);
+		char x[32], y[32];
+
+		if (ci->kv_object) {
+			diff_kv(d, ci->name, xa, xb);
+		} else if (xa->present != xb->present) {
+			say(d, "exports.%s: %s", ci->name, xa->present ? "removed" : "added");
+		} else if (xa->present && !same_size(xa->threshold_bytes, xb->threshold_bytes)) {
+			fmt_size(xa->threshold_bytes, x, sizeof(x));
+			fmt_size(xb->threshold_bytes, y, sizeof(y));
+			say(d, "exports.%s.%s: %s -> %s", ci->name, ci->threshold, x, y);
+		}
+	}
+}
+
+int policy_bundle_diff(const struct policy_bundle *a, const struct policy_bundle *b, FILE *f)
+{
+	struct differ d = { .f = f };
+
+	for (size_t i = 0; i < a->n; i++) {
+		const struct policy *pa = a->entries[i];
+		const struct policy *pb = policy_bundle_find(b, pa->platform.fingerprint);
+
+		/* two single policies of different platforms: compare them all the same */
+		if (!pb && a->n == 1 && b->n == 1) {
+			say(&d, "platform.fingerprint: %s -> %s", pa->platform.fingerprint,
+			    b->entries[0]->platform.fingerprint);
+			pb = b->entries[0];
+		}
+		if (!pb)
+			say(&d, "platform %s: removed", pa->platform.fingerprint);
+		else
+			diff_policy(&d, pa, pb);
+	}
+	for (size_t i = 0; i < b->n; i++)
+		if (!policy_bundle_find(a, b->entries[i]->platform.fingerprint) &&
+		    !(a->n == 1 && b->n == 1))
+			say(&d, "platform %s: added", b->entries[i]->platform.fingerprint);
+	return (int)d.n;
+}

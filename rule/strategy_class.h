@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Strategy names are a contract of the policy file (they follow the
+ * kernel and PMDK).  The rule knows each name's class, which
+ * the crossover maths and the exports need; the probe owns the kernels.
+ */
+#ifndef PMEM_RULE_STRATEGY_CLASS_H
+#define PMEM_RULE_STRATEGY_CLASS_H
+
+#include <stdbool.h>
+
+enum strategy_class {
+	STRATEGY_CLASS_UNKNOWN = 0,
+	STRATEGY_CLASS_NONTEMPORAL,	/* streaming stores, bypass the cache */
+	STRATEGY_CLASS_FLUSH,		/* cached stores, then a cache flush */
+	STRATEGY_CLASS_NOFLUSH,		/* cached stores, no flush (eADR) */
+};
+
+enum strategy_class strategy_class_of(const char *name);
+bool strategy_is_nontemporal(const char *name);
+/*
+ * Tie-break rank: lower is preferred among strategies of the same class
+ * whose intervals overlap; unknown names rank last.  Fixed, so that a
+ * tie resolves the same way on every run.
+ */
+int strategy_tie_rank(const char *name);
+
+/*
+ * What consumers choose between: streaming stores, or cached stores and
+ * a flush.  noflush is a volatile reference, in neither family.
+ */
+enum strategy_family {
+	FAMILY_NONE = -1,
+	FAMILY_STREAMING = 0,
+	FAMILY_CACHED_FLUSH = 1,
+};
+
+enum strategy_family strategy_family_of(const char *name);
+/* "streaming" | "cached_flush" (the policy file's words), "" for none */
+const char *strategy_family_name(enum strategy_family f);
+
+/*
+ * A family's members ranked in advance, the way the kernel's RAID-6
+ * code ranks its implementations before it times them: the member PMDK
+ * and the kernel actually run comes first (widest vmovntdq; clwb, else
+ * clflushopt).  The family's default in an op is its first ranked
+ * member measured there; others only stand in when none of those is.
+ * Returns 0.. in rank order, or -1 for a name outside the family.
+ */
+int strategy_default_rank(enum strategy_family f, const char *name);
+
+#endif
