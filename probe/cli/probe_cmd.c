@@ -255,13 +255,6 @@ static void remote_penalty(const struct target *t, const struct sweep_config *cf
 	free(far);
 }
 
-/* The exports' second look (sweep_config.export_rechecks): arg is the policy probed. */
-static ssize_t probe_export_rechecks(const struct policy_target *t, void *arg,
-				     struct export_recheck *out, size_t max)
-{
-	return export_rechecks(arg, probe_weights, probe_base, t, out, max);
-}
-
 /*
  * Map spec and sweep it into a new target of p.  id: the region's
  * identity when spec is scratch space on a pmem region.  Returns an
@@ -365,8 +358,9 @@ static int probe_one(struct policy *p, const char *spec, const char *name,
 		fprintf(stderr, "pmem-tune: probing %s (%s, %zu MiB, %s mode, up to %u threads)\n",
 			t.name, spec, t.len >> 20, sweep_mode_name(o->mode), cfg.nthreads);
 	cfg.baseline = probe_base ? policy_find_target(probe_base, t.name) : NULL;
-	cfg.export_rechecks = probe_export_rechecks;
-	cfg.export_arg = p;
+	cfg.exports_of = p;
+	cfg.weights = probe_weights;
+	cfg.exports_baseline = probe_base;
 	rc = sweep_run(&t, ci, &cfg, pt);
 	if (!rc && placed && set_placement(pt, ch, cfg.nthreads, &t))
 		rc = -ENOMEM;

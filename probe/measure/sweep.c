@@ -1053,7 +1053,8 @@ static int recheck_exports(struct sweep *sw, struct policy_target *t, struct con
 			   unsigned nall)
 {
 	struct export_recheck rx[MAX_EXPORT_RECHECK];
-	ssize_t n = sw->cfg->export_rechecks(t, sw->cfg->export_arg, rx, MAX_EXPORT_RECHECK);
+	ssize_t n = export_rechecks(sw->cfg->exports_of, sw->cfg->weights,
+				    sw->cfg->exports_baseline, t, rx, MAX_EXPORT_RECHECK);
 	bool *fresh = n > 0 ? calloc(t->nops * MAX_GRID, sizeof(*fresh)) : NULL;
 	int rc = 0;
 
@@ -1484,7 +1485,7 @@ int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sw
 								  (0.97 - SECOND_LOOK_SHARE) * 1e9);
 		rc = sweep_op(&sw, op, !strcmp(op->pattern, "random"), ct, nct);
 	}
-	if (!rc && cfg->export_rechecks)
+	if (!rc && cfg->exports_of)
 		rc = recheck_exports(&sw, out, ct, nct);
 	/* the member ranges last: every other look is in by then */
 	for (size_t o = 0; o < out->nops && !rc; o++) {

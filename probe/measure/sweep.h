@@ -68,15 +68,15 @@ struct sweep_config {
 	 */
 	const struct policy_target *baseline;
 	/*
-	 * The cells a marginal change of an export rests on (NULL: not
-	 * asked; see export_rechecks()), asked once every op of the target
-	 * is measured: every strategy at their sizes is measured again,
-	 * fresh, so that such a change is made on two looks.  arg is
-	 * export_arg.
+	 * The policy being made (NULL: no exports asked): once every op of
+	 * the target is measured, the rule names the cells a marginal change
+	 * of an export rests on (export_rechecks(), with weights and the
+	 * policy in place, NULL none) and every strategy at their sizes is
+	 * measured again, fresh, so that such a change is made on two looks.
 	 */
-	ssize_t (*export_rechecks)(const struct policy_target *t, void *arg,
-				   struct export_recheck *out, size_t max);
-	void *export_arg;
+	struct policy *exports_of;
+	const struct export_weights *weights;
+	const struct policy *exports_baseline;
 	/* set from a signal handler: the sweep stops at the next sample */
 	volatile sig_atomic_t *stop;
 };
