@@ -23,6 +23,7 @@
 #include "measure/strategy.h"
 #include "platform/cpu.h"
 #include "platform/list_cxl.h"
+#include "platform/list_json.h"
 #include "platform/regions.h"
 #include "platform/scratch.h"
 #include "platform/topology.h"
@@ -76,48 +77,29 @@ static void fmt_size(uint64_t b, char *buf, size_t len)
 }
 
 /* json-c's adders with the allocation failure remembered, reported once. */
-static void jadd(struct list_ctx *lc, struct json_object *o, const char *key,
-		 struct json_object *v)
-{
-	if (!v) {
-		lc->oom = true;
-		return;
-	}
-	json_object_object_add(o, key, v);
-}
-
 static void jstr(struct list_ctx *lc, struct json_object *o, const char *key, const char *s)
 {
-	jadd(lc, o, key, json_object_new_string(s ? s : ""));
+	jadd(&lc->oom, o, key, json_object_new_string(s ? s : ""));
 }
 
 static void jnum(struct list_ctx *lc, struct json_object *o, const char *key, int64_t v)
 {
-	jadd(lc, o, key, json_object_new_int64(v));
+	jadd(&lc->oom, o, key, json_object_new_int64(v));
 }
 
 static void jbool(struct list_ctx *lc, struct json_object *o, const char *key, bool v)
 {
-	jadd(lc, o, key, json_object_new_boolean(v));
+	jadd(&lc->oom, o, key, json_object_new_boolean(v));
 }
 
 static struct json_object *jarr(struct list_ctx *lc, struct json_object *o, const char *key)
 {
 	struct json_object *a = json_object_new_array();
+	bool failed = false;
 
-	jadd(lc, o, key, a);
-	return a;
-}
-
-static void jpush(struct list_ctx *lc, struct json_object *a, struct json_object *v)
-{
-	if (!a || !v) {
-		lc->oom = true;
-		if (v)
-			json_object_put(v);
-		return;
-	}
-	json_object_array_add(a, v);
+	jadd(&failed, o, key, a);	/* a is freed when it could not be added */
+	lc->oom |= failed;
+	return failed ? NULL : a;
 }
 
 /* ---- CPU and strategies ---- */
@@ -140,9 +122,9 @@ static struct json_object *cpu_json(struct list_ctx *lc)
 	masked = ci->masked ? jarr(lc, o, "masked") : NULL;
 	for (int f = 0; f < CPU_NR_FEATURES; f++) {
 		if (cpu_has(ci, f))
-			jpush(lc, feat, json_object_new_string(cpu_feature_name(f)));
+			jpush(&lc->oom, feat, json_object_new_string(cpu_feature_name(f)));
 		if (masked && (ci->masked & CPU_BIT(f)))
-			jpush(lc, masked, json_object_new_string(cpu_feature_name(f)));
+			jpush(&lc->oom, masked, json_object_new_string(cpu_feature_name(f)));
 	}
 	return o;
 }
@@ -168,7 +150,7 @@ static struct json_object *strategies_json(struct list_ctx *lc)
 		if (s->cpu_cache_domain_only)
 			jstr(lc, o, "needs_persistence_domain", "cpu_cache");
 		jstr(lc, o, "summary", s->summary);
-		jpush(lc, a, o);
+		jpush(&lc->oom, a, o);
 	}
 	return a;
 }
@@ -373,22 +355,22 @@ static struct json_object *region_json(struct list_ctx *lc, struct ndctl_region 
 		pos = ndctl_mapping_get_position(mapping);
 		if (pos >= 0)
 			jnum(lc, m, "position", pos);
-		jpush(lc, maps, m);
+		jpush(&lc->oom, maps, m);
 	}
 
 	nss = jarr(lc, o, "namespaces");
 	ndctl_namespace_foreach(region, ndns)
 		if (namespace_is_configured(ndns))
-			jpush(lc, nss, namespace_json(lc, ndns));
+			jpush(&lc->oom, nss, namespace_json(lc, ndns));
 
 	sc = json_object_new_object();
-	jadd(lc, o, "scratch", sc);
 	reason = scratch_region_skip_reason(region, lc->llc, why, sizeof(why));
 	if (sc) {
 		jbool(lc, sc, "auto", !reason);
 		if (reason)
 			jstr(lc, sc, "reason", reason);
 	}
+	jadd(&lc->oom, o, "scratch", sc);
 	return o;
 }
 
@@ -521,8 +503,8 @@ static int dax_list(struct list_ctx *lc, struct json_object *jroot)
 			devs = jarr(lc, o, "devices");
 			daxctl_dev_foreach(dr, dev)
 				if (daxctl_dev_get_size(dev))
-					jpush(lc, devs, dax_dev_json(lc, dev));
-			jpush(lc, arr, o);
+					jpush(&lc->oom, devs, dax_dev_json(lc, dev));
+			jpush(&lc->oom, arr, o);
 		} else {
 			if (!n++)
 				printf("\nDAX regions (libdaxctl):\n");
@@ -576,7 +558,7 @@ static void scratch_state_list(struct list_ctx *lc, struct json_object *jroot)
 			jstr(lc, o, "namespace", recs[i].ns);
 			jstr(lc, o, "mode", recs[i].mode);
 			jnum(lc, o, "pid", recs[i].pid);
-			jpush(lc, a, o);
+			jpush(&lc->oom, a, o);
 		}
 	} else if (n) {
 		printf("\nScratch namespaces recorded in %s (a probe is running, or the next "
@@ -614,7 +596,6 @@ static int nd_list(struct list_ctx *lc, struct json_object *jroot)
 			jstr(lc, jbus, "provider", ndctl_bus_get_provider(bus));
 			jstr(lc, jbus, "dev", ndctl_bus_get_devname(bus));
 			jregions = jarr(lc, jbus, "regions");
-			jpush(lc, jbuses, jbus);
 		} else {
 			printf("bus %s (%s)\n", ndctl_bus_get_devname(bus),
 			       ndctl_bus_get_provider(bus));
@@ -623,10 +604,12 @@ static int nd_list(struct list_ctx *lc, struct json_object *jroot)
 			lc->nregions++;
 			remember_dax_regions(lc, region);
 			if (jroot)
-				jpush(lc, jregions, region_json(lc, region));
+				jpush(&lc->oom, jregions, region_json(lc, region));
 			else
 				region_print(lc, region);
 		}
+		if (jbus)
+			jpush(&lc->oom, jbuses, jbus);
 	}
 	ndctl_unref(ctx);
 	if (!lc->nregions) {
@@ -657,8 +640,8 @@ int list_cmd(bool json)
 			fprintf(stderr, "pmem-tune: --list: out of memory\n");
 			return 1;
 		}
-		jadd(&lc, root, "cpu", cpu_json(&lc));
-		jadd(&lc, root, "strategies", strategies_json(&lc));
+		jadd(&lc.oom, root, "cpu", cpu_json(&lc));
+		jadd(&lc.oom, root, "strategies", strategies_json(&lc));
 	} else {
 		cpu_print(&lc);
 	}

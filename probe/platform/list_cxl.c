@@ -13,6 +13,7 @@
 
 #include "common/sysfs_attr.h"
 #include "platform/list_cxl.h"
+#include "platform/list_json.h"
 
 /* CXL memory devices on the PCI bus (class 0502xx), whatever drivers are loaded. */
 static unsigned pci_cxl_devices(void)
@@ -85,22 +86,6 @@ struct out {
 	bool oom;
 };
 
-static void jadd(struct out *o, struct json_object *obj, const char *key, struct json_object *v)
-{
-	if (!v || json_object_object_add(obj, key, v)) {
-		json_object_put(v);
-		o->oom = true;
-	}
-}
-
-static void jpush(struct out *o, struct json_object *arr, struct json_object *v)
-{
-	if (!v || json_object_array_add(arr, v)) {
-		json_object_put(v);
-		o->oom = true;
-	}
-}
-
 static void list_memdev(struct out *o, struct cxl_memdev *m)
 {
 	struct cxl_endpoint *ep = cxl_memdev_get_endpoint(m);
@@ -125,6 +110,7 @@ static void list_memdev(struct out *o, struct cxl_memdev *m)
 	}
 	{
 		struct json_object *j = json_object_new_object(), *decs = json_object_new_array();
+		bool *oom = &o->oom;
 
 		if (!j || !decs) {
 			json_object_put(j);
@@ -132,24 +118,29 @@ static void list_memdev(struct out *o, struct cxl_memdev *m)
 			o->oom = true;
 			return;
 		}
-		jadd(o, j, "memdev", json_object_new_string(cxl_memdev_get_devname(m)));
-		jadd(o, j, "pmem_size", json_object_new_int64((int64_t)cxl_memdev_get_pmem_size(m)));
-		jadd(o, j, "ram_size", json_object_new_int64((int64_t)cxl_memdev_get_ram_size(m)));
-		jadd(o, j, "serial", json_object_new_int64((int64_t)cxl_memdev_get_serial(m)));
-		jadd(o, j, "host", json_object_new_string(cxl_memdev_get_host(m) ?: ""));
-		jadd(o, j, "firmware_version", json_object_new_string(fw ? fw : ""));
-		jadd(o, j, "pci_vendor", json_object_new_string(vendor));
-		jadd(o, j, "pci_device", json_object_new_string(device));
+		jadd(oom, j, "memdev", json_object_new_string(cxl_memdev_get_devname(m)));
+		jadd(oom, j, "pmem_size",
+		     json_object_new_int64((int64_t)cxl_memdev_get_pmem_size(m)));
+		jadd(oom, j, "ram_size",
+		     json_object_new_int64((int64_t)cxl_memdev_get_ram_size(m)));
+		jadd(oom, j, "serial", json_object_new_int64((int64_t)cxl_memdev_get_serial(m)));
+		jadd(oom, j, "host", json_object_new_string(cxl_memdev_get_host(m) ?: ""));
+		jadd(oom, j, "firmware_version", json_object_new_string(fw ? fw : ""));
+		jadd(oom, j, "pci_vendor", json_object_new_string(vendor));
+		jadd(oom, j, "pci_device", json_object_new_string(device));
 		if (port) {
-			jadd(o, j, "endpoint", json_object_new_string(cxl_port_get_devname(port)));
-			jadd(o, j, "depth", json_object_new_int(cxl_port_get_depth(port)));
+			jadd(oom, j, "endpoint",
+			     json_object_new_string(cxl_port_get_devname(port)));
+			jadd(oom, j, "depth", json_object_new_int(cxl_port_get_depth(port)));
 			if (parent)
-				jadd(o, j, "port", json_object_new_string(cxl_port_get_devname(parent)));
+				jadd(oom, j, "port",
+				     json_object_new_string(cxl_port_get_devname(parent)));
 			cxl_decoder_foreach(port, dec)
-				jpush(o, decs, json_object_new_string(cxl_decoder_get_devname(dec)));
+				jpush(oom, decs,
+				      json_object_new_string(cxl_decoder_get_devname(dec)));
 		}
-		jadd(o, j, "decoders", decs);
-		jpush(o, o->memdevs, j);
+		jadd(oom, j, "decoders", decs);
+		jpush(oom, o->memdevs, j);
 	}
 }
 
@@ -177,6 +168,7 @@ static void list_region(struct out *o, struct cxl_region *r)
 	}
 	{
 		struct json_object *j = json_object_new_object(), *maps = json_object_new_array();
+		bool *oom = &o->oom;
 
 		if (!j || !maps) {
 			json_object_put(j);
@@ -184,13 +176,14 @@ static void list_region(struct out *o, struct cxl_region *r)
 			o->oom = true;
 			return;
 		}
-		jadd(o, j, "region", json_object_new_string(cxl_region_get_devname(r)));
-		jadd(o, j, "resource", json_object_new_int64((int64_t)cxl_region_get_resource(r)));
-		jadd(o, j, "size", json_object_new_int64((int64_t)cxl_region_get_size(r)));
-		jadd(o, j, "type", json_object_new_string(type));
-		jadd(o, j, "interleave_ways",
+		jadd(oom, j, "region", json_object_new_string(cxl_region_get_devname(r)));
+		jadd(oom, j, "resource",
+		     json_object_new_int64((int64_t)cxl_region_get_resource(r)));
+		jadd(oom, j, "size", json_object_new_int64((int64_t)cxl_region_get_size(r)));
+		jadd(oom, j, "type", json_object_new_string(type));
+		jadd(oom, j, "interleave_ways",
 		     json_object_new_int((int)cxl_region_get_interleave_ways(r)));
-		jadd(o, j, "interleave_granularity",
+		jadd(oom, j, "interleave_granularity",
 		     json_object_new_int((int)cxl_region_get_interleave_granularity(r)));
 		cxl_mapping_foreach(r, map) {
 			struct cxl_decoder *d = cxl_mapping_get_decoder(map);
@@ -201,14 +194,18 @@ static void list_region(struct out *o, struct cxl_region *r)
 				o->oom = true;
 				continue;
 			}
-			jadd(o, jm, "position", json_object_new_int((int)cxl_mapping_get_position(map)));
-			jadd(o, jm, "memdev", json_object_new_string(m ? cxl_memdev_get_devname(m) : ""));
-			jadd(o, jm, "decoder", json_object_new_string(d ? cxl_decoder_get_devname(d) : ""));
-			jpush(o, maps, jm);
+			jadd(oom, jm, "position",
+			     json_object_new_int((int)cxl_mapping_get_position(map)));
+			jadd(oom, jm, "memdev",
+			     json_object_new_string(m ? cxl_memdev_get_devname(m) : ""));
+			jadd(oom, jm, "decoder",
+			     json_object_new_string(d ? cxl_decoder_get_devname(d) : ""));
+			jpush(oom, maps, jm);
 		}
-		jadd(o, j, "mappings", maps);
-		jadd(o, j, "nd_region", backs ? json_object_new_string(nd) : json_object_new_null());
-		jpush(o, o->regions, j);
+		jadd(oom, j, "mappings", maps);
+		jadd(oom, j, "nd_region",
+		     backs ? json_object_new_string(nd) : json_object_new_null());
+		jpush(oom, o->regions, j);
 	}
 }
 
@@ -226,22 +223,25 @@ static void list_root_decoder(struct out *o, struct cxl_decoder *d)
 			cxl_decoder_is_volatile_capable(d) ? ", ram" : "");
 	} else {
 		struct json_object *j = json_object_new_object();
+		bool *oom = &o->oom;
 
 		if (!j) {
 			o->oom = true;
 			return;
 		}
-		jadd(o, j, "decoder", json_object_new_string(cxl_decoder_get_devname(d)));
-		jadd(o, j, "resource", json_object_new_int64((int64_t)cxl_decoder_get_resource(d)));
-		jadd(o, j, "size", json_object_new_int64((int64_t)cxl_decoder_get_size(d)));
-		jadd(o, j, "interleave_ways",
+		jadd(oom, j, "decoder", json_object_new_string(cxl_decoder_get_devname(d)));
+		jadd(oom, j, "resource",
+		     json_object_new_int64((int64_t)cxl_decoder_get_resource(d)));
+		jadd(oom, j, "size", json_object_new_int64((int64_t)cxl_decoder_get_size(d)));
+		jadd(oom, j, "interleave_ways",
 		     json_object_new_int((int)cxl_decoder_get_interleave_ways(d)));
-		jadd(o, j, "interleave_granularity",
+		jadd(oom, j, "interleave_granularity",
 		     json_object_new_int((int)cxl_decoder_get_interleave_granularity(d)));
-		jadd(o, j, "pmem_capable", json_object_new_boolean(cxl_decoder_is_pmem_capable(d)));
-		jadd(o, j, "volatile_capable",
+		jadd(oom, j, "pmem_capable",
+		     json_object_new_boolean(cxl_decoder_is_pmem_capable(d)));
+		jadd(oom, j, "volatile_capable",
 		     json_object_new_boolean(cxl_decoder_is_volatile_capable(d)));
-		jpush(o, o->decoders, j);
+		jpush(oom, o->decoders, j);
 	}
 	cxl_region_foreach(d, r)
 		list_region(o, r);
@@ -270,9 +270,9 @@ int list_cxl(FILE *f, struct json_object *root)
 		if (root) {
 			struct json_object *j = json_object_new_object();
 
-			jadd(&o, j, "pci_devices", json_object_new_int((int)pci));
-			jadd(&o, j, "problem", json_object_new_string(why));
-			jadd(&o, root, "cxl", j);
+			jadd(&o.oom, j, "pci_devices", json_object_new_int((int)pci));
+			jadd(&o.oom, j, "problem", json_object_new_string(why));
+			jadd(&o.oom, root, "cxl", j);
 		} else {
 			fprintf(f, "\nCXL: %u memory device%s on PCI (class 0502), %s\n", pci,
 				pci == 1 ? "" : "s", why);
@@ -304,10 +304,10 @@ int list_cxl(FILE *f, struct json_object *root)
 	if (root) {
 		struct json_object *j = json_object_new_object();
 
-		jadd(&o, j, "memdevs", o.memdevs);
-		jadd(&o, j, "root_decoders", o.decoders);
-		jadd(&o, j, "regions", o.regions);
-		jadd(&o, root, "cxl", j);
+		jadd(&o.oom, j, "memdevs", o.memdevs);
+		jadd(&o.oom, j, "root_decoders", o.decoders);
+		jadd(&o.oom, j, "regions", o.regions);
+		jadd(&o.oom, root, "cxl", j);
 	}
 	cxl_unref(ctx);
 	return o.oom ? -ENOMEM : 0;
