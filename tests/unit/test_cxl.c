@@ -13,96 +13,9 @@
 
 #include "check.h"
 #include "policy/cxl_sysfs.h"
+#include "cxl_tree.h"
 #include "policy/fingerprint.h"
 #include "policy/policy.h"
-#include "put_file.h"
-
-struct dev {
-	const char *pci_device, *firmware, *serial, *memdev;
-	unsigned ways_root;
-};
-
-static void link_at(const char *root, const char *target, const char *rel)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	unlink(path);
-	if (symlink(target, path)) {
-		perror(path);
-		exit(1);
-	}
-}
-
-/* The guest's tree: an NVDIMM region0 and CXL region1 (its nd region on ndbus1). */
-static void build(const char *r, const struct dev *d, bool cxl)
-{
-	char buf[512], pci[] = "sys/devices/pci0000:0c/0000:0c:00.0/0000:0d:00.0";
-	const char *root0 = "sys/devices/platform/ACPI0017:00/root0";
-
-	put_file(r, "proc/cpuinfo", "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\n"
-		 "model\t\t: 143\nstepping\t: 8\nflags\t\t: sse2 clwb\n\n");
-	put_file(r, "proc/sys/kernel/osrelease", "6.1.0-57-cloud-amd64\n");
-	/* the NVDIMM's region: no CXL side */
-	put_file(r, "sys/bus/nd/devices/region0/uevent", "DEVTYPE=nd_pmem\n");
-	put_file(r, "sys/bus/nd/devices/region0/mappings", "1\n");
-	put_file(r, "sys/bus/nd/devices/region0/mapping0", "nmem0,0,1073610752,0\n");
-	put_file(r, "sys/bus/nd/devices/region0/persistence_domain", "memory_controller\n");
-	put_file(r, "sys/bus/nd/devices/region0/resource", "0x140000000\n");
-	put_file(r, "sys/bus/nd/devices/nmem0/nfit/vendor", "0x8086\n");
-	put_file(r, "sys/bus/nd/devices/nmem0/nfit/device", "0x0001\n");
-	put_file(r, "sys/bus/nd/devices/nmem0/nfit/rev_id", "0x0001\n");
-	if (!cxl)
-		return;
-	/* libnvdimm's side of the CXL region: its nmem knows nothing */
-	put_file(r, "sys/bus/nd/devices/region1/uevent", "DEVTYPE=nd_pmem\n");
-	put_file(r, "sys/bus/nd/devices/region1/mappings", "1\n");
-	put_file(r, "sys/bus/nd/devices/region1/mapping0", "nmem1,0,268435456,0\n");
-	put_file(r, "sys/bus/nd/devices/region1/persistence_domain", "memory_controller\n");
-	put_file(r, "sys/bus/nd/devices/region1/resource", "0x310000000\n");
-	put_file(r, "sys/bus/nd/devices/nmem1/devtype", "nvdimm\n");
-	/* the CXL topology */
-	snprintf(buf, sizeof(buf), "%s/decoder0.0/interleave_ways", root0);
-	put_file(r, buf, d->ways_root == 2 ? "2\n" : "1\n");
-	snprintf(buf, sizeof(buf), "%s/decoder0.0/interleave_granularity", root0);
-	put_file(r, buf, "256\n");
-	snprintf(buf, sizeof(buf), "%s/decoder0.0/region1/resource", root0);
-	put_file(r, buf, "0x310000000\n");
-	snprintf(buf, sizeof(buf), "%s/decoder0.0/region1/interleave_ways", root0);
-	put_file(r, buf, "1\n");
-	snprintf(buf, sizeof(buf), "%s/decoder0.0/region1/interleave_granularity", root0);
-	put_file(r, buf, "256\n");
-	snprintf(buf, sizeof(buf), "%s/decoder0.0/region1/target0", root0);
-	put_file(r, buf, "decoder2.0\n");
-	snprintf(buf, sizeof(buf), "%s/port1/endpoint2/decoder2.0/mode", root0);
-	put_file(r, buf, "pmem\n");
-	snprintf(buf, sizeof(buf), "%s/%s/firmware_version", pci, d->memdev);
-	put_file(r, buf, d->firmware);
-	snprintf(buf, sizeof(buf), "%s/%s/serial", pci, d->memdev);
-	put_file(r, buf, d->serial);
-	snprintf(buf, sizeof(buf), "%s/vendor", pci);
-	put_file(r, buf, "0x8086\n");
-	snprintf(buf, sizeof(buf), "%s/device", pci);
-	put_file(r, buf, d->pci_device);
-	snprintf(buf, sizeof(buf), "%s/subsystem_vendor", pci);
-	put_file(r, buf, "0x1af4\n");
-	snprintf(buf, sizeof(buf), "%s/subsystem_device", pci);
-	put_file(r, buf, "0x1100\n");
-	snprintf(buf, sizeof(buf), "%s/revision", pci);
-	put_file(r, buf, "0x01\n");
-	snprintf(buf, sizeof(buf), "../../../../../pci0000:0c/0000:0c:00.0/0000:0d:00.0/%s",
-		 d->memdev);
-	link_at(r, buf, "sys/devices/platform/ACPI0017:00/root0/port1/endpoint2/uport");
-	put_file(r, "sys/bus/cxl/devices/.keep", "");
-	link_at(r, "../../../devices/platform/ACPI0017:00/root0/decoder0.0/region1",
-		"sys/bus/cxl/devices/region1");
-	link_at(r, "../../../devices/platform/ACPI0017:00/root0/port1/endpoint2/decoder2.0",
-		"sys/bus/cxl/devices/decoder2.0");
-	snprintf(buf, sizeof(buf), "../../../devices/pci0000:0c/0000:0c:00.0/0000:0d:00.0/%s",
-		 d->memdev);
-	snprintf(pci, sizeof(pci), "sys/bus/cxl/devices/%s", d->memdev);
-	link_at(r, buf, pci);
-}
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -112,13 +25,13 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 	return remove(path);
 }
 
-static char *tree(const struct dev *d, bool cxl)
+static char *tree(const struct cxl_tree_dev *d, bool cxl)
 {
 	char *r = strdup("/tmp/pt-test-cxl.XXXXXX");
 
 	if (!r || !mkdtemp(r))
 		exit(2);
-	build(r, d, cxl);
+	cxl_tree_build(r, d, cxl);
 	return r;
 }
 
@@ -130,11 +43,9 @@ static const struct policy_target *target(const struct policy *p, const char *na
 	return NULL;
 }
 
-static const struct dev guest = { "0x0d93\n", "BWFW VERSION 00\n", "0x1\n", "mem0", 1 };
-
 static void test_identity(void)
 {
-	char *r = tree(&guest, true);
+	char *r = tree(&cxl_tree_guest, true);
 	struct policy *p = policy_new();
 	const struct policy_target *t0, *t1;
 	struct policy_cxl c;
@@ -172,11 +83,21 @@ out:
 /* Same model and firmware, another serial and name: one platform; else another. */
 static void test_fingerprint(void)
 {
-	const struct dev other_sn = { "0x0d93\n", "BWFW VERSION 00\n", "0x2a\n", "mem3", 1 };
-	const struct dev other_fw = { "0x0d93\n", "BWFW VERSION 01\n", "0x1\n", "mem0", 1 };
-	const struct dev other_model = { "0x0d94\n", "BWFW VERSION 00\n", "0x1\n", "mem0", 1 };
-	const struct dev two_bridges = { "0x0d93\n", "BWFW VERSION 00\n", "0x1\n", "mem0", 2 };
-	const struct dev *devs[] = { &guest, &other_sn, &other_fw, &other_model, &two_bridges };
+	const struct cxl_tree_dev other_sn = {
+		"0x0d93\n", "BWFW VERSION 00\n", "0x2a\n", "mem3", 1
+	};
+	const struct cxl_tree_dev other_fw = {
+		"0x0d93\n", "BWFW VERSION 01\n", "0x1\n", "mem0", 1
+	};
+	const struct cxl_tree_dev other_model = {
+		"0x0d94\n", "BWFW VERSION 00\n", "0x1\n", "mem0", 1
+	};
+	const struct cxl_tree_dev two_bridges = {
+		"0x0d93\n", "BWFW VERSION 00\n", "0x1\n", "mem0", 2
+	};
+	const struct cxl_tree_dev *devs[] = {
+		&cxl_tree_guest, &other_sn, &other_fw, &other_model, &two_bridges
+	};
 	char fps[5][FINGERPRINT_LEN], nocxl[FINGERPRINT_LEN];
 
 	for (size_t i = 0; i < 5; i++) {
@@ -195,7 +116,7 @@ static void test_fingerprint(void)
 	CHECK(strcmp(fps[0], fps[4]) != 0);
 	/* the same host without its CXL region: the NVDIMM alone, not the CXL host's */
 	{
-		char *r = tree(&guest, false);
+		char *r = tree(&cxl_tree_guest, false);
 		struct policy *p = policy_new();
 
 		CHECK_INT(fingerprint_host(r, p), 0);
@@ -212,7 +133,7 @@ static void test_fingerprint(void)
 /* The cxl object through the file and back. */
 static void test_json(void)
 {
-	char *r = tree(&guest, true), err[256], *text, *again;
+	char *r = tree(&cxl_tree_guest, true), err[256], *text, *again;
 	struct policy *p = policy_new(), *q;
 	const struct policy_target *t;
 
