@@ -203,8 +203,10 @@ static void list_region(struct out *o, struct cxl_region *r)
 			jpush(oom, maps, jm);
 		}
 		jadd(oom, j, "mappings", maps);
-		jadd(oom, j, "nd_region",
-		     backs ? json_object_new_string(nd) : json_object_new_null());
+		if (backs)
+			jadd(oom, j, "nd_region", json_object_new_string(nd));
+		else
+			jnull(oom, j, "nd_region");
 		jpush(oom, o->regions, j);
 	}
 }

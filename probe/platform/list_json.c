@@ -14,6 +14,13 @@ void jadd(bool *oom, struct json_object *obj, const char *key, struct json_objec
 	}
 }
 
+void jnull(bool *oom, struct json_object *obj, const char *key)
+{
+	assert(oom && key);
+	if (!obj || json_object_object_add(obj, key, NULL))
+		*oom = true;
+}
+
 void jpush(bool *oom, struct json_object *arr, struct json_object *v)
 {
 	assert(oom);

@@ -14,6 +14,9 @@ struct json_object;
 /* obj[key] = v */
 void jadd(bool *oom, struct json_object *obj, const char *key, struct json_object *v);
 
+/* obj[key] = null (json-c's null is a NULL object, which jadd takes for a failure) */
+void jnull(bool *oom, struct json_object *obj, const char *key);
+
 /* v appended to the array arr */
 void jpush(bool *oom, struct json_object *arr, struct json_object *v);
 

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
@@ -175,6 +176,29 @@ static void test_text(void)
 	free(text);
 }
 
+/* The CXL region backs no libnvdimm region (cxl_pmem not loaded): nd_region null */
+static void test_no_nd(void)
+{
+	struct json_object *root = json_object_new_object(), *r, *v = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	CHECK_INT(list_cxl(stdout, root), 0);
+	r = idx(at(at(root, "cxl"), "regions"), 0);
+	CHECK_STR(str(r, "region"), "region1");
+	CHECK(r && json_object_object_get_ex(r, "nd_region", &v) && !v);
+	json_object_put(root);
+	CHECK(f);
+	if (!f)
+		return;
+	CHECK_INT(list_cxl(f, NULL), 0);
+	fclose(f);
+	CHECK_MSG(strstr(text, "  region1: pmem, 256 MiB, 1 way at 256 B, targets mem0\n"), "%s",
+		  text);
+	free(text);
+}
+
 /* No CXL memory device on PCI: no "cxl" key at all */
 static void test_none(void)
 {
@@ -193,8 +217,11 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 	return remove(path);
 }
 
-/* One tree, one child in its namespace running tests; the child's status */
-static int run(bool cxl, void (*test)(void), void (*test2)(void))
+/*
+ * The guest's tree (with cxl, its CXL side; less rm, a directory of it),
+ * one child in its namespace running tests; the child's status.
+ */
+static int run(bool cxl, const char *rm, void (*test)(void), void (*test2)(void))
 {
 	char r[] = "/tmp/pt-test-list-cxl.XXXXXX";
 	int status = 1;
@@ -204,6 +231,12 @@ static int run(bool cxl, void (*test)(void), void (*test2)(void))
 		return 2;
 	cxl_tree_build(r, &cxl_tree_guest, cxl);
 	put_file(r, "dev/.keep", "");	/* the host's /dev/cxl hidden in any case */
+	if (rm) {
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/%s", r, rm);
+		nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
@@ -216,8 +249,8 @@ static int run(bool cxl, void (*test)(void), void (*test2)(void))
 		test();
 		if (test2)
 			test2();
-		printf("test_list_cxl (%s): %u passed, %u failed\n", cxl ? "guest" : "no CXL",
-		       check_passed, check_failed);
+		printf("test_list_cxl (%s%s): %u passed, %u failed\n", cxl ? "guest" : "no CXL",
+		       rm ? " less one directory" : "", check_passed, check_failed);
 		fflush(NULL);
 		_exit(check_failed ? 1 : 0);
 	}
@@ -229,9 +262,11 @@ static int run(bool cxl, void (*test)(void), void (*test2)(void))
 
 int main(void)
 {
-	int rc = run(true, test_json, test_text);
+	int rc = run(true, NULL, test_json, test_text);
 
 	if (rc == 0)
-		rc = run(false, test_none, NULL);
+		rc = run(true, "sys/bus/nd/devices/region1", test_no_nd, NULL);
+	if (rc == 0)
+		rc = run(false, NULL, test_none, NULL);
 	return rc;
 }
