@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "policy/cxl_sysfs.h"
 #include "cxl_tree.h"
+#include "policy/cxl_sysfs.h"
 #include "policy/fingerprint.h"
 #include "policy/policy.h"
 
