@@ -153,6 +153,10 @@ int options_parse(struct options *o, int argc, char **argv)
 			"--need-probe exclude each other\n");
 		return -EINVAL;
 	}
+	/* a test tree's glibc; never a production daemon's environment */
+	if (*o->etc_root && getenv("PMEM_TUNED_LDSO") &&
+	    set_path(o->ldso, "PMEM_TUNED_LDSO", getenv("PMEM_TUNED_LDSO")) < 0)
+		return -EINVAL;
 	if (!have_policy &&
 	    etc_path(o, PT_POLICY_PATH, o->policy, sizeof(o->policy)) < 0)
 		return -EINVAL;

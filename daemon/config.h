@@ -55,6 +55,12 @@ struct options {
 	char sysfs_root[PATH_MAX];	/* "" = / */
 	char etc_root[PATH_MAX];	/* "" = / ; also roots /run */
 	char state_dir[PATH_MAX];
+	/*
+	 * The ld.so whose --list-tunables gives the glibc sink glibc's
+	 * bounds; "" = this program's own (the running glibc).  Tests name
+	 * a fake one with PMEM_TUNED_LDSO, honoured only with --etc-root.
+	 */
+	char ldso[PATH_MAX];
 	enum rollback rollback;
 	enum glibc_scope glibc;
 	/*

@@ -14,6 +14,12 @@
  * applies the entries of GLIBC_TUNABLES in order, so appending ours
  * after theirs would silently win.  Theirs are kept verbatim, ours are
  * added only for names nobody set.
+ *
+ * Which values glibc takes depends on its version and the CPU (the rep
+ * movsb minimum is eight vectors wide), and a fleet runs several: each
+ * value is checked against the bounds the host's own ld.so lists, every
+ * time the sink applies.  Outside them, or when they cannot be read,
+ * glibc's default is kept (the tunable is not written) and a line says so.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -26,6 +32,7 @@
 #include "common/parse.h"
 #include "common/read_file.h"
 #include "common/text.h"
+#include "glibc_bounds.h"
 #include "log.h"
 #include "policy/export_keys.h"
 #include "policy/policy.h"
@@ -101,11 +108,77 @@ static char *join(const char *prefix, const struct tunables *ts)
 	return out;
 }
 
+/* This host's ld.so --list-tunables, run once a pass and only when needed. */
+struct host_glibc {
+	bool asked;
+	int err;		/* 0: list holds its output */
+	char *list;
+	char ldso[PATH_MAX];
+	char why[128];		/* when err: what went wrong */
+};
+
+static void host_list(struct sink_ctx *ctx, struct host_glibc *h)
+{
+	h->asked = true;
+	if (*ctx->opt->ldso) {
+		snprintf(h->ldso, sizeof(h->ldso), "%s", ctx->opt->ldso);
+	} else {
+		h->err = glibc_ldso_self(h->ldso, sizeof(h->ldso));
+		if (h->err < 0) {
+			snprintf(h->ldso, sizeof(h->ldso), "ld.so");
+			snprintf(h->why, sizeof(h->why), "%s",
+				 h->err == -ENOENT ? "pmem-tuned has no dynamic loader" :
+				 strerror(-h->err));
+			return;
+		}
+	}
+	h->err = glibc_list_tunables(h->ldso, GLIBC_LIST_TIMEOUT_MS, &h->list, h->why,
+				     sizeof(h->why));
+	/* from here on only shown */
+	sanitize_line(h->ldso);
+}
+
+/*
+ * Whether this host's glibc takes v for k; if not, one line naming the
+ * tunable, the value and the bounds (or why they are unknown).
+ */
+static bool host_takes(struct sink_ctx *ctx, struct host_glibc *h, const struct export_key *k,
+		       const char *value, uint64_t v)
+{
+	struct glibc_bound b;
+	int r;
+
+	if (!h->asked)
+		host_list(ctx, h);
+	if (h->err < 0) {
+		log_knob(LOG_WARNING, SINK, k->key, value, NULL,
+			 "%s: %s=%s: this host's glibc bounds unknown (%s --list-tunables: %s); "
+			 "glibc's default kept", SINK, k->key, value, h->ldso, h->why);
+		return false;
+	}
+	r = glibc_bound_parse(h->list, k->key, &b);
+	if (r < 0) {
+		log_knob(LOG_WARNING, SINK, k->key, value, NULL,
+			 "%s: %s=%s: %s by this host's glibc (%s --list-tunables); "
+			 "glibc's default kept", SINK, k->key, value,
+			 r == -ENOENT ? "not a tunable listed" : "bounds not readable", h->ldso);
+		return false;
+	}
+	if (glibc_bound_takes(&b, v))
+		return true;
+	log_knob(LOG_WARNING, SINK, k->key, value, NULL,
+		 "%s: %s=%s: outside this host's glibc bounds (takes above 0x%" PRIx64
+		 " up to 0x%" PRIx64 ": %s --list-tunables); glibc's default 0x%" PRIx64 " kept",
+		 SINK, k->key, value, b.min, b.max, h->ldso, b.value);
+	return false;
+}
+
 /* The policy's tunables that glibc will take, normalized to 0x hex. */
 static void ours(struct sink_ctx *ctx, struct tunables *ts)
 {
 	const struct policy *p = ctx->policy;
 	const struct policy_export *x = &p->exports.glibc;
+	struct host_glibc host = { 0 };
 	size_t i;
 
 	ts->n = 0;
@@ -128,8 +201,13 @@ static void ours(struct sink_ctx *ctx, struct tunables *ts)
 			continue;
 		}
 		snprintf(value, sizeof(value), "0x%" PRIx64, v);
+		if (!host_takes(ctx, &host, k, value, v)) {
+			ctx->stats.refused++;
+			continue;
+		}
 		add(ts, k->key, value);
 	}
+	free(host.list);
 }
 
 /* The entries of mine whose names base does not set, logging each conflict. */

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # glibc takes the value: ld.so --list-tunables under the GLIBC_TUNABLES that
 # pmem-tuned wrote shows the policy's thresholds, and the administrator's
-# own entries survive the merge.  Also shows why 0x4040 is never exported.
+# own entries survive the merge.  Also shows why 0x4040 is never exported,
+# and that the daemon's bounds (from this ld.so) are the ones glibc applies.
 set -u
 DAEMON=$1
 MKPOLICY=$2
@@ -62,5 +63,30 @@ env -u INVOCATION_ID -u JOURNAL_STREAM -u GLIBC_TUNABLES \
 	"$DAEMON" --oneshot --force --sysfs-root "$T" --etc-root "$T" 2> "$T/err"
 ok "0x4040 is refused with a reason" grep -q "glibc ignores values not above 0x4040" "$T/err"
 ok "0x4040: no glibc.env" test ! -e "$T/etc/pmem-tuned/glibc.env"
+
+# the daemon's bounds are glibc's: at this host's rep_movsb minimum glibc keeps
+# its default and the daemon writes nothing; one above, both take it
+min=$("$LDSO" --list-tunables |
+	sed -n 's/^glibc.cpu.x86_rep_movsb_threshold: .*(min: \(0x[0-9a-f]*\),.*/\1/p')
+dflt=$(tunable "" glibc.cpu.x86_rep_movsb_threshold)
+above=$(printf '0x%x' $((min + 1)))
+echo "# this glibc: x86_rep_movsb_threshold $dflt, min $min"
+ok "glibc ignores x86_rep_movsb_threshold=$min" \
+	test "$(tunable "glibc.cpu.x86_rep_movsb_threshold=$min" glibc.cpu.x86_rep_movsb_threshold)" = "$dflt"
+rm -rf "$T/run/pmem-tuned" "$T/etc/pmem-tuned/glibc.env"
+"$MKPOLICY" "$T/etc/pmem-policy.json" --nt 0x180000 --movsb "$min" || exit 1
+env -u INVOCATION_ID -u JOURNAL_STREAM -u GLIBC_TUNABLES \
+	"$DAEMON" --oneshot --force --sysfs-root "$T" --etc-root "$T" 2> "$T/err" || exit 1
+ok "rep_movsb=$min not written" test "$(sed -n 's/^GLIBC_TUNABLES=//p' \
+	"$T/etc/pmem-tuned/glibc.env")" = glibc.cpu.x86_non_temporal_threshold=0x180000
+ok "and said, with glibc's bounds" grep -q \
+	"x86_rep_movsb_threshold=$min: outside this host's glibc bounds (takes above $min " "$T/err"
+rm -rf "$T/run/pmem-tuned" "$T/etc/pmem-tuned/glibc.env"
+"$MKPOLICY" "$T/etc/pmem-policy.json" --nt 0x180000 --movsb "$above" || exit 1
+env -u INVOCATION_ID -u JOURNAL_STREAM -u GLIBC_TUNABLES \
+	"$DAEMON" --oneshot --force --sysfs-root "$T" --etc-root "$T" || exit 1
+v=$(sed -n 's/^GLIBC_TUNABLES=//p' "$T/etc/pmem-tuned/glibc.env")
+ok "rep_movsb=$above written and taken" \
+	test "$(tunable "$v" glibc.cpu.x86_rep_movsb_threshold)" = "$above"
 
 tap_finish test_glibc_ldso

@@ -136,6 +136,30 @@ static void rm_rf(const char *path)
  * entries are links into /sys/devices, pmem0 is a raw namespace of a
  * cpu_cache region, pmem1 an fsdax (pfn) namespace of an ADR region.
  */
+/*
+ * The glibc these tests run against, not this machine's: a loader that
+ * lists rep_movsb's minimum as movsb_min (glibc 2.36 with AVX-512: 0x200);
+ * NULL lists no rep_movsb at all, "fail" makes it exit 1.
+ */
+static void fake_ldso(const char *movsb_min)
+{
+	char list[512], script[PATH_MAX + 64];
+
+	snprintf(list, sizeof(list),
+		 "glibc.malloc.check: 0 (min: 0, max: 3)\n"
+		 "glibc.cpu.x86_non_temporal_threshold: 0x7f00000 (min: 0x4040, max: 0xfffffffffffffff)\n"
+		 "%s%s%s"
+		 "glibc.cpu.x86_shstk:\n",
+		 movsb_min ? "glibc.cpu.x86_rep_movsb_threshold: 0x840 (min: " : "",
+		 movsb_min ? movsb_min : "", movsb_min ? ", max: 0xffffffffffffffff)\n" : "");
+	put("ldso/list", list, 0644);
+	if (movsb_min && !strcmp(movsb_min, "fail"))
+		snprintf(script, sizeof(script), "#!/bin/sh\nexit 1\n");
+	else
+		snprintf(script, sizeof(script), "#!/bin/sh\nexec /bin/cat '%s'\n", P("ldso/list"));
+	put("ldso/ld.so", script, 0755);
+}
+
 static void make_tree(void)
 {
 	rm_rf(root);
@@ -181,6 +205,7 @@ static void make_tree(void)
 	    "=9 /sys/module/alpha/parameters/../../../../outside/secret\n"
 	    "=9 /sys/kernel/mm/transparent_hugepage/enabled\n", 0644);
 	mkdir_p(P("run"), 0755);
+	fake_ldso("0x200");
 }
 
 static void daemon_setup(struct daemon *d, enum run_mode mode)
@@ -193,6 +218,7 @@ static void daemon_setup(struct daemon *d, enum run_mode mode)
 	snprintf(d->opt.etc_root, PATH_MAX, "%s", root);
 	snprintf(d->opt.policy, PATH_MAX, "%s", P("etc/pmem-policy.json"));
 	snprintf(d->opt.state_dir, PATH_MAX, "%s", P("run/pmem-tuned"));
+	snprintf(d->opt.ldso, PATH_MAX, "%s", P("ldso/ld.so"));
 	daemon_init(d);
 }
 
@@ -682,6 +708,95 @@ static void test_glibc(void)
 	CHECK_STR(glibc_var(), "glibc.cpu.x86_non_temporal_threshold=0x100000");
 	daemon_restore(&d, false);
 	daemon_fini(&d);
+}
+
+/*
+ * Each value against the bounds the host's glibc lists: outside them, or
+ * when they cannot be read, glibc's default is kept (nothing written).
+ */
+static void test_glibc_host_bounds(void)
+{
+	struct mkpolicy_opts o = base_policy;
+	struct daemon d;
+	unsigned others;
+
+	make_tree();
+	unsetenv("GLIBC_TUNABLES");
+	glibc_scope("file");
+	/* the refusals of the test knob map, which are not glibc's */
+	write_policy(&o);
+	daemon_setup(&d, MODE_DRY_RUN);
+	daemon_reload(&d, "all in bounds");
+	others = d.stats.refused;
+	daemon_fini(&d);
+
+	/* glibc 2.36 with AVX-512 ignores rep_movsb=0x200 (and 0x100) */
+	o.movsb = "0x200";
+	write_policy(&o);
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "rep_movsb at the minimum");
+	CHECK_STR(glibc_var(), "glibc.cpu.x86_non_temporal_threshold=0x100000");
+	CHECK_INT(d.stats.refused - others, 1);
+	daemon_restore(&d, false);
+	daemon_fini(&d);
+	/* decimal, as a policy may write it: the same value */
+	o.movsb = "256";
+	write_policy(&o);
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "rep_movsb below the minimum");
+	CHECK_STR(glibc_var(), "glibc.cpu.x86_non_temporal_threshold=0x100000");
+	daemon_restore(&d, false);
+	daemon_fini(&d);
+
+	/* another host's glibc (AVX2: minimum 0x100) takes what this one refused */
+	fake_ldso("0x100");
+	o.movsb = "0x200";
+	write_policy(&o);
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "another glibc");
+	CHECK_STR(glibc_var(), "glibc.cpu.x86_non_temporal_threshold=0x100000:"
+		  "glibc.cpu.x86_rep_movsb_threshold=0x200");
+	CHECK_INT(d.stats.refused - others, 0);
+	daemon_fini(&d);
+
+	/* dry-run and verify apply the same bounds: no drift for what is kept */
+	fake_ldso("0x200");
+	daemon_setup(&d, MODE_VERIFY);
+	daemon_reload(&d, "verify, minimum raised");
+	CHECK_INT(d.stats.refused - others, 1);
+	CHECK_INT(d.stats.drift, 2);	/* the file holds rep_movsb; and a sysfs knob */
+	daemon_fini(&d);
+	daemon_setup(&d, MODE_RESTORE);
+	daemon_restore(&d, false);
+	daemon_fini(&d);
+
+	/* above the maximum: x86_non_temporal_threshold is ignored there too */
+	o.nt = "0x1000000000000000";
+	o.movsb = "0x2000";
+	write_policy(&o);
+	daemon_setup(&d, MODE_DRY_RUN);
+	daemon_reload(&d, "above the maximum");
+	CHECK_INT(d.stats.refused - others, 1);
+	CHECK(!exists("etc/pmem-tuned/glibc.env"));
+	daemon_fini(&d);
+
+	/* a glibc without the tunable, and one whose loader fails: nothing */
+	o.nt = "0x100000";
+	write_policy(&o);
+	fake_ldso(NULL);
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "no rep_movsb tunable");
+	CHECK_STR(glibc_var(), "glibc.cpu.x86_non_temporal_threshold=0x100000");
+	CHECK_INT(d.stats.refused - others, 1);
+	daemon_restore(&d, false);
+	daemon_fini(&d);
+	fake_ldso("fail");
+	daemon_setup(&d, MODE_ONESHOT);
+	daemon_reload(&d, "loader fails");
+	CHECK(!exists("etc/pmem-tuned/glibc.env"));
+	CHECK_INT(d.stats.refused - others, 2);
+	daemon_fini(&d);
+	unlink(P("etc/pmem-tuned/pmem-tuned.conf"));
 }
 
 static void test_libpmem(void)
@@ -1369,6 +1484,7 @@ int main(int argc, char **argv)
 	test_rollback_never();
 	test_restore_what_we_changed();
 	test_glibc();
+	test_glibc_host_bounds();
 	test_libpmem();
 	test_module_only();
 	test_planted_state();

@@ -99,6 +99,23 @@ static void test_roots(void)
 	CHECK_STR(o.state_dir, "/s");
 }
 
+/* A fake glibc loader for test trees; a production daemon runs its own. */
+static void test_ldso(void)
+{
+	struct options o;
+
+	setenv("PMEM_TUNED_LDSO", "/tmp/tree/ld.so", 1);
+	CHECK_INT(PARSE(&o, "--oneshot"), 0);
+	CHECK_STR(o.ldso, "");
+	CHECK_INT(PARSE(&o, "--etc-root", "/", "--oneshot"), 0);
+	CHECK_STR(o.ldso, "");
+	CHECK_INT(PARSE(&o, "--etc-root", "/tmp/tree"), 0);
+	CHECK_STR(o.ldso, "/tmp/tree/ld.so");
+	unsetenv("PMEM_TUNED_LDSO");
+	CHECK_INT(PARSE(&o, "--etc-root", "/tmp/tree"), 0);
+	CHECK_STR(o.ldso, "");
+}
+
 static void test_config_file(void)
 {
 	static const struct { const char *text; enum rollback rollback; } cases[] = {
@@ -248,6 +265,7 @@ int main(void)
 	test_modes();
 	test_refused();
 	test_roots();
+	test_ldso();
 	test_config_file();
 	test_config_glibc_and_trust();
 	test_config_metrics_file();
