@@ -42,11 +42,15 @@ const struct export_key export_keys[EXPORT_NKEYS] = {
 		"memcpy: cached stores below, non-temporal stores at and above", "bytes",
 		EXPORT_NUMBER, 0x4041, "glibc ignores values not above 0x4040",
 		EXPORT_NEEDS_NOTHING },
-	/* 0x80: the smallest minimum glibc has (eight 16-byte vectors) */
+	/*
+	 * 0x80: the smallest minimum glibc has (eight 16-byte vectors), and
+	 * it takes only values above its minimum; the host's own minimum is
+	 * the daemon's to check (ld.so --list-tunables)
+	 */
 	[EXPORT_GLIBC_REP_MOVSB_THRESHOLD] = { "glibc.cpu.x86_rep_movsb_threshold", NULL,
 		EXPORT_GLIBC, "glibc.cpu.x86_rep_movsb_threshold",
 		"memcpy: vector copies below, rep movsb at and above", "bytes",
-		EXPORT_NUMBER, 0x80, "glibc ignores values this small", EXPORT_NEEDS_DRAM },
+		EXPORT_NUMBER, 0x81, "glibc ignores values not above 0x80", EXPORT_NEEDS_DRAM },
 	/* dm-writecache-style code; JSON null = non-temporal at every size */
 	[EXPORT_KERNEL_NT_MAX] = { "kernel.threshold_bytes", "kernel.flushcache_nt_max_bytes",
 		EXPORT_KERNEL, "flushcache_nt_max_bytes",

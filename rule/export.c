@@ -1013,16 +1013,18 @@ out:
 
 /*
  * The smallest x86_rep_movsb_threshold glibc takes (sysdeps/x86/
- * dl-cacheinfo.h: 8 vectors of the width it copies with; a value below
- * is ignored, leaving its default): 512 with AVX-512, 256 with AVX2,
- * 128 else.  Where AVX-512 is usable but not preferred the minimum is
- * 256, and 512 is still taken.
+ * dl-cacheinfo.h: above 8 vectors of the width it copies with; a value
+ * not above is ignored, leaving its default): 513 with AVX-512, 257 with
+ * AVX2, 129 else.  Where AVX-512 is usable but not preferred the minimum
+ * is 256, and 513 is still taken.  The producer's estimate from the
+ * probed CPU's flags: the consumer host's glibc decides (the daemon
+ * checks its ld.so's bounds).
  */
 static uint64_t glibc_movsb_min(const struct policy_cpu *cpu)
 {
 	if (policy_cpu_has_feature(cpu, "avx512f"))
-		return 512;
-	return policy_cpu_has_feature(cpu, "avx2") ? 256 : 128;
+		return 512 + 1;
+	return (policy_cpu_has_feature(cpu, "avx2") ? 256 : 128) + 1;
 }
 
 /* One glibc pair over the one-thread ops of t; -ENOENT when no op has both curves. */

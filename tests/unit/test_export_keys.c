@@ -167,6 +167,10 @@ static void test_check_and_value(void)
 	CHECK_INT(check_kv(p, EXPORT_GLIBC, "glibc.cpu.x86_rep_movsb_threshold", "0x1000"), 0);
 	CHECK_INT(check_kv(p, EXPORT_GLIBC, "glibc.cpu.x86_rep_movsb_threshold", "0x7f"),
 		  -ERANGE);
+	/* no glibc takes its minimum, and none has one below 0x80 */
+	CHECK_INT(check_kv(p, EXPORT_GLIBC, "glibc.cpu.x86_rep_movsb_threshold", "0x80"),
+		  -ERANGE);
+	CHECK_INT(check_kv(p, EXPORT_GLIBC, "glibc.cpu.x86_rep_movsb_threshold", "0x81"), 0);
 
 	/* values as the knob map reads them */
 	CHECK_INT(export_key_value(p, &export_keys[EXPORT_PMEM_MOVNT_THRESHOLD], out,
