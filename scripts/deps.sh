@@ -4,7 +4,7 @@
 set -euo pipefail
 
 build_pkgs=(build-essential cmake pkg-config libndctl-dev libdaxctl-dev libcxl-dev libjson-c-dev
-	    libsystemd-dev)
+	    libsystemd-dev librsvg2-dev libcairo2-dev)
 test_pkgs=(python3 python3-jsonschema libxml2-utils clang libclang-rt-14-dev ansible-core
 	   libpmem1 libpmem-dev libpmem1-debug ndctl daxctl systemd prometheus
 	   librsvg2-bin jq lintian dkms)

@@ -230,7 +230,7 @@ static const struct cmd_struct commands[] = {
 	  ",weights,insecure,from-list," },
 	{ "metrics", run_metrics, "--metrics OUT [--daemon-state DIR] [--insecure|--strict] [FILE]",
 	  ",daemon-state" READ_OPTS },
-	{ "plot", run_plot, "--plot FILE.svg|FILE.csv [--insecure|--strict] [FILE]", READ_OPTS },
+	{ "plot", run_plot, "--plot FILE.svg|FILE.csv|FILE.png [--insecure|--strict] [FILE]", READ_OPTS },
 	{ "decide", run_decide,
 	  "--decide IN [--output OUT] [--baseline FILE] [--weights FILE] [--insecure]",
 	  ",output,baseline,weights" READ_OPTS },

@@ -19,24 +19,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/commands.h"
 #include "cli/plot.h"
+#include "cli/plot_png.h"
 #include "cli/table.h"
 #include "common/atomic_file.h"
 #include "common/macros.h"
 #include "policy/export_keys.h"
 #include "policy/policy.h"
+#include "rule/strategy_class.h"
 
 /* Geometry in px.  Two panels a row fit a laptop browser at 100 %. */
 #define PAGE_W		1200
 #define MARGIN		20
 #define COL_GAP		24
 #define ROW_GAP		18
-#define PANEL_H		350
+#define PANEL_H		390
 #define PLOT_L		66	/* y tick labels and the y axis title */
 #define PLOT_R		100	/* the curves' names at their line ends */
 #define RATIO_H		150	/* the "ratio to the best" panel under each panel */
+#define HOSTS_H		130	/* a merged entry's hosts over their median, under that */
 #define END_LABEL_GAP	11
 #define PLOT_T		26	/* panel title */
 #define PLOT_B		44	/* x tick labels and the x axis title */
@@ -53,22 +57,26 @@
 #define X_MIN_DEFAULT	64.0
 #define X_MAX_DEFAULT	16777216.0
 
-/* Fixed colours for the known strategies, so that plots compare. */
+/*
+ * Fixed colours for the known strategies, so that plots compare: the
+ * streaming family in blues and purple, cached stores + flush in reds,
+ * oranges and browns, the volatile reference grey.
+ */
 static const struct {
 	const char *name;
 	const char *color;
 } known_colors[] = {
-	{ "movnt", "#1f77b4" },
-	{ "movnt_sse2", "#17becf" },
-	{ "movnt_avx2", "#2ca02c" },
-	{ "movnt_avx512", "#393b79" },
-	{ "movdir64b", "#9467bd" },
-	{ "clwb", "#d62728" },
-	{ "clflushopt", "#ff7f0e" },
-	{ "clflush", "#8c564b" },
-	{ "rep_movsb_clwb", "#e377c2" },
-	{ "stores8_clwb", "#bcbd22" },
-	{ "memcpy_clwb", "#637939" },
+	{ "movnt", "#6b8fd6" },
+	{ "movnt_sse2", "#1799b8" },
+	{ "movnt_avx2", "#3a78c2" },
+	{ "movnt_avx512", "#1c3f94" },
+	{ "movdir64b", "#6a3d9a" },
+	{ "clwb", "#c0281f" },
+	{ "clflushopt", "#e6731a" },
+	{ "clflush", "#8c4a2b" },
+	{ "rep_movsb_clwb", "#d6489a" },
+	{ "stores8_clwb", "#a0761a" },
+	{ "memcpy_clwb", "#e8837a" },
 	{ "noflush", "#7f7f7f" },
 };
 
@@ -82,6 +90,7 @@ struct series {
 	const char *color;
 	bool reference;		/* reference_only in some op */
 	bool curve;		/* has a curve (else only named by a range) */
+	enum strategy_family family;
 };
 
 struct palette {
@@ -182,6 +191,35 @@ static const char *num(char *buf, double v)
 
 #define N(v) num((char[24]){ 0 }, (v))
 
+/*
+ * A size as an operator reads it: "256 B", "768 KiB", "12.4 MiB" (three
+ * figures where it is not a whole number of the unit), never "13043648 B".
+ */
+static const char *fmt_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double v = (double)bytes;
+	size_t u = 0;
+
+	while (v >= 1024 && u + 1 < ARRAY_SIZE(unit)) {
+		v /= 1024;
+		u++;
+	}
+	if (v == floor(v))
+		snprintf(buf, len, "%.0f %s", v, unit[u]);
+	else
+		snprintf(buf, len, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v,
+			 unit[u]);
+	return buf;
+}
+
+#define SIZE_TEXT(v) fmt_size((v), (char[24]){ 0 }, 24)
+
+static bool usable(double v)
+{
+	return isfinite(v) && v > 0;
+}
+
 static struct series *palette_find(const struct palette *pal, const char *name)
 {
 	for (size_t i = 0; i < pal->n; i++)
@@ -202,6 +240,7 @@ static struct series *palette_add(struct palette *pal, const char *name, bool cu
 	s->name = name;
 	s->curve = curve;
 	s->reference = false;
+	s->family = strategy_family_of(name);
 	for (size_t i = 0; i < ARRAY_SIZE(known_colors); i++)
 		if (!strcmp(known_colors[i].name, name))
 			s->color = known_colors[i].color;
@@ -226,7 +265,12 @@ static int palette_build(struct palette *pal, const struct policy_target *t)
 		for (size_t i = 0; i < t->ops[o].ncurves; i++) {
 			const struct policy_curve *c = &t->ops[o].curves[i];
 
-			palette_add(pal, c->strategy, true)->reference |= c->reference_only;
+			bool measured = false;
+
+			for (size_t k = 0; k < t->ops[o].nsizes; k++)
+				measured |= usable(c->median_mib_s[k]);
+			if (measured)
+				palette_add(pal, c->strategy, true)->reference |= c->reference_only;
 		}
 	for (size_t o = 0; o < t->nops; o++)
 		for (size_t i = 0; i < t->ops[o].nranges; i++)
@@ -243,11 +287,6 @@ static double py(const struct panel *p, double mib_s)
 {
 	return p->bottom - (log10(mib_s) - p->ly_lo) / (p->ly_hi - p->ly_lo) *
 			   (p->bottom - p->top);
-}
-
-static bool usable(double v)
-{
-	return isfinite(v) && v > 0;
 }
 
 /* Largest 1-2-5 step <= v, and smallest >= v. */
@@ -340,7 +379,7 @@ static int layout_crossovers(const struct policy_op *op, const struct panel *p,
 		char sz[32];
 		double w;
 
-		policy_format_bytes(x->size_bytes, sz, sizeof(sz));
+		fmt_size(x->size_bytes, sz, sizeof(sz));
 		snprintf(l->text, sizeof(l->text), "%s: %s \u2192 %s", sz, x->below, x->above);
 		w = TEXT_W(l->text, FS_SMALL);
 		l->x = px(p, size);
@@ -483,40 +522,111 @@ static void draw_axes(FILE *f, const struct policy_op *op, const struct panel *p
 	fprintf(f, ", %u thread%s</text>\n", op->threads, op->threads == 1 ? "" : "s");
 }
 
-/* The p10..p90 band of one curve: a closed shape per run of cells. */
+static bool curve_measured(const struct policy_op *op, const struct policy_curve *c)
+{
+	for (size_t k = 0; k < op->nsizes; k++)
+		if (usable(c->median_mib_s[k]))
+			return true;
+	return false;
+}
+
+/* A panel only for an op with something measured: none is drawn empty. */
+static bool op_measured(const struct policy_op *op)
+{
+	for (size_t i = 0; i < op->ncurves; i++)
+		if (curve_measured(op, &op->curves[i]))
+			return true;
+	return false;
+}
+
+static int curve_index(const struct policy_op *op, const char *strategy)
+{
+	for (size_t i = 0; i < op->ncurves; i++)
+		if (!strcmp(op->curves[i].strategy, strategy))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * A family's line in an op: the member its ranges choose, else the
+ * family's default member (strategy_default_rank) measured there; -1
+ * when the family has no measured curve.  The other members are faint.
+ */
+static int family_lead(const struct policy_op *op, enum strategy_family fam)
+{
+	int best = -1, best_rank = 0;
+
+	if (fam == FAMILY_NONE)
+		return -1;
+	for (size_t i = 0; i < op->nranges; i++) {
+		int c = curve_index(op, op->ranges[i].strategy);
+
+		if (c >= 0 && strategy_family_of(op->ranges[i].strategy) == fam &&
+		    !op->curves[c].reference_only && curve_measured(op, &op->curves[c]))
+			return c;
+	}
+	for (size_t i = 0; i < op->ncurves; i++) {
+		const struct policy_curve *c = &op->curves[i];
+		int rank = strategy_default_rank(fam, c->strategy);
+
+		if (strategy_family_of(c->strategy) != fam || c->reference_only ||
+		    !curve_measured(op, c))
+			continue;
+		if (rank < 0)
+			rank = 1000;
+		if (best < 0 || rank < best_rank) {
+			best = (int)i;
+			best_rank = rank;
+		}
+	}
+	return best;
+}
+
+static bool is_lead(const struct policy_op *op, size_t c)
+{
+	return family_lead(op, strategy_family_of(op->curves[c].strategy)) == (int)c;
+}
+
+static const char *family_word(enum strategy_family fam)
+{
+	return fam == FAMILY_STREAMING ? "streaming" :
+	       fam == FAMILY_CACHED_FLUSH ? "cached + flush" : "";
+}
+
+/* Between lo and hi of one curve: a closed shape per run of cells. */
 static void draw_band(FILE *f, const struct policy_op *op, const struct policy_curve *c,
-		      const struct panel *p, const struct series *s, const char *id)
+		      const double *lo, const double *hi, const struct panel *p,
+		      const struct series *s, const char *id, const char *cls, double opacity)
 {
 	bool any = false;
 
 	for (size_t a = 0; a < op->nsizes;) {
 		size_t z = a;
 
-		if (!usable(c->p10_mib_s[a]) || !usable(c->p90_mib_s[a])) {
+		if (!usable(lo[a]) || !usable(hi[a])) {
 			a++;
 			continue;
 		}
-		while (z + 1 < op->nsizes && usable(c->p10_mib_s[z + 1]) &&
-		       usable(c->p90_mib_s[z + 1]))
+		while (z + 1 < op->nsizes && usable(lo[z + 1]) && usable(hi[z + 1]))
 			z++;
 		if (z > a) {
 			double ylo = pow(10, p->ly_lo), yhi = pow(10, p->ly_hi);
 
 			if (!any) {
-				fprintf(f, "<path class=\"band\" id=\"%s-band\" "
-					"data-strategy=\"", id);
+				fprintf(f, "<path class=\"%s\" id=\"%s-%s\" data-strategy=\"", cls,
+					id, cls);
 				put_esc(f, c->strategy);
-				fprintf(f, "\" fill=\"%s\" fill-opacity=\"0.13\" "
-					"stroke=\"none\" d=\"", s->color);
+				fprintf(f, "\" fill=\"%s\" fill-opacity=\"%.2f\" "
+					"stroke=\"none\" d=\"", s->color, opacity);
 			}
 			any = true;
 			for (size_t k = a; k <= z; k++)
 				fprintf(f, "%s%s,%s", k == a ? "M" : " L",
 					N(px(p, (double)op->sizes_bytes[k])),
-					N(py(p, fmin(fmax(c->p90_mib_s[k], ylo), yhi))));
+					N(py(p, fmin(fmax(hi[k], ylo), yhi))));
 			for (size_t k = z + 1; k-- > a;)
 				fprintf(f, " L%s,%s", N(px(p, (double)op->sizes_bytes[k])),
-					N(py(p, fmin(fmax(c->p10_mib_s[k], ylo), yhi))));
+					N(py(p, fmin(fmax(lo[k], ylo), yhi))));
 			fputs(" Z", f);
 		}
 		a = z + 1;
@@ -543,22 +653,66 @@ static bool confirmed(const struct policy_curve *c, size_t k)
 	return c->cell_flags && (c->cell_flags[k] & POLICY_CELL_CONFIRMED);
 }
 
+static const struct policy_range *range_at(const struct policy_op *op, uint64_t size)
+{
+	for (size_t i = 0; i < op->nranges; i++)
+		if (size >= op->ranges[i].from_bytes &&
+		    (op->ranges[i].to_bytes == POLICY_SIZE_OPEN || size < op->ranges[i].to_bytes))
+			return &op->ranges[i];
+	return NULL;
+}
+
+/*
+ * What the policy does, as one line: at each size the median of the
+ * strategy its range names there, a broad highlight under the curves.
+ */
+static void draw_chosen(FILE *f, const struct policy_op *op, const struct panel *p)
+{
+	bool pen = false, any = false;
+
+	for (size_t k = 0; k < op->nsizes; k++) {
+		const struct policy_range *r = range_at(op, op->sizes_bytes[k]);
+		int c = r ? curve_index(op, r->strategy) : -1;
+
+		if (c < 0 || !usable(op->curves[c].median_mib_s[k]) || suspect(&op->curves[c], k)) {
+			pen = false;
+			continue;
+		}
+		if (!any)
+			fputs("<path class=\"chosen-line\" fill=\"none\" stroke=\"#ffc400\" "
+			      "stroke-opacity=\"0.55\" stroke-width=\"9\" stroke-linejoin=\"round\" "
+			      "stroke-linecap=\"round\" d=\"", f);
+		fprintf(f, "%s%s%s,%s", any ? " " : "", pen ? "L" : "M",
+			N(px(p, (double)op->sizes_bytes[k])),
+			N(py(p, op->curves[c].median_mib_s[k])));
+		pen = any = true;
+	}
+	if (any)
+		fputs("\"><title>chosen: the strategy the policy's ranges name at each size"
+		      "</title></path>\n", f);
+}
+
 /*
  * The median curve: one path (a subpath per run of measured cells) and
- * its points.  A strategy some range chose is drawn heavier.  A suspect
- * cell (discarded by the decision) is a hollow marker off the line; a
- * confirmed one (an island measured twice, kept) a ring around its point.
+ * its points.  A family's lead is bold, its other members faint.  A
+ * suspect cell (discarded by the decision) is a hollow marker off the
+ * line; a confirmed one (an island measured twice, kept) a ring around
+ * its point.
  */
 static void draw_curve(FILE *f, const struct policy_op *op, const struct policy_curve *c,
-		       const struct panel *p, const struct series *s, const char *id)
+		       const struct panel *p, const struct series *s, const char *id, bool lead)
 {
-	bool pen = false, first = true, heavy = chosen(op, c->strategy);
+	bool pen = false, first = true;
+	char sz[24];
 
-	fprintf(f, "<path class=\"curve%s%s\" id=\"%s\" data-strategy=\"",
-		c->reference_only ? " reference" : "", heavy ? " chosen" : "", id);
+	fprintf(f, "<path class=\"curve%s%s%s\" id=\"%s\" data-strategy=\"",
+		c->reference_only ? " reference" : "", lead ? " lead" : " member",
+		chosen(op, c->strategy) ? " chosen" : "", id);
 	put_esc(f, c->strategy);
-	fprintf(f, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s d=\"", s->color,
-		heavy ? "2.6" : "1.5", c->reference_only ? " stroke-dasharray=\"6 4\"" : "");
+	fprintf(f, "\" data-family=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s%s d=\"",
+		strategy_family_name(s->family), s->color, lead ? "2.8" : "1.1",
+		lead ? "" : " stroke-opacity=\"0.5\"",
+		c->reference_only ? " stroke-dasharray=\"6 4\"" : "");
 	for (size_t k = 0; k < op->nsizes; k++) {
 		if (suspect(c, k))	/* the line passes it by */
 			continue;
@@ -575,17 +729,21 @@ static void draw_curve(FILE *f, const struct policy_op *op, const struct policy_
 	put_esc(f, c->strategy);
 	fputs(c->reference_only ? " (reference: not a persistent copy on this target)" :
 	      " (median)", f);
-	/* the measured points: zero-length strokes with round caps are dots */
-	fprintf(f, "</title></path>\n<path class=\"points\" stroke=\"%s\" stroke-width=\"%s\" "
-		"stroke-linecap=\"round\" d=\"", s->color, heavy ? "4.6" : "3.8");
-	pen = false;
-	for (size_t k = 0; k < op->nsizes; k++)
-		if (usable(c->median_mib_s[k]) && !suspect(c, k)) {
-			fprintf(f, "%sM%s,%sh0", pen ? " " : "",
-				N(px(p, (double)op->sizes_bytes[k])), N(py(p, c->median_mib_s[k])));
-			pen = true;
-		}
-	fputs("\"/>\n", f);
+	/* the measured points of a lead: zero-length strokes with round caps are dots */
+	fputs("</title></path>\n", f);
+	if (lead) {
+		fprintf(f, "<path class=\"points\" stroke=\"%s\" stroke-width=\"4.6\" "
+			"stroke-linecap=\"round\" d=\"", s->color);
+		pen = false;
+		for (size_t k = 0; k < op->nsizes; k++)
+			if (usable(c->median_mib_s[k]) && !suspect(c, k)) {
+				fprintf(f, "%sM%s,%sh0", pen ? " " : "",
+					N(px(p, (double)op->sizes_bytes[k])),
+					N(py(p, c->median_mib_s[k])));
+				pen = true;
+			}
+		fputs("\"/>\n", f);
+	}
 	for (size_t k = 0; k < op->nsizes; k++) {
 		if (!usable(c->median_mib_s[k]) || !suspect(c, k))
 			continue;
@@ -593,9 +751,9 @@ static void draw_curve(FILE *f, const struct policy_op *op, const struct policy_
 			"stroke=\"%s\" stroke-width=\"1.4\"><title>", N(px(p, (double)op->sizes_bytes[k])),
 			N(py(p, c->median_mib_s[k])), s->color);
 		put_esc(f, c->strategy);
-		fprintf(f, " at %" PRIu64 " B: %.0f MiB/s, implausible after a second "
-			"measurement, not used</title></circle>\n", op->sizes_bytes[k],
-			c->median_mib_s[k]);
+		fprintf(f, " at %s: %.0f MiB/s, implausible after a second "
+			"measurement, not used</title></circle>\n",
+			fmt_size(op->sizes_bytes[k], sz, sizeof(sz)), c->median_mib_s[k]);
 	}
 	for (size_t k = 0; k < op->nsizes; k++) {
 		if (!usable(c->median_mib_s[k]) || suspect(c, k) || !confirmed(c, k))
@@ -605,90 +763,154 @@ static void draw_curve(FILE *f, const struct policy_op *op, const struct policy_
 			N(px(p, (double)op->sizes_bytes[k])), N(py(p, c->median_mib_s[k])),
 			s->color);
 		put_esc(f, c->strategy);
-		fprintf(f, " at %" PRIu64 " B: %.0f MiB/s, a one-size island measured again "
-			"and confirmed: kept</title></circle>\n", op->sizes_bytes[k],
-			c->median_mib_s[k]);
+		fprintf(f, " at %s: %.0f MiB/s, a one-size island measured again "
+			"and confirmed: kept</title></circle>\n",
+			fmt_size(op->sizes_bytes[k], sz, sizeof(sz)), c->median_mib_s[k]);
 	}
+}
+
+/*
+ * A merged entry: a host is an outlier at a size where its median lies
+ * beyond both the margin the op's decision used (5 % where none was
+ * recorded: a host that far off could have decided otherwise) and the
+ * p10..p90 a single host's own samples spread over there (noise explains
+ * less than that).
+ */
+static double fleet_margin(const struct policy_op *op)
+{
+	return op->margin > 0 ? op->margin : 0.05;
+}
+
+static bool hosts_known(const struct policy_curve *c)
+{
+	return c->hosts_min_mib_s && c->hosts_max_mib_s;
+}
+
+/* side 0: the slowest host, 1: the fastest */
+static bool outlier_side(const struct policy_op *op, const struct policy_curve *c, size_t k,
+			 int side)
+{
+	double m = c->median_mib_s[k], d = fleet_margin(op);
+	double v = side ? c->hosts_max_mib_s[k] : c->hosts_min_mib_s[k];
+	double q = side ? c->p90_mib_s[k] : c->p10_mib_s[k];
+
+	if (!hosts_known(c) || !usable(m) || !usable(v))
+		return false;
+	if (side)
+		return v > m * (1 + d) && (!usable(q) || v > q);
+	return v < m * (1 - d) && (!usable(q) || v < q);
 }
 
 /* A size some rule switches at: the exported thresholds and the fixed defaults. */
 struct marker {
-	double bytes;
+	double bytes;		/* HUGE_VAL: never switches */
 	bool exported;		/* from this policy (else a fixed rule) */
-	char text[80];
+	char text[96];
 };
 
 #define MARKERS_MAX	8
 
 static void marker_add(struct marker *m, size_t *n, double bytes, bool exported,
-		       const char *what)
+		       const char *what, const char *why)
 {
 	char sz[24];
 
-	if (*n == MARKERS_MAX || !(bytes > 0))
+	if (*n == MARKERS_MAX || !(bytes >= 0))
 		return;
 	m[*n].bytes = bytes;
 	m[*n].exported = exported;
-	snprintf(m[*n].text, sizeof(m[*n].text), "%s %s", what,
-		 policy_format_bytes((uint64_t)bytes, sz, sizeof(sz)));
+	if (bytes >= 0x1p63)
+		snprintf(m[*n].text, sizeof(m[*n].text), "%s never%s", what, why);
+	else
+		snprintf(m[*n].text, sizeof(m[*n].text), "%s %s%s", what,
+			 fmt_size((uint64_t)bytes, sz, sizeof(sz)), why);
 	(*n)++;
 }
 
-/* An export key's value as bytes, or 0 (absent, "never", not a number). */
-static double key_bytes(const struct policy *p, const struct export_key *k)
+/* An export key's value as bytes, or -1 (absent, not a number). */
+static double key_bytes(const struct policy *p, enum export_key_id id)
 {
-	char v[POLICY_NAME_MAX], *end;
-	unsigned long long n;
+	const struct export_key *k = &export_keys[id];
+	char v[POLICY_NAME_MAX];
+	uint64_t n;
 
-	if (!k || export_key_value(p, k, v, sizeof(v)))
-		return 0;
-	n = strtoull(v, &end, 0);
-	return end != v && !*end ? (double)n : 0;
+	if (export_key_value(p, k, v, sizeof(v)) || export_key_decode(k, v, &n))
+		return -1;
+	return n == UINT64_MAX ? HUGE_VAL : (double)n;
 }
 
+/*
+ * Each consumer's threshold from the policy's exports, named by the
+ * consumer and its knob, and a consumer's default only where the export
+ * moved it: what the policy changes against doing nothing.
+ */
 static size_t markers_of(const struct policy *p, struct marker *m)
 {
+	static const struct {
+		enum export_key_id id;
+		const char *what;
+		double dflt;		/* 0: none fixed; -1: 3/4 of the LLC */
+		const char *dflt_what;
+	} rules[] = {
+		{ EXPORT_PMEM_MOVNT_THRESHOLD, "PMDK PMEM_MOVNT_THRESHOLD", 256, "PMDK default" },
+		{ EXPORT_KERNEL_NT_MAX, "dm-writecache nt_max_bytes", 768,
+		  "dm-writecache default" },
+		{ EXPORT_GLIBC_NT_THRESHOLD, "glibc x86_non_temporal_threshold", -1,
+		  "glibc default (3/4 LLC)" },
+		{ EXPORT_GLIBC_REP_MOVSB_THRESHOLD, "glibc x86_rep_movsb_threshold", 0, NULL },
+	};
 	size_t n = 0;
 
-	for (int c = 0; c < EXPORT_NCONSUMERS; c++) {
-		const struct export_consumer_info *ci = export_consumer(c);
+	for (size_t i = 0; i < ARRAY_SIZE(rules); i++) {
+		double v = key_bytes(p, rules[i].id), d = rules[i].dflt;
+		char why[80];
 
-		if (ci->threshold)
-			marker_add(m, &n, key_bytes(p, export_key_find_kv(c, ci->threshold)), true,
-				   ci->name);
+		if (d < 0)
+			d = (double)p->platform.cpu.llc_bytes * 0.75;
+		if (v < 0 && d > 0) {
+			/* not exported: the consumer keeps its default, which is its threshold */
+			snprintf(why, sizeof(why), " (default)");
+			marker_add(m, &n, d, false, rules[i].what, why);
+			continue;
+		}
+		marker_add(m, &n, v, true, rules[i].what, v == d ? " (= default)" : "");
+		if (d > 0 && v != d)
+			marker_add(m, &n, d, false, rules[i].dflt_what, "");
 	}
-	marker_add(m, &n, key_bytes(p, export_key_find("glibc.cpu.x86_non_temporal_threshold")),
-		   true, "glibc");
-	/* what the consumers do without a policy */
-	marker_add(m, &n, 256, false, "PMDK default");
-	marker_add(m, &n, 768, false, "dm-writecache default");
-	/* glibc's x86 default: 3/4 of the shared cache */
-	if (p->platform.cpu.llc_bytes)
-		marker_add(m, &n, (double)p->platform.cpu.llc_bytes * 0.75, false,
-			   "glibc default (3/4 LLC)");
 	return n;
 }
 
+/*
+ * A threshold off the axis sits at its edge with an arrow, so that every
+ * consumer's value is on the page.  Labels read upwards along the line,
+ * from the top of the data; two at one place stack side by side.
+ */
 static void draw_markers(FILE *f, const struct panel *p, const struct marker *m, size_t n,
 			 bool text)
 {
-	for (size_t i = 0; i < n; i++) {
-		double x = px(p, m[i].bytes);
-		const char *color = m[i].exported ? "#b30000" : "#555";
+	double xs[MARKERS_MAX];
 
-		if (x < p->x || x > p->x + p->w)
-			continue;
+	for (size_t i = 0; i < n; i++) {
+		double x = m[i].bytes > 0 ? px(p, fmin(m[i].bytes, 0x1p70)) : -INFINITY;
+		const char *color = m[i].exported ? "#b30000" : "#666";
+		const char *arrow = x < p->x ? " \u25c2" : x > p->x + p->w ? " \u25b8" : "";
+
+		x = fmin(fmax(x, p->x + 1), p->x + p->w - 1);
+		for (size_t j = 0; j < i; j++)
+			if (fabs(xs[j] - x) < 11)
+				x = xs[j] + 11 * (x >= p->x + p->w - 12 ? -1 : 1);
+		xs[i] = x;
 		fprintf(f, "<g class=\"marker%s\" data-size-bytes=\"%.0f\"><line x1=\"%s\" "
-			"y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"%s\" stroke-width=\"1.3\" "
-			"stroke-dasharray=\"%s\"/>", m[i].exported ? " exported" : "", m[i].bytes,
-			N(x), N(p->top), N(x), N(p->bottom), color,
-			m[i].exported ? "6 3" : "1.5 2.5");
+			"y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"%s\" stroke-width=\"%s\" "
+			"stroke-dasharray=\"%s\"/>", m[i].exported ? " exported" : "",
+			fmin(m[i].bytes, 0x1p64), N(x), N(p->top), N(x), N(p->bottom), color,
+			m[i].exported ? "1.5" : "1", m[i].exported ? "6 3" : "1.5 2.5");
 		if (text) {
-			/* along the line, reading upwards, from the top of the data */
 			fprintf(f, "<text class=\"halo\" transform=\"translate(%s,%s) rotate(-90)\" "
-				"font-size=\"10\" text-anchor=\"end\" fill=\"%s\">", N(x - 3),
-				N(p->top + 2), color);
+				"font-size=\"9.5\" text-anchor=\"end\" fill=\"%s\"%s>", N(x - 3),
+				N(p->top + 2), color, m[i].exported ? " font-weight=\"bold\"" : "");
 			put_esc(f, m[i].text);
+			fputs(arrow, f);
 			fputs("</text>", f);
 		}
 		fputs("</g>\n", f);
@@ -698,6 +920,7 @@ static void draw_markers(FILE *f, const struct panel *p, const struct marker *m,
 struct end_label {
 	double y, y_line;
 	const struct policy_curve *c;
+	bool lead;
 };
 
 static int end_label_cmp(const void *a, const void *b)
@@ -707,25 +930,34 @@ static int end_label_cmp(const void *a, const void *b)
 	return (x->y > y->y) - (x->y < y->y);
 }
 
-/* Each curve's name at its last point, pushed apart so that none overlap. */
+/*
+ * Each curve's name at its last point, pushed apart so that none
+ * overlap; a lead's in bold with its family, a member's faint.
+ */
 static void draw_end_labels(FILE *f, const struct policy_op *op, const struct panel *p,
-			    const struct palette *pal, double (*yof)(const struct panel *,
-								     const struct policy_op *,
-								     size_t c, size_t k))
+			    const struct palette *pal, bool leads_only,
+			    double (*yof)(const struct panel *, const struct policy_op *, size_t c,
+					  size_t k))
 {
 	struct end_label l[op->ncurves ? op->ncurves : 1];
 	size_t n = 0;
 
-	for (size_t i = 0; i < op->ncurves; i++)
+	for (size_t i = 0; i < op->ncurves; i++) {
+		bool lead = is_lead(op, i);
+
+		if (leads_only && !lead)
+			continue;
 		for (size_t k = op->nsizes; k-- > 0;) {
 			double y = yof(p, op, i, k);
 
 			if (!isfinite(y))
 				continue;
 			l[n].y = l[n].y_line = y;
+			l[n].lead = lead;
 			l[n++].c = &op->curves[i];
 			break;
 		}
+	}
 	qsort(l, n, sizeof(l[0]), end_label_cmp);
 	for (size_t i = 1; i < n; i++)
 		l[i].y = fmax(l[i].y, l[i - 1].y + END_LABEL_GAP);
@@ -735,9 +967,10 @@ static void draw_end_labels(FILE *f, const struct policy_op *op, const struct pa
 		const struct series *s = palette_find(pal, l[i].c->strategy);
 
 		fprintf(f, "<g class=\"end-label\"><line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" "
-			"stroke=\"%s\"/><text x=\"%s\" y=\"%s\" font-size=\"10\" fill=\"%s\">",
+			"stroke=\"%s\"/><text x=\"%s\" y=\"%s\" font-size=\"10\" fill=\"%s\"%s>",
 			N(p->x + p->w), N(l[i].y_line), N(p->x + p->w + 5), N(l[i].y), s->color,
-			N(p->x + p->w + 7), N(l[i].y + 3.5), s->color);
+			N(p->x + p->w + 7), N(l[i].y + 3.5), s->color,
+			l[i].lead ? " font-weight=\"bold\"" : " fill-opacity=\"0.75\"");
 		put_esc(f, l[i].c->strategy);
 		fputs("</text></g>\n", f);
 	}
@@ -762,17 +995,80 @@ static double best_at(const struct policy_op *op, size_t k)
 	return best;
 }
 
-#define RATIO_LO	0.4
+/*
+ * The ratio panel's scale: log10 from the lowest ratio measured (floored
+ * to a 1-2-5 step) to 1, so that every curve shows whole; the lowest the
+ * ratio axis goes, stored in the panel's ly_lo (ly_hi is 0).
+ */
+static double ratio_lo(const struct policy_op *op)
+{
+	double lo = 1;
+
+	for (size_t i = 0; i < op->ncurves; i++)
+		for (size_t k = 0; k < op->nsizes && !op->curves[i].reference_only; k++) {
+			double v = op->curves[i].median_mib_s[k], best = best_at(op, k);
+
+			if (usable(v) && usable(best) && !suspect(&op->curves[i], k))
+				lo = fmin(lo, v / best);
+		}
+	lo = step_floor(fmin(lo, 0.9));
+	return fmax(lo, 1e-4);
+}
+
+static double ratio_y(const struct panel *p, double r)
+{
+	return p->bottom - (log10(fmax(r, pow(10, p->ly_lo))) - p->ly_lo) / -p->ly_lo *
+			   (p->bottom - p->top);
+}
 
 static double y_ratio(const struct panel *p, const struct policy_op *op, size_t c, size_t k)
 {
 	double v = op->curves[c].median_mib_s[k], best = best_at(op, k);
 
-	if (op->curves[c].reference_only || !usable(v) || !usable(best))
+	if (op->curves[c].reference_only || !usable(v) || !usable(best) ||
+	    suspect(&op->curves[c], k))
 		return NAN;
-	/* below RATIO_LO the curve runs along the floor: such a rule is out anyway */
-	return p->bottom - (fmax(v / best, RATIO_LO) - RATIO_LO) / (1 - RATIO_LO) *
-			   (p->bottom - p->top);
+	return ratio_y(p, v / best);
+}
+
+static void draw_xticks(FILE *f, const struct panel *p)
+{
+	fputs("<g class=\"xticks\" font-size=\"11\" text-anchor=\"middle\">\n", f);
+	for (double e = p->lx_lo; e <= p->lx_hi + 1e-9;
+	     e += 2 * ceil((p->lx_hi - p->lx_lo) / 2 / 12)) {
+		char label[32];
+
+		policy_format_size((uint64_t)pow(2, e), label, sizeof(label));
+		fprintf(f, "<text x=\"%s\" y=\"%s\">%s</text>\n", N(px(p, pow(2, e))),
+			N(p->y + p->h + 14), label);
+	}
+	fputs("</g>\n", f);
+}
+
+/* Ticks of a log axis from lo to 1 that stay 13 px apart. */
+static void draw_ratio_ticks(FILE *f, const struct panel *p, bool percent)
+{
+	static const double m[] = { 1, 0.8, 0.6, 0.5, 0.4, 0.3, 0.2, 0.15 };
+	double last = -INFINITY;
+
+	fputs("<g class=\"ratio-ticks\" font-size=\"11\" text-anchor=\"end\">\n", f);
+	for (double d = 1; d >= pow(10, p->ly_lo) * 0.999; d /= 10)
+		for (size_t i = 0; i < ARRAY_SIZE(m); i++) {
+			double v = m[i] * d, y = ratio_y(p, v);
+
+			if (v < pow(10, p->ly_lo) * 0.999 || y - last < 13)
+				continue;
+			last = y;
+			fprintf(f, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"#e3e3e3\"/>"
+				"<text x=\"%s\" y=\"%s\">", N(p->x), N(y), N(p->x + p->w), N(y),
+				N(p->x - 5), N(y + 4));
+			if (percent)
+				fprintf(f, "%g %%", 100 * v);
+			else
+				fprintf(f, "%g", v);
+			fputs("</text>\n", f);
+		}
+	fputs("</g>\n", f);
 }
 
 /*
@@ -783,36 +1079,30 @@ static void draw_ratio(FILE *f, const struct policy_op *op, const struct panel *
 		       double y0, const struct palette *pal, const struct marker *m, size_t nm)
 {
 	struct panel p = *main_p;
-	static const double ticks[] = { 0.4, 0.6, 0.8, 1.0 };
 
 	p.y = y0;
 	p.h = RATIO_H - 40;
 	p.top = p.y + 4;
 	p.bottom = p.y + p.h;
-	fprintf(f, "<g class=\"ratio\"><rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
-		"fill=\"#fff\"/>\n", N(p.x), N(p.y), N(p.w), N(p.h));
+	p.ly_lo = log10(ratio_lo(op));
+	p.ly_hi = 0;
+	fprintf(f, "<g class=\"ratio\" data-lo=\"%g\"><rect x=\"%s\" y=\"%s\" width=\"%s\" "
+		"height=\"%s\" fill=\"#fff\"/>\n", pow(10, p.ly_lo), N(p.x), N(p.y), N(p.w),
+		N(p.h));
 	draw_ranges(f, op, &p, pal, "ratio-range");
-	fputs("<g font-size=\"11\" text-anchor=\"end\">\n", f);
-	for (size_t i = 0; i < ARRAY_SIZE(ticks); i++) {
-		double y = p.bottom - (ticks[i] - RATIO_LO) / (1 - RATIO_LO) * (p.bottom - p.top);
-
-		fprintf(f, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"#e3e3e3\"/>"
-			"<text x=\"%s\" y=\"%s\">%.1f</text>\n", N(p.x), N(y), N(p.x + p.w), N(y),
-			N(p.x - 5), N(y + 4), ticks[i]);
-	}
-	fputs("</g>\n", f);
+	draw_ratio_ticks(f, &p, false);
 	draw_markers(f, &p, m, nm, false);
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < op->ncurves; i++) {
 			const struct series *s = palette_find(pal, op->curves[i].strategy);
-			bool heavy = chosen(op, op->curves[i].strategy), pen = false;
+			bool lead = is_lead(op, i), pen = false;
 
-			if (heavy != pass || op->curves[i].reference_only)
+			if (lead != pass || op->curves[i].reference_only)
 				continue;
 			fprintf(f, "<path class=\"ratio-curve\" data-strategy=\"");
 			put_esc(f, op->curves[i].strategy);
-			fprintf(f, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\" d=\"", s->color,
-				heavy ? "2.2" : "1.2");
+			fprintf(f, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s d=\"",
+				s->color, lead ? "2.4" : "1", lead ? "" : " stroke-opacity=\"0.45\"");
 			for (size_t k = 0; k < op->nsizes; k++) {
 				double y = y_ratio(&p, op, i, k);
 
@@ -826,22 +1116,153 @@ static void draw_ratio(FILE *f, const struct policy_op *op, const struct panel *
 			}
 			fputs("\"/>\n", f);
 		}
-	draw_end_labels(f, op, &p, pal, y_ratio);
+	draw_end_labels(f, op, &p, pal, true, y_ratio);
 	fprintf(f, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"none\" "
 		"stroke=\"#888\"/>\n", N(p.x), N(p.y), N(p.w), N(p.h));
 	fprintf(f, "<text transform=\"translate(%s,%s) rotate(-90)\" font-size=\"%d\" "
 		"text-anchor=\"middle\" fill=\"#333\">ratio to the best</text>\n",
 		N(p.x - 50), N(p.y + p.h / 2), FS);
-	fputs("<g class=\"xticks\" font-size=\"11\" text-anchor=\"middle\">\n", f);
-	for (double e = p.lx_lo; e <= p.lx_hi + 1e-9;
-	     e += 2 * ceil((p.lx_hi - p.lx_lo) / 2 / 12)) {
-		char label[32];
+	draw_xticks(f, &p);
+	fputs("</g>\n", f);
+}
 
-		policy_format_size((uint64_t)pow(2, e), label, sizeof(label));
-		fprintf(f, "<text x=\"%s\" y=\"%s\">%s</text>\n", N(px(&p, pow(2, e))),
-			N(p.y + p.h + 14), label);
+static bool op_has_hosts(const struct policy_op *op)
+{
+	for (size_t i = 0; i < op->ncurves; i++)
+		if (hosts_known(&op->curves[i]) && curve_measured(op, &op->curves[i]))
+			return true;
+	return false;
+}
+
+/*
+ * A merged entry, under the ratio panel: for each family's line the
+ * slowest and the fastest host over the hosts' median, the margin shaded
+ * around 100 %.  A host beyond it is an outlier: ringed red here and in
+ * the panel above, and the worst one named.
+ */
+static void draw_hosts(FILE *f, const struct policy_op *op, const struct panel *main_p,
+		       double y0, const struct palette *pal, unsigned nhosts)
+{
+	struct panel p = *main_p;
+	double lo = 1, hi = 1, d = fleet_margin(op), worst = 1, span, step;
+	size_t worst_c = 0, worst_k = 0;
+	char sz[24];
+
+	for (size_t i = 0; i < op->ncurves; i++) {
+		const struct policy_curve *c = &op->curves[i];
+
+		if (!is_lead(op, i) || !hosts_known(c))
+			continue;
+		for (size_t k = 0; k < op->nsizes; k++) {
+			double m = c->median_mib_s[k];
+
+			if (!usable(m))
+				continue;
+			if (usable(c->hosts_min_mib_s[k]) && c->hosts_min_mib_s[k] / m < lo)
+				lo = c->hosts_min_mib_s[k] / m;
+			if (usable(c->hosts_max_mib_s[k]))
+				hi = fmax(hi, c->hosts_max_mib_s[k] / m);
+			if (outlier_side(op, c, k, 0) && c->hosts_min_mib_s[k] / m < worst) {
+				worst = c->hosts_min_mib_s[k] / m;
+				worst_c = i;
+				worst_k = k;
+			}
+		}
 	}
-	fputs("</g></g>\n", f);
+	/* a linear scale around 100 %, wide enough for the margin twice */
+	lo = floor((fmin(lo, 1 - 2 * d) - 0.03) * 20) / 20;
+	hi = ceil((fmax(hi, 1 + 2 * d) + 0.03) * 20) / 20;
+	span = hi - lo;
+	/* its verdict on a line of its own above it */
+	p.y = y0 + 14;
+	p.h = HOSTS_H - 54;
+	p.top = p.y + 4;
+	p.bottom = p.y + p.h;
+#define HY(r) (p.bottom - ((r) - lo) / span * (p.bottom - p.top))
+	fprintf(f, "<g class=\"hosts\" data-hosts=\"%u\" data-margin=\"%.3f\"><rect x=\"%s\" "
+		"y=\"%s\" width=\"%s\" height=\"%s\" fill=\"#fff\"/>\n", nhosts, d, N(p.x), N(p.y),
+		N(p.w), N(p.h));
+	fprintf(f, "<rect class=\"hosts-margin\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" "
+		"fill=\"#2a9d2a\" fill-opacity=\"0.12\"/>\n", N(p.x), N(HY(1 + d)), N(p.w),
+		N(HY(1 - d) - HY(1 + d)));
+	fputs("<g font-size=\"11\" text-anchor=\"end\">\n", f);
+	/* ticks 13 px apart at least */
+	step = 0.1;
+	while (step / span * (p.bottom - p.top) < 13)
+		step = step < 0.15 ? 0.2 : step < 0.3 ? 0.5 : step * 2;
+	for (double t = ceil(lo / step - 1e-9) * step; t <= hi + 1e-9; t += step)
+		fprintf(f, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"%s\"/>"
+			"<text x=\"%s\" y=\"%s\">%.0f %%</text>\n", N(p.x), N(HY(t)), N(p.x + p.w),
+			N(HY(t)), fabs(t - 1) < 1e-9 ? "#999" : "#e3e3e3", N(p.x - 5), N(HY(t) + 4),
+			fabs(t) < 1e-9 ? 0 : 100 * t);
+	fputs("</g>\n", f);
+	for (size_t i = 0; i < op->ncurves; i++) {
+		const struct policy_curve *c = &op->curves[i];
+		const struct series *s = palette_find(pal, c->strategy);
+
+		if (!is_lead(op, i) || !hosts_known(c))
+			continue;
+		for (int side = 0; side < 2; side++) {
+			const double *h = side ? c->hosts_max_mib_s : c->hosts_min_mib_s;
+			bool pen = false;
+
+			fprintf(f, "<path class=\"hosts-curve\" data-side=\"%s\" data-strategy=\"",
+				side ? "max" : "min");
+			put_esc(f, c->strategy);
+			fprintf(f, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\"%s d=\"",
+				s->color, side ? " stroke-dasharray=\"4 2\"" : "");
+			for (size_t k = 0; k < op->nsizes; k++) {
+				if (!usable(h[k]) || !usable(c->median_mib_s[k])) {
+					pen = false;
+					continue;
+				}
+				fprintf(f, "%s%s,%s ", pen ? "L" : "M",
+					N(px(&p, (double)op->sizes_bytes[k])),
+					N(HY(h[k] / c->median_mib_s[k])));
+				pen = true;
+			}
+			fputs("\"/>\n", f);
+		}
+		for (size_t k = 0; k < op->nsizes; k++)
+			for (int side = 0; side < 2; side++) {
+				double v = side ? c->hosts_max_mib_s[k] : c->hosts_min_mib_s[k];
+
+				if (!outlier_side(op, c, k, side))
+					continue;
+				fprintf(f, "<circle class=\"outlier\" data-strategy=\"");
+				put_esc(f, c->strategy);
+				fprintf(f, "\" data-side=\"%s\" data-size-bytes=\"%" PRIu64 "\" "
+					"cx=\"%s\" cy=\"%s\" r=\"3.5\" fill=\"#fff\" stroke=\"#d00000\" "
+					"stroke-width=\"1.8\"><title>", side ? "max" : "min",
+					op->sizes_bytes[k], N(px(&p, (double)op->sizes_bytes[k])),
+					N(HY(v / c->median_mib_s[k])));
+				put_esc(f, c->strategy);
+				fprintf(f, " at %s: the %s host %.0f MiB/s, %.0f %% of the hosts' "
+					"median</title></circle>\n",
+					fmt_size(op->sizes_bytes[k], sz, sizeof(sz)),
+					side ? "fastest" : "slowest", v,
+					100 * v / c->median_mib_s[k]);
+			}
+	}
+	if (worst < 1) {
+		fprintf(f, "<text class=\"outlier-label\" x=\"%s\" y=\"%s\" font-size=\"%d\" "
+			"fill=\"#d00000\" font-weight=\"bold\">slowest host: %.0f %% of the hosts' "
+			"median, ", N(p.x), N(p.y - 3), FS_SMALL, 100 * worst);
+		put_esc(f, op->curves[worst_c].strategy);
+		fprintf(f, " at %s</text>\n", fmt_size(op->sizes_bytes[worst_k], sz, sizeof(sz)));
+	} else {
+		fprintf(f, "<text x=\"%s\" y=\"%s\" font-size=\"%d\" fill=\"#2a7d2a\">"
+			"no host slower than the margin (%.0f %%) and its own spread</text>\n", N(p.x),
+			N(p.y - 3), FS_SMALL, 100 * d);
+	}
+#undef HY
+	fprintf(f, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"none\" "
+		"stroke=\"#888\"/>\n", N(p.x), N(p.y), N(p.w), N(p.h));
+	fprintf(f, "<text transform=\"translate(%s,%s) rotate(-90)\" font-size=\"%d\" "
+		"text-anchor=\"middle\" fill=\"#333\">%u hosts / median</text>\n", N(p.x - 50),
+		N(p.y + p.h / 2), FS, nhosts);
+	draw_xticks(f, &p);
+	fputs("</g>\n", f);
 }
 
 static int draw_panel(FILE *f, const struct policy *pol, const struct policy_op *op, double x0,
@@ -872,9 +1293,19 @@ static int draw_panel(FILE *f, const struct policy *pol, const struct policy_op 
 		N(p.x), N(p.y), N(p.w), N(p.h));
 	draw_ranges(f, op, &p, pal, "range");
 	draw_grid(f, &p);
+	/* the spread of each family's line only: the hosts' where merged, else p10..p90 */
 	for (size_t i = 0; i < op->ncurves; i++) {
+		const struct policy_curve *c = &op->curves[i];
+		const struct series *s = palette_find(pal, c->strategy);
+
+		if (!is_lead(op, i))
+			continue;
 		snprintf(id, sizeof(id), "%s-c%zu", pid, i);
-		draw_band(f, op, &op->curves[i], &p, palette_find(pal, op->curves[i].strategy), id);
+		if (hosts_known(c))
+			draw_band(f, op, c, c->hosts_min_mib_s, c->hosts_max_mib_s, &p, s, id,
+				  "hosts-band", 0.2);
+		else
+			draw_band(f, op, c, c->p10_mib_s, c->p90_mib_s, &p, s, id, "band", 0.15);
 	}
 	if (usable(op->ceiling_mib_s)) {
 		double y = py(&p, op->ceiling_mib_s);
@@ -885,21 +1316,24 @@ static int draw_panel(FILE *f, const struct policy *pol, const struct policy_op 
 			"<text class=\"halo\" x=\"%s\" y=\"%s\" font-size=\"%d\" "
 			"text-anchor=\"end\" fill=\"#222\">"
 			"ceiling %.0f MiB/s (non-temporal fill)</text></g>\n",
-			op->ceiling_mib_s, N(p.x), N(y), N(p.x + p.w), N(y), N(p.x + p.w - 4),
+			op->ceiling_mib_s, N(p.x), N(y), N(p.x + p.w), N(y), N(p.x + p.w - 26),
 			N(y - 4), FS_SMALL, op->ceiling_mib_s);
 	}
 	for (size_t i = 0; i < op->ncrossovers; i++)
 		fprintf(f, "<line class=\"crossover-line\" x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" "
 			"stroke=\"#444\" stroke-width=\"1.2\" stroke-dasharray=\"3 2\"/>\n",
 			N(xl[i].x), N(p.y), N(xl[i].x), N(p.y + p.h));
-	/* the chosen strategies last, on top */
+	draw_chosen(f, op, &p);
+	/* the members faint underneath, each family's line bold on top */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < op->ncurves; i++) {
-			if (chosen(op, op->curves[i].strategy) != pass)
+			bool lead = is_lead(op, i);
+
+			if (lead != pass || !curve_measured(op, &op->curves[i]))
 				continue;
 			snprintf(id, sizeof(id), "%s-c%zu", pid, i);
 			draw_curve(f, op, &op->curves[i], &p,
-				   palette_find(pal, op->curves[i].strategy), id);
+				   palette_find(pal, op->curves[i].strategy), id, lead);
 		}
 	for (size_t i = 0; i < op->ncrossovers; i++) {
 		const struct policy_crossover *x = &op->crossovers[i];
@@ -918,15 +1352,13 @@ static int draw_panel(FILE *f, const struct policy *pol, const struct policy_op 
 		fputs("</text></g>\n", f);
 	}
 	draw_markers(f, &p, m, nm, true);
-	draw_end_labels(f, op, &p, pal, y_median);
+	draw_end_labels(f, op, &p, pal, false, y_median);
 	label_ranges(f, op, &p, pal);
-	if (!op->ncurves || !op->nsizes)
-		fprintf(f, "<text x=\"%s\" y=\"%s\" font-size=\"%d\" text-anchor=\"middle\" "
-			"fill=\"#888\">nothing measured</text>\n", N(p.x + p.w / 2),
-			N(p.y + p.h / 2), FS);
 	draw_axes(f, op, &p);
-	if (op->ncurves && op->nsizes)
-		draw_ratio(f, op, &p, y0 + PANEL_H, pal, m, nm);
+	draw_ratio(f, op, &p, y0 + PANEL_H, pal, m, nm);
+	if (op_has_hosts(op))
+		draw_hosts(f, op, &p, y0 + PANEL_H + RATIO_H, pal,
+			   pol->merged.hosts ? pol->merged.hosts : 1);
 	fputs("</g>\n", f);
 	free(xl);
 	return 0;
@@ -948,34 +1380,58 @@ static void flow_item(struct flow *fl, double w)
 }
 
 /* Returns the height used. */
-static double draw_legend(FILE *f, const struct palette *pal, double x0, double y0)
+static double draw_legend(FILE *f, const struct palette *pal, double x0, double y0, bool fleet)
 {
 	struct flow fl = { .x = x0, .y = y0 + 14, .x0 = x0, .x1 = PAGE_W - MARGIN,
 			   .rows = 1 };
 	static const char *const keys[] = {
-		"p10..p90 spread", "range: the strategy chosen there", "crossover", "ceiling",
-		"threshold this policy exports", "a consumer's default rule",
+		"chosen: what the policy runs at each size", "crossover", "ceiling",
+		"a consumer's threshold this policy exports", "a consumer's default rule",
+		"p10..p90 spread", "hosts' slowest..fastest", "outlier host (beyond the margin)",
 	};
+	static const enum strategy_family fams[] = { FAMILY_STREAMING, FAMILY_CACHED_FLUSH,
+						     FAMILY_NONE };
 
 	fputs("<g class=\"legend\" font-size=\"11\">\n", f);
-	for (size_t i = 0; i < pal->n; i++) {
-		const struct series *s = &pal->s[i];
-		char text[POLICY_NAME_MAX + 16];
-		double w;
+	/* a row per family: its name, then its members; the bold one is the family's line */
+	for (size_t fi = 0; fi < ARRAY_SIZE(fams); fi++) {
+		const char *word = fams[fi] == FAMILY_NONE ? "other" : family_word(fams[fi]);
+		bool any = false;
 
-		snprintf(text, sizeof(text), "%s%s%s", s->name, s->reference ? " (reference)" : "",
-			 s->curve ? "" : " (no curve)");
-		w = 28 + TEXT_W(text, FS_SMALL) + 14;
-		flow_item(&fl, w);
-		fprintf(f, "<g class=\"legend-item\" data-strategy=\"");
-		put_esc(f, s->name);
-		fprintf(f, "\"><line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"%s\" "
-			"stroke-width=\"2.5\"%s/><text x=\"%s\" y=\"%s\">", N(fl.x), N(fl.y - 4),
-			N(fl.x + 22), N(fl.y - 4), s->color,
-			s->reference ? " stroke-dasharray=\"6 4\"" : "", N(fl.x + 28), N(fl.y));
-		put_esc(f, text);
-		fputs("</text></g>\n", f);
-		fl.x += w;
+		for (size_t i = 0; i < pal->n; i++) {
+			const struct series *s = &pal->s[i];
+			char text[POLICY_NAME_MAX + 16];
+			double w;
+
+			if (s->family != fams[fi])
+				continue;
+			if (!any) {
+				if (fl.x > fl.x0) {
+					fl.x = fl.x0;
+					fl.y += LEGEND_ROW_H;
+					fl.rows++;
+				}
+				fprintf(f, "<text class=\"legend-family\" x=\"%s\" y=\"%s\" "
+					"font-weight=\"bold\">%s</text>\n", N(fl.x), N(fl.y), word);
+				fl.x += 110;
+				any = true;
+			}
+			snprintf(text, sizeof(text), "%s%s%s", s->name,
+				 s->reference ? " (reference)" : "", s->curve ? "" : " (no curve)");
+			w = 28 + TEXT_W(text, FS_SMALL) + 14;
+			flow_item(&fl, w);
+			if (fl.x == fl.x0)
+				fl.x += 110;
+			fprintf(f, "<g class=\"legend-item\" data-strategy=\"");
+			put_esc(f, s->name);
+			fprintf(f, "\"><line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"%s\" "
+				"stroke-width=\"2.5\"%s/><text x=\"%s\" y=\"%s\">", N(fl.x),
+				N(fl.y - 4), N(fl.x + 22), N(fl.y - 4), s->color,
+				s->reference ? " stroke-dasharray=\"6 4\"" : "", N(fl.x + 28), N(fl.y));
+			put_esc(f, text);
+			fputs("</text></g>\n", f);
+			fl.x += w;
+		}
 	}
 	/* what the other marks mean, on a row of their own */
 	if (pal->n) {
@@ -983,37 +1439,50 @@ static double draw_legend(FILE *f, const struct palette *pal, double x0, double 
 		fl.y += LEGEND_ROW_H;
 		fl.rows++;
 	}
+	fprintf(f, "<text x=\"%s\" y=\"%s\" fill=\"#333\">bold: each family's line (the member "
+		"chosen, else its default); faint: the other members.</text>\n", N(fl.x), N(fl.y));
+	fl.x = fl.x0;
+	fl.y += LEGEND_ROW_H;
+	fl.rows++;
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
 		double w = 28 + TEXT_W(keys[i], FS_SMALL) + 14, x, y;
 
+		if ((i == 5 && fleet) || (i >= 6 && !fleet))
+			continue;
 		flow_item(&fl, w);
 		x = fl.x;
 		y = fl.y;
 		switch (i) {
 		case 0:
-			fprintf(f, "<rect x=\"%s\" y=\"%s\" width=\"22\" height=\"10\" "
-				"fill=\"#555\" fill-opacity=\"0.2\"/>", N(x), N(y - 9));
+			fprintf(f, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"#ffc400\" "
+				"stroke-opacity=\"0.55\" stroke-width=\"9\" stroke-linecap=\"round\"/>",
+				N(x + 4), N(y - 4), N(x + 18), N(y - 4));
 			break;
 		case 1:
-			fprintf(f, "<rect x=\"%s\" y=\"%s\" width=\"22\" height=\"14\" "
-				"fill=\"#2ca02c\" fill-opacity=\"0.12\" stroke=\"#888\" "
-				"stroke-width=\"0.5\"/>", N(x), N(y - 11));
-			break;
-		case 2:
 			fprintf(f, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"#444\" "
 				"stroke-width=\"1.2\" stroke-dasharray=\"3 2\"/>", N(x + 11),
 				N(y - 13), N(x + 11), N(y + 3));
 			break;
-		case 3:
+		case 2:
 			fprintf(f, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"#222\" "
 				"stroke-width=\"1.2\" stroke-dasharray=\"8 4\"/>", N(x), N(y - 4),
 				N(x + 22), N(y - 4));
 			break;
-		default:
+		case 3:
+		case 4:
 			fprintf(f, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"%s\" "
 				"stroke-width=\"1.3\" stroke-dasharray=\"%s\"/>", N(x + 11),
-				N(y - 13), N(x + 11), N(y + 3), i == 4 ? "#b30000" : "#555",
-				i == 4 ? "6 3" : "1.5 2.5");
+				N(y - 13), N(x + 11), N(y + 3), i == 3 ? "#b30000" : "#666",
+				i == 3 ? "6 3" : "1.5 2.5");
+			break;
+		case 5:
+		case 6:
+			fprintf(f, "<rect x=\"%s\" y=\"%s\" width=\"22\" height=\"10\" "
+				"fill=\"#555\" fill-opacity=\"0.2\"/>", N(x), N(y - 9));
+			break;
+		default:
+			fprintf(f, "<circle cx=\"%s\" cy=\"%s\" r=\"4.5\" fill=\"#fff\" "
+				"stroke=\"#d00000\" stroke-width=\"2\"/>", N(x + 11), N(y - 4));
 			break;
 		}
 		fprintf(f, "<text x=\"%s\" y=\"%s\" fill=\"#333\">%s</text>\n", N(x + 28), N(y),
@@ -1038,8 +1507,9 @@ static double draw_saturation(FILE *f, const struct policy_target *t, double y)
 	double x = MARGIN, top = 0;
 	bool any = false;
 
+	/* a series of one step has no line to draw */
 	for (int fam = 0; fam < POLICY_NR_FAMILIES; fam++)
-		any |= t->saturation[fam].present;
+		any |= t->saturation[fam].present && t->saturation[fam].nsteps > 1;
 	if (t->placement[0]) {
 		fprintf(f, "<text class=\"placement\" x=\"%d\" y=\"%s\" font-size=\"%d\" "
 			"fill=\"#444\">probed from node %d (", MARGIN, N(y + 12), FS,
@@ -1060,7 +1530,7 @@ static double draw_saturation(FILE *f, const struct policy_target *t, double y)
 		double max = 0, y0 = y + top + 16;
 		char b1[32], b2[32];
 
-		if (!s->present)
+		if (!s->present || s->nsteps < 2)
 			continue;
 		for (size_t i = 0; i < s->nsteps; i++)
 			max = usable(s->mib_s[i]) && s->mib_s[i] > max ? s->mib_s[i] : max;
@@ -1103,8 +1573,9 @@ static double draw_target(FILE *f, const struct policy *p, const struct policy_t
 			  double y, size_t e, size_t ti, int *rc)
 {
 	struct palette pal;
-	int cols = t->nops > 1 ? 2 : 1;
-	double w = (PAGE_W - 2 * MARGIN - (cols - 1) * COL_GAP) / (double)cols;
+	size_t nshown = 0, cols;
+	bool fleet = false;
+	double w, block;
 	char pid[80];
 
 	*rc = palette_build(&pal, t);
@@ -1138,22 +1609,45 @@ static double draw_target(FILE *f, const struct policy *p, const struct policy_t
 	fputs("</text>\n", f);
 	y += 42;
 	y += draw_saturation(f, t, y);
-	if (t->nops) {
-		y += draw_legend(f, &pal, MARGIN, y);
-	} else {
+	for (size_t o = 0; o < t->nops; o++) {
+		nshown += op_measured(&t->ops[o]);
+		fleet |= op_has_hosts(&t->ops[o]);
+	}
+	block = PANEL_H + RATIO_H + (fleet ? HOSTS_H : 0) + ROW_GAP;
+	cols = nshown > 1 ? 2 : 1;
+	w = (PAGE_W - 2 * MARGIN - (cols - 1) * COL_GAP) / (double)cols;
+	if (nshown) {
+		y += draw_legend(f, &pal, MARGIN, y, fleet);
+	} else if (!t->nops) {
 		fprintf(f, "<text x=\"%d\" y=\"%s\" font-size=\"%d\" fill=\"#888\">no measurements"
 			"</text>\n", MARGIN, N(y + 6), FS);
 		y += 16;
 	}
-	for (size_t o = 0; o < t->nops && !*rc; o++) {
-		double x = MARGIN + (double)(o % cols) * (w + COL_GAP);
-		double py0 = y + (double)(o / cols) * (PANEL_H + RATIO_H + ROW_GAP);
+	/* an op without a measured cell gets a line, not an empty panel */
+	for (size_t o = 0; o < t->nops; o++) {
+		if (op_measured(&t->ops[o]))
+			continue;
+		fprintf(f, "<text class=\"not-measured\" x=\"%d\" y=\"%s\" font-size=\"%d\" "
+			"fill=\"#888\">", MARGIN, N(y + 6), FS);
+		put_esc(f, t->ops[o].op);
+		fputc(' ', f);
+		put_esc(f, t->ops[o].pattern);
+		fprintf(f, ", %u thread%s: nothing measured, no panel</text>\n", t->ops[o].threads,
+			t->ops[o].threads == 1 ? "" : "s");
+		y += 18;
+	}
+	for (size_t o = 0, shown = 0; o < t->nops && !*rc; o++) {
+		double x = MARGIN + (double)(shown % cols) * (w + COL_GAP);
+		double py0 = y + (double)(shown / cols) * block;
 
+		if (!op_measured(&t->ops[o]))
+			continue;
+		shown++;
 		snprintf(pid, sizeof(pid), "e%zu-t%zu-o%zu", e, ti, o);
 		*rc = draw_panel(f, p, &t->ops[o], x, py0, w, &pal, pid);
 	}
-	if (t->nops)
-		y += (double)((t->nops + cols - 1) / cols) * (PANEL_H + RATIO_H + ROW_GAP) - ROW_GAP;
+	if (nshown)
+		y += (double)((nshown + cols - 1) / cols) * block - ROW_GAP;
 	fputs("</g>\n", f);
 	free(pal.s);
 	return y + 12;
@@ -1259,32 +1753,73 @@ char *plot_render(const struct policy_bundle *b, size_t *len)
 	return out;
 }
 
-int plot_cmd(const char *svg, const char *path, unsigned flags)
+enum plot_format { PLOT_SVG, PLOT_CSV, PLOT_PNG };
+
+/* By the name's extension; -1 for one this command does not write. */
+static int plot_format_of(const char *path)
 {
-	struct policy_bundle *b = policy_file_load(path, flags);
-	char *text;
+	const char *base = strrchr(path, '/'), *dot;
+
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	if (!strcmp(path, "-") || !dot || dot == base)
+		return PLOT_SVG;	/* standard output, or a name without an extension */
+	if (!strcasecmp(dot, ".svg"))
+		return PLOT_SVG;
+	if (!strcasecmp(dot, ".csv"))
+		return PLOT_CSV;
+	if (!strcasecmp(dot, ".png"))
+		return PLOT_PNG;
+	return -1;
+}
+
+int plot_cmd(const char *out, const char *path, unsigned flags)
+{
+	int fmt = plot_format_of(out);
+	struct policy_bundle *b;
+	char *text, *png = NULL;
 	size_t len = 0;
-	bool csv;
 	int rc;
 
+	/* refused before the policy is read: a wrong name writes nothing */
+	if (fmt < 0) {
+		fprintf(stderr, "pmem-tune: --plot %s: unknown format %s (FILE.svg, FILE.csv or "
+			"FILE.png)\n", out, strrchr(out, '.'));
+		return 2;
+	}
+	if (fmt == PLOT_PNG && !plot_png_available()) {
+		fprintf(stderr, "pmem-tune: --plot %s: this pmem-tune was built without librsvg "
+			"and cannot write PNG; write FILE.svg and convert it (rsvg-convert)\n", out);
+		return 2;
+	}
+	b = policy_file_load(path, flags);
 	if (!b)
 		return 2;
 	/* FILE.csv: the curves as a table, for people who plot their own */
-	csv = strlen(svg) > 4 && !strcmp(svg + strlen(svg) - 4, ".csv");
-	text = csv ? curves_csv(b, &len) : plot_render(b, &len);
+	text = fmt == PLOT_CSV ? curves_csv(b, &len) : plot_render(b, &len);
 	policy_bundle_free(b);
 	if (!text) {
-		fprintf(stderr, "pmem-tune: --plot %s: %s\n", svg, strerror(errno ?: ENOMEM));
+		fprintf(stderr, "pmem-tune: --plot %s: %s\n", out, strerror(errno ?: ENOMEM));
 		return 1;
 	}
-	/* through a temporary file and rename: a failed write leaves no torn SVG */
-	if (strcmp(svg, "-"))
-		rc = atomic_write_file(svg, text, len, 0644);
+	if (fmt == PLOT_PNG) {
+		rc = plot_png(text, len, &png, &len);
+		free(text);
+		if (rc) {
+			fprintf(stderr, "pmem-tune: --plot %s: cannot render the PNG: %s\n", out,
+				strerror(-rc));
+			return 1;
+		}
+		text = png;
+	}
+	/* through a temporary file and rename: a failed write leaves no torn file */
+	if (strcmp(out, "-"))
+		rc = atomic_write_file(out, text, len, 0644);
 	else
 		rc = fwrite(text, 1, len, stdout) == len && !fflush(stdout) ? 0 : -EIO;
 	free(text);
 	if (rc) {
-		fprintf(stderr, "pmem-tune: %s: cannot write the plot: %s\n", svg, strerror(-rc));
+		fprintf(stderr, "pmem-tune: %s: cannot write the plot: %s\n", out, strerror(-rc));
 		return 2;
 	}
 	return 0;
