@@ -3,14 +3,17 @@
  * pmem-tune --plot: a policy's throughput curves as one SVG.
  *
  * One section per target (a bundle: per entry, then per target), a
- * legend, then one panel per op: size on a log2 axis, MiB/s on a log10
- * axis (equal ratios look equal, so the small sizes where crossovers
- * live are as legible as the large ones), the p10..p90 spread as a faint
- * band, the chosen ranges shaded, crossovers, the ceiling, the exported
- * thresholds and the consumers' default rules drawn as lines, each curve
- * named at its end; under it, every strategy's ratio to the best at each
- * size, which shows what a threshold costs.  Written by hand with fixed number formats: no scripts, no
- * external fonts or files, and the same policy gives the same bytes.
+ * legend, then one panel per op that measured something: size on a log2
+ * axis, MiB/s on a log10 axis (equal ratios look equal, so the small
+ * sizes where crossovers live are as legible as the large ones).  Each
+ * family (streaming, cached + flush) is one bold line with its spread,
+ * its other members faint; what the policy runs is one highlight; the
+ * chosen ranges shaded, crossovers, the ceiling and each consumer's
+ * threshold drawn as lines, each curve named at its end.  Under it every
+ * strategy's ratio to the best at each size, which shows what a threshold
+ * costs, and for a merged entry its hosts over their median.  Written by
+ * hand with fixed number formats: no scripts, no external fonts or files,
+ * and the same policy gives the same bytes.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -680,8 +683,8 @@ static void draw_chosen(FILE *f, const struct policy_op *op, const struct panel 
 		}
 		if (!any)
 			fputs("<path class=\"chosen-line\" fill=\"none\" stroke=\"#ffc400\" "
-			      "stroke-opacity=\"0.55\" stroke-width=\"9\" stroke-linejoin=\"round\" "
-			      "stroke-linecap=\"round\" d=\"", f);
+			      "stroke-opacity=\"0.55\" stroke-width=\"9\" "
+			      "stroke-linejoin=\"round\" stroke-linecap=\"round\" d=\"", f);
 		fprintf(f, "%s%s%s,%s", any ? " " : "", pen ? "L" : "M",
 			N(px(p, (double)op->sizes_bytes[k])),
 			N(py(p, op->curves[c].median_mib_s[k])));
@@ -748,8 +751,9 @@ static void draw_curve(FILE *f, const struct policy_op *op, const struct policy_
 		if (!usable(c->median_mib_s[k]) || !suspect(c, k))
 			continue;
 		fprintf(f, "<circle class=\"suspect\" cx=\"%s\" cy=\"%s\" r=\"3.5\" fill=\"#fff\" "
-			"stroke=\"%s\" stroke-width=\"1.4\"><title>", N(px(p, (double)op->sizes_bytes[k])),
-			N(py(p, c->median_mib_s[k])), s->color);
+			"stroke=\"%s\" stroke-width=\"1.4\"><title>",
+			N(px(p, (double)op->sizes_bytes[k])), N(py(p, c->median_mib_s[k])),
+			s->color);
 		put_esc(f, c->strategy);
 		fprintf(f, " at %s: %.0f MiB/s, implausible after a second "
 			"measurement, not used</title></circle>\n",
@@ -906,9 +910,10 @@ static void draw_markers(FILE *f, const struct panel *p, const struct marker *m,
 			fmin(m[i].bytes, 0x1p64), N(x), N(p->top), N(x), N(p->bottom), color,
 			m[i].exported ? "1.5" : "1", m[i].exported ? "6 3" : "1.5 2.5");
 		if (text) {
-			fprintf(f, "<text class=\"halo\" transform=\"translate(%s,%s) rotate(-90)\" "
-				"font-size=\"9.5\" text-anchor=\"end\" fill=\"%s\"%s>", N(x - 3),
-				N(p->top + 2), color, m[i].exported ? " font-weight=\"bold\"" : "");
+			fprintf(f, "<text class=\"halo\" "
+				"transform=\"translate(%s,%s) rotate(-90)\" font-size=\"9.5\" "
+				"text-anchor=\"end\" fill=\"%s\"%s>", N(x - 3), N(p->top + 2), color,
+				m[i].exported ? " font-weight=\"bold\"" : "");
 			put_esc(f, m[i].text);
 			fputs(arrow, f);
 			fputs("</text>", f);
@@ -1059,9 +1064,9 @@ static void draw_ratio_ticks(FILE *f, const struct panel *p, bool percent)
 			if (v < pow(10, p->ly_lo) * 0.999 || y - last < 13)
 				continue;
 			last = y;
-			fprintf(f, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"#e3e3e3\"/>"
-				"<text x=\"%s\" y=\"%s\">", N(p->x), N(y), N(p->x + p->w), N(y),
-				N(p->x - 5), N(y + 4));
+			fprintf(f, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" "
+				"stroke=\"#e3e3e3\"/><text x=\"%s\" y=\"%s\">", N(p->x), N(y),
+				N(p->x + p->w), N(y), N(p->x - 5), N(y + 4));
 			if (percent)
 				fprintf(f, "%g %%", 100 * v);
 			else
@@ -1102,7 +1107,8 @@ static void draw_ratio(FILE *f, const struct policy_op *op, const struct panel *
 			fprintf(f, "<path class=\"ratio-curve\" data-strategy=\"");
 			put_esc(f, op->curves[i].strategy);
 			fprintf(f, "\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s d=\"",
-				s->color, lead ? "2.4" : "1", lead ? "" : " stroke-opacity=\"0.45\"");
+				s->color, lead ? "2.4" : "1",
+				lead ? "" : " stroke-opacity=\"0.45\"");
 			for (size_t k = 0; k < op->nsizes; k++) {
 				double y = y_ratio(&p, op, i, k);
 
@@ -1232,9 +1238,10 @@ static void draw_hosts(FILE *f, const struct policy_op *op, const struct panel *
 				fprintf(f, "<circle class=\"outlier\" data-strategy=\"");
 				put_esc(f, c->strategy);
 				fprintf(f, "\" data-side=\"%s\" data-size-bytes=\"%" PRIu64 "\" "
-					"cx=\"%s\" cy=\"%s\" r=\"3.5\" fill=\"#fff\" stroke=\"#d00000\" "
-					"stroke-width=\"1.8\"><title>", side ? "max" : "min",
-					op->sizes_bytes[k], N(px(&p, (double)op->sizes_bytes[k])),
+					"cx=\"%s\" cy=\"%s\" r=\"3.5\" fill=\"#fff\" "
+					"stroke=\"#d00000\" stroke-width=\"1.8\"><title>",
+					side ? "max" : "min", op->sizes_bytes[k],
+					N(px(&p, (double)op->sizes_bytes[k])),
 					N(HY(v / c->median_mib_s[k])));
 				put_esc(f, c->strategy);
 				fprintf(f, " at %s: the %s host %.0f MiB/s, %.0f %% of the hosts' "
@@ -1252,8 +1259,8 @@ static void draw_hosts(FILE *f, const struct policy_op *op, const struct panel *
 		fprintf(f, " at %s</text>\n", fmt_size(op->sizes_bytes[worst_k], sz, sizeof(sz)));
 	} else {
 		fprintf(f, "<text x=\"%s\" y=\"%s\" font-size=\"%d\" fill=\"#2a7d2a\">"
-			"no host slower than the margin (%.0f %%) and its own spread</text>\n", N(p.x),
-			N(p.y - 3), FS_SMALL, 100 * d);
+			"no host slower than the margin (%.0f %%) and its own spread</text>\n",
+			N(p.x), N(p.y - 3), FS_SMALL, 100 * d);
 	}
 #undef HY
 	fprintf(f, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"none\" "
@@ -1427,7 +1434,8 @@ static double draw_legend(FILE *f, const struct palette *pal, double x0, double 
 			fprintf(f, "\"><line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"%s\" "
 				"stroke-width=\"2.5\"%s/><text x=\"%s\" y=\"%s\">", N(fl.x),
 				N(fl.y - 4), N(fl.x + 22), N(fl.y - 4), s->color,
-				s->reference ? " stroke-dasharray=\"6 4\"" : "", N(fl.x + 28), N(fl.y));
+				s->reference ? " stroke-dasharray=\"6 4\"" : "", N(fl.x + 28),
+				N(fl.y));
 			put_esc(f, text);
 			fputs("</text></g>\n", f);
 			fl.x += w;
@@ -1454,8 +1462,9 @@ static double draw_legend(FILE *f, const struct palette *pal, double x0, double 
 		y = fl.y;
 		switch (i) {
 		case 0:
-			fprintf(f, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" stroke=\"#ffc400\" "
-				"stroke-opacity=\"0.55\" stroke-width=\"9\" stroke-linecap=\"round\"/>",
+			fprintf(f, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" "
+				"stroke=\"#ffc400\" stroke-opacity=\"0.55\" stroke-width=\"9\" "
+				"stroke-linecap=\"round\"/>",
 				N(x + 4), N(y - 4), N(x + 18), N(y - 4));
 			break;
 		case 1:
@@ -1788,8 +1797,9 @@ int plot_cmd(const char *out, const char *path, unsigned flags)
 		return 2;
 	}
 	if (fmt == PLOT_PNG && !plot_png_available()) {
-		fprintf(stderr, "pmem-tune: --plot %s: this pmem-tune was built without librsvg "
-			"and cannot write PNG; write FILE.svg and convert it (rsvg-convert)\n", out);
+		fprintf(stderr, "pmem-tune: --plot %s: this pmem-tune was built without "
+			"librsvg and cannot write PNG; write FILE.svg and convert it "
+			"(rsvg-convert)\n", out);
 		return 2;
 	}
 	b = policy_file_load(path, flags);
