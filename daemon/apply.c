@@ -52,7 +52,9 @@ int daemon_init(struct daemon *d)
 				return d->lock_fd;
 		}
 	}
-	state_load(&d->state, d->opt.state_dir);
+	/* --verify answers from the policy and the knobs: the originals are none of its business */
+	if (d->opt.mode != MODE_VERIFY)
+		state_load(&d->state, d->opt.state_dir);
 	if (!d->opt.no_bus) {
 		r = bus_open(&d->bus);
 		if (r < 0) {

@@ -7,12 +7,30 @@
 #include <json-c/json.h>
 
 #include "common/atomic_file.h"
+#include "common/trusted.h"
 #include "log.h"
 #include "status_file.h"
 
 static void add_uint(struct json_object *o, const char *key, unsigned v)
 {
 	json_object_object_add(o, key, json_object_new_int64(v));
+}
+
+/*
+ * The status goes only into a state directory that exists and is ours:
+ * --verify does not read the state (so state.h's check is not made),
+ * and where no daemon ran, or the directory is someone else's, a
+ * monitoring file is not worth a word beside its answer.
+ */
+static bool status_dir_ours(const char *dir)
+{
+	char why[PATH_MAX + 64];
+	int r = trusted_dir(dir, why, sizeof(why));
+
+	if (r < 0)
+		log_debug("%s: no status written: %s", dir,
+			  r == -ENOENT ? "no such directory" : why);
+	return r == 0;
 }
 
 void status_file_write(const struct daemon *d, bool applied)
@@ -24,7 +42,8 @@ void status_file_write(const struct daemon *d, bool applied)
 	int r;
 
 	/* a dry run reports on stdout only; an untrusted dir gets nothing (state.h) */
-	if (d->opt.mode == MODE_DRY_RUN || d->state.untrusted)
+	if (d->opt.mode == MODE_DRY_RUN || d->state.untrusted ||
+	    !status_dir_ours(d->opt.state_dir))
 		return;
 	if (snprintf(path, sizeof(path), "%s/%s", d->opt.state_dir,
 		     verify ? PT_VERIFY_FILE : PT_STATUS_FILE) >= (int)sizeof(path))
@@ -53,7 +72,10 @@ void status_file_write(const struct daemon *d, bool applied)
 	}
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	r = text ? atomic_write_file(path, text, strlen(text), 0644) : -ENOMEM;
-	if (r < 0)
+	/* root's directory seen by another user (verify): not ours to write */
+	if (r == -EACCES || r == -EPERM || r == -EROFS)
+		log_debug("%s: no status written: %s", path, strerror(-r));
+	else if (r < 0)
 		log_warn("%s: cannot write the status: %s", path, strerror(-r));
 	json_object_put(o);
 }
