@@ -5,6 +5,7 @@
  * entry was probed on is an environment change (environment.h): a line
  * (and a JSON field) that says so, not a failure, unless asked.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,7 +19,7 @@
 #include "rule/fleet.h"
 
 struct verdict {
-	/* "valid", "other platform", "environment change", "unknown", "invalid" */
+	/* "valid", "other platform", "environment change", "unknown", "missing", "invalid" */
 	const char *result;
 	int status;
 	char why[1024];
@@ -36,7 +37,8 @@ static void judge(const char *path, unsigned flags, bool fail_on_env, struct ver
 	v->status = 1;
 	v->b = policy_file_load_quiet(path, flags, err, sizeof(err));
 	if (!v->b) {
-		v->result = "invalid";
+		/* 2 all the same: the probe unit measures, a playbook's validate: refuses */
+		v->result = errno == ENOENT ? "missing" : "invalid";
 		v->status = 2;
 		snprintf(v->why, sizeof(v->why), "%s", err);
 		return;

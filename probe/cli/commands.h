@@ -22,14 +22,17 @@ struct policy_bundle;
 
 /* The policy or bundle at path; NULL after saying why on stderr. */
 struct policy_bundle *policy_file_load(const char *path, unsigned flags);
-/* The same, why it failed in err (the ownership warning still goes to stderr). */
+/*
+ * The same, why it failed in err (the ownership warning still goes to
+ * stderr) and errno set (ENOENT: no such file).
+ */
 struct policy_bundle *policy_file_load_quiet(const char *path, unsigned flags, char *err,
 					    size_t errlen);
 int list_cmd(bool json);
 int show_cmd(const char *path, unsigned flags, bool json);
 /*
  * 0 valid and for this host, 1 other platform (or, with fail_on_env, an
- * environment change), 2 invalid.
+ * environment change), 2 missing or invalid.
  */
 int check_cmd(const char *path, unsigned flags, bool json, bool fail_on_env);
 /* 0 same decisions and exports, 1 different, 2 invalid. */

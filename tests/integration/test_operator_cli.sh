@@ -100,6 +100,14 @@ echo '{' >"$tmp/bad.json"
 run 2 "check --json invalid" -- --check --json "$tmp/bad.json"
 jq -e '.result == "invalid" and .status == 2' "$tmp/out" >/dev/null && ok ||
 	bad "check --json invalid: $(cat "$tmp/out")"
+# a missing file is said to be missing, still exit 2 (the probe unit and a playbook rely on it)
+run 2 "check missing" -- --check "$tmp/none.json"
+[ "$(cat "$tmp/out")" = "missing: $tmp/none.json: No such file or directory" ] && ok ||
+	bad "check missing: $(cat "$tmp/out")"
+run 2 "check --json missing" -- --check --json "$tmp/none.json"
+jq -e --arg f "$tmp/none.json" '.result == "missing" and .status == 2 and .file == $f and
+	(.message | test("No such file"))' "$tmp/out" >/dev/null && ok ||
+	bad "check --json missing: $(cat "$tmp/out")"
 edit "$tmp/a.json" 'p["exports"]["libpmem"]["env"]["PMEM_MOVNT_THRESHOLD"] = "65536"' "$tmp/b.json"
 run 1 "diff --json" -- --diff --json "$tmp/a.json" "$tmp/b.json"
 jq -e '.same == false and (.changes | length) >= 1' "$tmp/out" >/dev/null && ok ||
