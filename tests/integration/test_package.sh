@@ -37,7 +37,8 @@ for f in usr/bin/pmem-tune usr/share/man/man8/pmem-tune.8.gz \
 	ok "pmem-tune holds /$f" holds "$cli" "$f"
 done
 for f in usr/sbin/pmem-tuned usr/lib/systemd/system/pmem-tuned.service \
-	usr/lib/systemd/system/pmem-tune-probe.service usr/lib/tmpfiles.d/pmem-tuned.conf \
+	usr/lib/systemd/system/pmem-tune-probe.service \
+	usr/lib/systemd/system/pmem-tune-devices.service usr/lib/tmpfiles.d/pmem-tuned.conf \
 	usr/share/man/man8/pmem-tuned.8.gz usr/share/bash-completion/completions/pmem-tuned \
 	etc/pmem-tuned/pmem-tuned.conf usr/share/doc/pmem-tuned/copyright; do
 	ok "pmem-tuned holds /$f" holds "$daemon" "$f"

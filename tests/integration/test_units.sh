@@ -69,6 +69,20 @@ check_line "pmem-tune-probe.service: After=multi-user.target" yes pmem-tune-prob
 	'^After=.*multi-user\.target'
 check_line "pmem-tune-probe.service: Type=exec (its start job ends when it runs)" yes \
 	pmem-tune-probe.service '^Type=exec$'
+# systemd-udev-settle.service is deprecated (it waits for every device of the
+# host): the probe waits for the persistent-memory devices alone
+check_line "pmem-tune-probe.service: no ordering or dependency on systemd-udev-settle" no \
+	pmem-tune-probe.service '^(After|Wants|Requires|BindsTo)=.*systemd-udev-settle'
+check_line "pmem-tune-probe.service: wants pmem-tune-devices.service" yes \
+	pmem-tune-probe.service '^Wants=.*pmem-tune-devices\.service'
+check_line "pmem-tune-probe.service: after pmem-tune-devices.service" yes \
+	pmem-tune-probe.service '^After=.*pmem-tune-devices\.service'
+check_line "pmem-tune-devices.service: waits for the nd and cxl buses' devices" yes \
+	pmem-tune-devices.service '^[[:space:]]+--subsystem-match=nd --subsystem-match=cxl$'
+check_line "pmem-tune-devices.service: and first for the NVDIMM and CXL firmware devices" yes \
+	pmem-tune-devices.service 'sysname-match=ACPI0012:\* --sysname-match=ACPI0017:\*$'
+check_line "pmem-tune-devices.service: no systemd-udev-settle either" no \
+	pmem-tune-devices.service '^(After|Wants|Requires|BindsTo)=.*systemd-udev-settle'
 
 # --offline (systemd 250): the score of the file, not of a loaded unit
 if ! (cd "$T" && systemd-analyze security --offline=true pmem-tuned.service >/dev/null 2>&1); then

@@ -10,8 +10,10 @@
 #     and the end of the boot come before it exits, pmem-tuned is up before it
 #     exits; it probes the NVDIMM region through the hardened unit (exposure <= 2.0)
 #     and writes /var/lib/pmem-tune/probe.json, not the fleet's link or bundle; the
-#     unit does not fail.  Then the bundle gets this host's entry, probed on another
-#     kernel (the kernel is no part of the platform fingerprint)
+#     unit does not fail; it is not ordered after systemd-udev-settle.service but
+#     after pmem-tune-devices.service, whose udevadm trigger --settle both exited
+#     0, and the probe saw region0.  Then the bundle gets this host's entry,
+#     probed on another kernel (the kernel is no part of the platform fingerprint)
 #  boot 3 (kernel-change): no probe (ExecCondition=), the bundle unchanged, pmem-tuned
 #     applies its entry, pmem-tune --check exits 0 with an "environment change" line;
 #     then reprobe_on_environment_change = yes: the probe runs, writes the kept probe,
@@ -134,6 +136,26 @@ boot_fleet_link() {
 			| length == 1' "$KEPT"
 	pt_check "$KEPT: dram measured too" jqt '[.targets[] | select(.kind == "dram")] | length == 1' \
 		"$KEPT"
+	# no deprecated udev settle: the unit waits for the persistent-memory devices alone,
+	# and the probe at boot still sees the NVDIMM's region
+	pt_check "$PROBE_UNIT: not ordered after systemd-udev-settle.service" \
+		bash -c '! systemctl show -P After "$1" | grep -qw systemd-udev-settle.service' _ \
+		"$PROBE_UNIT"
+	echo "systemd-udev-settle.service this boot: $(prop systemd-udev-settle.service ActiveState)"
+	pt_check "$PROBE_UNIT: after pmem-tune-devices.service" \
+		bash -c 'systemctl show -P After "$1" | grep -qw pmem-tune-devices.service' _ \
+		"$PROBE_UNIT"
+	prop pmem-tune-devices.service ExecStart >"$OUT/boot2-devices-execstart.txt"
+	sed 's/^/  | /' "$OUT/boot2-devices-execstart.txt"
+	pt_expect_eq "pmem-tune-devices.service: both udevadm trigger --settle ran and exited 0" 2 \
+		"$(grep -Ec 'path=[^ ]*udevadm ; .* code=exited ; status=0[ /]' \
+			"$OUT/boot2-devices-execstart.txt")"
+	pt_expect_eq "pmem-tune-devices.service active (exited)" active \
+		"$(systemctl is-active pmem-tune-devices.service)"
+	echo "monotonic (s): pmem-tune-devices.service done" \
+		"$(($(mono pmem-tune-devices.service ActiveEnterTimestampMonotonic) / 1000000))"
+	pt_check "$KEPT: the probe at boot saw region0" \
+		jqt '[.targets[] | select(.name == "region0" and .kind == "pmem")] | length == 1' "$KEPT"
 	jsync
 	journalctl -b -u "$PROBE_UNIT" --no-pager >"$OUT/journal-boot2-probe.txt"
 	sed 's/^/  | /' "$OUT/journal-boot2-probe.txt" | grep -E "probe:|wrote|pmem-tune:" | tail -n 6
