@@ -397,22 +397,28 @@ static double view_weight(const struct side_view *v, const size_t *idx, size_t k
 }
 
 /*
- * Regret and mismatch of "low side below T, high side at and above" over
- * the views.  Regret: per op the weighted mean loss 1 - v(rule)/v(decided)
- * at sizes decided by separation that T contradicts (a tie costs nothing:
- * either side is as good), averaged over the ops.  Mismatch: the weighted
- * share of decided sizes, ties included, that T contradicts, summed.
- * bound: 0 from the medians; -1 each loss at the least its two intervals
- * allow (the decided side's low end against the rule's high end), +1 at
- * the most.
+ * What "low side below T, high side at and above" loses over the views:
+ * per size decided by separation that T contradicts, 1 - v(rule) /
+ * v(decided) (a tie costs nothing: either side is as good).  worst: the
+ * largest such loss at any size the consumer serves (weight > 0); mean:
+ * per op the weighted mean over the decided sizes, averaged over the ops;
+ * mismatch: the weighted share of decided sizes, ties included, that T
+ * contradicts, summed.  bound: 0 from the medians; +1 each loss at the
+ * most its two intervals allow (the decided side's high end against the
+ * rule's low end), -1 at the least.
  */
-static void rule_score_bound(const struct side_view *views, size_t nv, int low, uint64_t t,
-			     const struct export_weights *w, int bound, double *regret,
-			     double *mismatch)
+struct rule_loss {
+	double worst, mean, mismatch;
+	uint64_t worst_bytes;	/* the size of the worst loss, 0 if none */
+};
+
+static void rule_loss(const struct side_view *views, size_t nv, int low, uint64_t t,
+		      const struct export_weights *w, int bound, struct rule_loss *out)
 {
-	double rsum = 0, msum = 0;
+	double rsum = 0, msum = 0, worst = 0;
 	size_t nr = 0;
 
+	out->worst_bytes = 0;
 	for (size_t o = 0; o < nv; o++) {
 		const struct side_view *v = &views[o];
 		size_t idx[v->n + 1], m = 0;
@@ -424,7 +430,7 @@ static void rule_score_bound(const struct side_view *views, size_t nv, int low, 
 		for (size_t k = 0; k < m; k++) {
 			size_t i = idx[k];
 			int f = v->sizes[i] < t ? low : 1 - low;
-			double wi = view_weight(v, idx, k, m, w);
+			double wi = view_weight(v, idx, k, m, w), loss;
 
 			den += wi;
 			if (f == v->side[i])
@@ -436,7 +442,12 @@ static void rule_score_bound(const struct side_view *views, size_t nv, int low, 
 				const double *best = bound < 0 ? v->lo[v->side[i]] :
 						     bound > 0 ? v->hi[v->side[i]] : v->val[v->side[i]];
 
-				num += wi * fmax(0.0, 1 - got[i] / best[i]);
+				loss = fmax(0.0, 1 - got[i] / best[i]);
+				num += wi * loss;
+				if (wi > 0 && loss > worst) {
+					worst = loss;
+					out->worst_bytes = v->sizes[i];
+				}
 			}
 		}
 		if (den > 0) {
@@ -445,30 +456,39 @@ static void rule_score_bound(const struct side_view *views, size_t nv, int low, 
 			nr++;
 		}
 	}
-	*regret = nr ? rsum / (double)nr : NAN;
-	*mismatch = msum;
+	out->worst = nr ? worst : NAN;
+	out->mean = nr ? rsum / (double)nr : NAN;
+	out->mismatch = msum;
 }
 
-static void rule_score(const struct side_view *views, size_t nv, int low, uint64_t t,
-		       const struct export_weights *w, double *regret, double *mismatch)
+/* Losses compare rounded to 1e-9, so that the order of summation never decides. */
+static long long loss_key(double x)
 {
-	rule_score_bound(views, nv, low, t, w, 0, regret, mismatch);
+	return isnan(x) ? LLONG_MAX : llround(x * 1e9);
 }
 
 /*
- * What moving from t to tstar gains in regret, at the least the cells'
- * intervals allow: t's losses at their least, tstar's at their most.  A
- * gain by the medians that sits at the margin is a coin toss between
- * probes of one host; at the least it is not.
+ * Does moving from old to new gain more than r_margin, at the least the
+ * cells' intervals allow (old's losses at their least, new's at their
+ * most)?  The worst size first: a gain there by more than the margin is
+ * one; else, the worst size no worse, a gain in the mean loss by more
+ * than the margin is.  A gain by the medians that sits at the margin is a
+ * coin toss between probes of one host; at the least it is not.
  */
-static double least_gain(const struct side_view *views, size_t nv, int low, uint64_t t,
-			 uint64_t tstar, const struct export_weights *w)
+static bool gains(const struct side_view *views, size_t nv, int low, uint64_t old,
+		  uint64_t new, const struct export_weights *w, double r_margin)
 {
-	double rt, rs, mm;
+	struct rule_loss least_old, most_old, most_new;
 
-	rule_score_bound(views, nv, low, t, w, -1, &rt, &mm);
-	rule_score_bound(views, nv, low, tstar, w, +1, &rs, &mm);
-	return rt - rs;
+	rule_loss(views, nv, low, old, w, -1, &least_old);
+	rule_loss(views, nv, low, old, w, +1, &most_old);
+	rule_loss(views, nv, low, new, w, +1, &most_new);
+	if (isnan(least_old.worst) || isnan(most_new.worst))
+		return false;
+	if (least_old.worst - most_new.worst > r_margin)
+		return true;
+	return loss_key(most_new.worst) <= loss_key(most_old.worst) &&
+	       least_old.mean - most_new.mean > r_margin;
 }
 
 static double log_distance(uint64_t a, uint64_t b)
@@ -543,16 +563,18 @@ struct threshold {
 };
 
 /*
- * The threshold for a single knob: T*, the candidate (0, each decided
- * size, "never") that reproduces the decided sides best (least mismatch,
- * then least regret, then nearest the default); then the baseline's
- * value, then the consumer's default, each kept unless T* beats it by
- * more than r_margin in regret.  Values compare rounded to 1e-9, so that
- * the order of summation never decides.  A move from the baseline's value
- * (the default's without one) by less than EXPORT_RECHECK_MARGINS margins
- * notes its cells in rx; least is the least value the consumer takes (a
- * smaller one acts as least), so that a move within it is none.  -ENOENT
- * when nothing is decided.
+ * The threshold for a single knob, from the candidates (0, each decided
+ * size, "never"), each scored with every loss at the most its cells'
+ * intervals allow: T*, the one of least worst-size loss, worst-size
+ * losses within r_margin of the least counting as equal, then of least
+ * mean loss, then least mismatch, then nearest the default.  Then the
+ * baseline's value, else the consumer's default, is kept unless T* gains
+ * on it by more than r_margin (gains()).  Any move from the baseline's
+ * value (the default's without one) notes its cells in rx, so that it
+ * stands only on a second look; least is the least value the consumer
+ * takes (a smaller one acts as least), so that a move within it is none.
+ * out->regret is the mean loss by the medians.  -ENOENT when nothing is
+ * decided.
  */
 static int knob_threshold(const struct side_view *views, size_t nv, int low,
 			  const uint64_t *dflt, const uint64_t *baseline, double r_margin,
@@ -560,18 +582,23 @@ static int knob_threshold(const struct side_view *views, size_t nv, int low,
 			  struct threshold *out)
 {
 	const uint64_t *old = baseline ? baseline : dflt;
-	size_t nc = 2, total = 2;
+	size_t nc = 2, total = 2, m = 0;
 	uint64_t *cand;
-	long long best_m = LLONG_MAX, best_r = LLONG_MAX;
-	double best_d = INFINITY, rs = NAN, mm;
+	struct rule_loss *loss, med;
+	long long least_worst = LLONG_MAX, best_m = LLONG_MAX, best_x = LLONG_MAX;
+	double best_d = INFINITY;
 	uint64_t tstar = 0;
 	bool any = false;
 
 	for (size_t o = 0; o < nv; o++)
 		total += views[o].n;
 	cand = calloc(total, sizeof(*cand));
-	if (!cand)
+	loss = calloc(total, sizeof(*loss));
+	if (!cand || !loss) {
+		free(cand);
+		free(loss);
 		return -ENOMEM;
+	}
 	cand[0] = 0;
 	cand[1] = POLICY_SIZE_OPEN;
 	for (size_t o = 0; o < nv; o++)
@@ -582,52 +609,51 @@ static int knob_threshold(const struct side_view *views, size_t nv, int low,
 			}
 	if (!any) {
 		free(cand);
+		free(loss);
 		return -ENOENT;
 	}
 	qsort(cand, nc, sizeof(*cand), cmp_u64);
 	for (size_t k = 0; k < nc; k++) {
-		double r, d;
-		long long rm, rr;
-
 		if (k && cand[k] == cand[k - 1])
 			continue;
-		rule_score(views, nv, low, cand[k], w, &r, &mm);
-		rm = llround(mm * 1e9);
-		rr = llround(r * 1e9);
-		d = dflt ? log_distance(cand[k], *dflt) : 0;
-		if (rm < best_m ||
-		    (rm == best_m && (rr < best_r || (rr == best_r && d < best_d)))) {
-			best_m = rm;
-			best_r = rr;
+		cand[m] = cand[k];
+		rule_loss(views, nv, low, cand[m], w, +1, &loss[m]);
+		if (loss_key(loss[m].worst) < least_worst)
+			least_worst = loss_key(loss[m].worst);
+		m++;
+	}
+	for (size_t k = 0; k < m; k++) {
+		long long lm = loss_key(loss[k].mean), lx = loss_key(loss[k].mismatch);
+		double d = dflt ? log_distance(cand[k], *dflt) : 0;
+
+		if (loss_key(loss[k].worst) > least_worst + loss_key(r_margin))
+			continue;
+		if (lm < best_m || (lm == best_m && (lx < best_x || (lx == best_x && d < best_d)))) {
+			best_m = lm;
+			best_x = lx;
 			best_d = d;
 			tstar = cand[k];
-			rs = r;
 		}
 	}
 	free(cand);
-	*out = (struct threshold){ .bytes = tstar, .regret = rs, .src = FROM_MEASURED };
+	free(loss);
+	rule_loss(views, nv, low, tstar, w, 0, &med);
+	*out = (struct threshold){ .bytes = tstar, .regret = med.mean, .src = FROM_MEASURED };
 	/* the baseline first: a re-probe keeps what is installed unless beaten */
 	for (int k = 0; k < 2; k++) {
 		const uint64_t *t = k ? dflt : baseline;
-		double r;
 
 		if (!t)
 			continue;
-		rule_score(views, nv, low, *t, w, &r, &mm);
-		if (!isnan(r) && !(least_gain(views, nv, low, *t, tstar, w) > r_margin)) {
-			*out = (struct threshold){ .bytes = *t, .regret = r,
+		rule_loss(views, nv, low, *t, w, 0, &med);
+		if (!isnan(med.mean) && !gains(views, nv, low, *t, tstar, w, r_margin)) {
+			*out = (struct threshold){ .bytes = *t, .regret = med.mean,
 						   .src = k ? FROM_DEFAULT : FROM_BASELINE };
 			break;
 		}
 	}
-	if (rx && old && u64_max(*old, least) != u64_max(out->bytes, least)) {
-		double r;
-
-		rule_score(views, nv, low, *old, w, &r, &mm);
-		if (!isnan(r) && r - rs <= EXPORT_RECHECK_MARGINS * r_margin)
-			note_rechecks(views, nv, u64_max(*old, least), u64_max(out->bytes, least),
-				      rx);
-	}
+	if (rx && old && u64_max(*old, least) != u64_max(out->bytes, least))
+		note_rechecks(views, nv, u64_max(*old, least), u64_max(out->bytes, least), rx);
 	return 0;
 }
 
@@ -1117,6 +1143,108 @@ static int export_glibc(struct policy *p, const struct export_weights *w,
 	if (e->present)
 		snprintf(e->source, sizeof(e->source), "%s", source_names[most]);
 	return 0;
+}
+
+/* The views knob k decides from in p, and the side it puts below its threshold. */
+static int knob_views(const struct policy *p, enum export_knob k, struct target_views *tv,
+		      int *low)
+{
+	const struct policy_target *t = k == EXPORT_KNOB_GLIBC_NT ||
+					k == EXPORT_KNOB_GLIBC_REP_MOVSB ?
+					policy_find_target(p, "dram") : persistent_target(p);
+
+	tv->nv = 0;
+	if (!t || ((k == EXPORT_KNOB_GLIBC_NT || k == EXPORT_KNOB_GLIBC_REP_MOVSB) &&
+		   strcmp(t->kind, "dram")))
+		return -ENOENT;
+	*low = k == EXPORT_KNOB_KERNEL_NT ? 0 : 1;
+	switch (k) {
+	case EXPORT_KNOB_GLIBC_NT:
+		return target_views_init(tv, t, glibc_streaming(t, &p->platform.cpu), "noflush");
+	case EXPORT_KNOB_GLIBC_REP_MOVSB:
+		return target_views_init(tv, t, "rep_movsb_clwb", "clwb");
+	default:
+		return target_views_init(tv, t, NULL, NULL);
+	}
+}
+
+int export_knob_loss(const struct policy *p, enum export_knob k, uint64_t threshold_bytes,
+		     int bound, const struct export_weights *w, struct export_knob_loss *out)
+{
+	struct target_views tv;
+	struct rule_loss l;
+	int low, rc = knob_views(p, k, &tv, &low);
+
+	if (!rc) {
+		rule_loss(tv.v, tv.nv, low, threshold_bytes, w, bound, &l);
+		rc = isnan(l.worst) ? -ENOENT : 0;
+		*out = (struct export_knob_loss){ threshold_bytes, l.worst, l.mean, l.worst_bytes };
+	}
+	target_views_free(&tv);
+	return rc;
+}
+
+int export_knob_best(const struct policy *p, enum export_knob k, int bound,
+		     const struct export_weights *w, struct export_knob_loss *out)
+{
+	struct target_views tv;
+	int low, rc = knob_views(p, k, &tv, &low);
+	long long bw = LLONG_MAX, bm = LLONG_MAX;
+
+	for (size_t o = 0; !rc && o < tv.nv; o++)
+		for (size_t i = 0; i <= tv.v[o].n + 1; i++) {
+			uint64_t t = i == 0 ? 0 : i <= tv.v[o].n ? tv.v[o].sizes[i - 1] :
+				     POLICY_SIZE_OPEN;
+			struct rule_loss l;
+
+			rule_loss(tv.v, tv.nv, low, t, w, bound, &l);
+			if (loss_key(l.worst) < bw ||
+			    (loss_key(l.worst) == bw && loss_key(l.mean) < bm)) {
+				bw = loss_key(l.worst);
+				bm = loss_key(l.mean);
+				*out = (struct export_knob_loss){ t, l.worst, l.mean, l.worst_bytes };
+			}
+		}
+	target_views_free(&tv);
+	return rc ? rc : bw == LLONG_MAX ? -ENOENT : 0;
+}
+
+int export_knob_value(const struct policy *p, enum export_knob k, uint64_t *threshold_bytes)
+{
+	const struct policy_exports *x = &p->exports;
+	uint64_t v;
+
+	switch (k) {
+	case EXPORT_KNOB_PMEM_MOVNT:
+		if (!x->libpmem.present)
+			return -ENOENT;
+		if (baseline_kv(&x->libpmem, EXPORT_PMEM_NO_MOVNT, &v) && v)
+			*threshold_bytes = POLICY_SIZE_OPEN;
+		else if (!baseline_kv(&x->libpmem, EXPORT_PMEM_MOVNT_THRESHOLD, threshold_bytes))
+			*threshold_bytes = pmdk_default;
+		return 0;
+	case EXPORT_KNOB_KERNEL_NT:
+		if (!x->kernel.present)
+			return -ENOENT;
+		/* non-temporal up to and including N: the switch is right above N */
+		v = x->kernel.threshold_bytes;
+		*threshold_bytes = v == POLICY_SIZE_OPEN ? v : v + 1;
+		return 0;
+	case EXPORT_KNOB_GLIBC_NT:
+		if (!x->glibc.present)
+			return -ENOENT;
+		if (!baseline_kv(&x->glibc, EXPORT_GLIBC_NT_THRESHOLD, threshold_bytes))
+			*threshold_bytes = p->platform.cpu.llc_bytes * 3 / 4;
+		return 0;
+	case EXPORT_KNOB_GLIBC_REP_MOVSB:
+		if (!x->glibc.present)
+			return -ENOENT;
+		if (!baseline_kv(&x->glibc, EXPORT_GLIBC_REP_MOVSB_THRESHOLD, threshold_bytes))
+			*threshold_bytes = glibc_rep_movsb;
+		return 0;
+	default:
+		return -EINVAL;
+	}
 }
 
 int export_compute(struct policy *p, const struct export_weights *w)

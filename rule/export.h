@@ -52,20 +52,14 @@ int export_best_threshold(const struct policy_op *const *ops, size_t nops, const
 /* Fill p->exports (libpmem, kernel, glibc) from p's targets. */
 int export_compute(struct policy *p, const struct export_weights *w);
 /*
- * The same, keeping each of baseline's export values (NULL: none) unless
- * the new decisions make it worse than the best value by more than the
- * export margin in regret.
+ * The same, keeping each of baseline's export values (NULL: none), else
+ * the consumer's default, unless the best value gains on it by more than
+ * the export margin: at its worst size first, else, the worst size no
+ * worse, in the mean loss; each loss at the end of its cells' 95 %
+ * intervals that favours the old value (see knob_threshold()).
  */
 int export_compute_with_baseline(struct policy *p, const struct export_weights *w,
 				 const struct policy *baseline);
-
-/*
- * A change of an export by less than this many times its margin in
- * regret is made on two looks: the probe measures the cells it rests on
- * again, fresh (export_rechecks()), and the change stands only if the
- * fresh cells show it too.  A clearer change stands on one look.
- */
-#define EXPORT_RECHECK_MARGINS 2.0
 
 /* One size of one op that a change of an export rests on. */
 struct export_recheck {
@@ -80,16 +74,58 @@ struct export_recheck {
 
 /*
  * Where the exports of p, computed as export_compute_with_baseline()
- * does, change a threshold on this look by less than
- * EXPORT_RECHECK_MARGINS margins of regret: the sizes of target t (one of
+ * does, change a threshold on this look: the sizes of target t (one of
  * p's) that were decided by separation and that the old value (the
  * baseline's, else the consumer's default) and the new one put on
- * different sides.  At most max into out; returns the count, or a
- * negative errno.  p->exports is left computed from the cells as they are.
+ * different sides.  The probe measures them again, fresh, and the change
+ * stands only if the fresh cells show it too.  At most max into out;
+ * returns the count, or a negative errno.  p->exports is left computed
+ * from the cells as they are.
  */
 ssize_t export_rechecks(struct policy *p, const struct export_weights *w,
 			const struct policy *baseline, const struct policy_target *t,
 			struct export_recheck *out, size_t max);
+
+/* A consumer's single knob, as the exports decide it. */
+enum export_knob {
+	EXPORT_KNOB_PMEM_MOVNT,		/* libpmem PMEM_MOVNT_THRESHOLD: cached below */
+	EXPORT_KNOB_KERNEL_NT,		/* flushcache_nt_max_bytes: non-temporal below */
+	EXPORT_KNOB_GLIBC_NT,		/* x86_non_temporal_threshold: noflush below */
+	EXPORT_KNOB_GLIBC_REP_MOVSB,	/* x86_rep_movsb_threshold: clwb below */
+	EXPORT_KNOBS,
+};
+
+/*
+ * What a knob at a threshold loses on a policy's cells, as the exports
+ * score it: at the sizes decided by separation that the threshold puts on
+ * the other side, 1 - v(its side) / v(decided side).  worst: the largest
+ * (at worst_bytes, 0 where none); mean: per op the weighted mean over the
+ * decided sizes, averaged over the one-thread ops.  bound 0 takes the
+ * medians, +1 each loss at the most its cells' 95 % intervals allow, -1
+ * at the least.
+ */
+struct export_knob_loss {
+	uint64_t threshold_bytes;	/* below it the knob's first side, POLICY_SIZE_OPEN: never */
+	double worst, mean;
+	uint64_t worst_bytes;
+};
+
+/* k at threshold_bytes on p's cells; -ENOENT where p decides nothing for k. */
+int export_knob_loss(const struct policy *p, enum export_knob k, uint64_t threshold_bytes,
+		     int bound, const struct export_weights *w, struct export_knob_loss *out);
+/*
+ * The best single value of k in hindsight: the candidate (0, a decided
+ * size, never) of least worst-size loss, then least mean; no margin, no
+ * default.  -ENOENT where p decides nothing for k.
+ */
+int export_knob_best(const struct policy *p, enum export_knob k, int bound,
+		     const struct export_weights *w, struct export_knob_loss *out);
+/*
+ * The value p's exports give k, as a threshold of export_knob_loss()
+ * (the consumer's default where the export keeps it); -ENOENT where p
+ * exports nothing for k.
+ */
+int export_knob_value(const struct policy *p, enum export_knob k, uint64_t *threshold_bytes);
 
 /* One line per export, for humans. */
 void export_print(FILE *f, const struct policy *p);
