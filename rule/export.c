@@ -572,7 +572,8 @@ struct threshold {
  * on it by more than r_margin (gains()).  Any move from the baseline's
  * value (the default's without one) notes its cells in rx, so that it
  * stands only on a second look; least is the least value the consumer
- * takes (a smaller one acts as least), so that a move within it is none.
+ * takes (a smaller one acts as least): every value is scored as the
+ * consumer takes it, so that a move within it is none.
  * out->regret is the mean loss by the medians.  -ENOENT when nothing is
  * decided.
  */
@@ -599,12 +600,13 @@ static int knob_threshold(const struct side_view *views, size_t nv, int low,
 		free(loss);
 		return -ENOMEM;
 	}
-	cand[0] = 0;
+	/* a value below least acts as least: scored, and chosen, as the consumer takes it */
+	cand[0] = least;
 	cand[1] = POLICY_SIZE_OPEN;
 	for (size_t o = 0; o < nv; o++)
 		for (size_t i = 0; i < views[o].n; i++)
 			if (views[o].side[i] >= 0) {
-				cand[nc++] = views[o].sizes[i];
+				cand[nc++] = u64_max(views[o].sizes[i], least);
 				any = true;
 			}
 	if (!any) {
@@ -645,8 +647,9 @@ static int knob_threshold(const struct side_view *views, size_t nv, int low,
 
 		if (!t)
 			continue;
-		rule_loss(views, nv, low, *t, w, 0, &med);
-		if (!isnan(med.mean) && !gains(views, nv, low, *t, tstar, w, r_margin)) {
+		rule_loss(views, nv, low, u64_max(*t, least), w, 0, &med);
+		if (!isnan(med.mean) &&
+		    !gains(views, nv, low, u64_max(*t, least), tstar, w, r_margin)) {
 			*out = (struct threshold){ .bytes = *t, .regret = med.mean,
 						   .src = k ? FROM_DEFAULT : FROM_BASELINE };
 			break;
