@@ -830,18 +830,33 @@ static bool baseline_has(const struct policy_export *b, const struct member_sett
 	return hit == s->nkeys;
 }
 
-/*
- * The regret of running each setting's member at every size of ops on
- * the threshold's side (1: below thr, cached; 0: at and above it,
- * streaming), over the sizes where every setting's member is measured, as
- * export_rule_regret() weighs them; the mean over the ops, NAN where no op
- * has such a size.
- */
-static void member_regrets(const struct policy_op *const *ops, size_t nops,
-			   const struct member_setting *s, size_t ns, int side, uint64_t thr,
-			   const struct export_weights *w, double *out)
+/* A cell at an end of its 95 % interval (bound -1 low, +1 high, 0 the median); NAN if none. */
+static double cell_bound(const struct policy_curve *c, size_t i, int bound)
 {
-	double sum[MEMBER_SETTINGS_MAX] = { 0 };
+	double m = cell(c, i), x;
+
+	if (isnan(m) || !bound)
+		return m;
+	x = bound < 0 ? (c->ci_lo_mib_s ? c->ci_lo_mib_s[i] : NAN) :
+		       (c->ci_hi_mib_s ? c->ci_hi_mib_s[i] : NAN);
+	return x > 0 && (bound < 0 ? x <= m : x >= m) ? x : m;
+}
+
+/*
+ * What running each setting's member at every size of ops on the
+ * threshold's side (1: below thr, cached; 0: at and above it, streaming)
+ * loses against the best measured strategy there, over the sizes where
+ * every setting's member is measured: worst, the largest loss at a size
+ * the consumer serves; mean, per op weighted as export_rule_regret()
+ * weighs sizes, averaged over the ops (NAN where no op has such a size).
+ * bound +1 takes each loss at the most the intervals allow (the member's
+ * low end against the best high end), -1 at the least, 0 the medians.
+ */
+static void member_losses(const struct policy_op *const *ops, size_t nops,
+			  const struct member_setting *s, size_t ns, int side, uint64_t thr,
+			  const struct export_weights *w, int bound, struct rule_loss *out)
+{
+	double sum[MEMBER_SETTINGS_MAX] = { 0 }, worst[MEMBER_SETTINGS_MAX] = { 0 };
 	size_t nop = 0;
 
 	for (size_t o = 0; o < nops; o++) {
@@ -861,11 +876,11 @@ static void member_regrets(const struct policy_op *const *ops, size_t nops,
 			if ((op->sizes_bytes[i] < thr) != (side == 1))
 				continue;
 			for (k = 0; k < ns; k++) {
-				v[k] = cell(cv[k], i);
+				v[k] = cell_bound(cv[k], i, -bound);
 				all &= !isnan(v[k]);
 			}
 			for (size_t c = 0; all && c < op->ncurves; c++) {
-				double x = cell(&op->curves[c], i);
+				double x = cell_bound(&op->curves[c], i, bound);
 
 				if (!op->curves[c].reference_only && !isnan(x) && x > best)
 					best = x;
@@ -873,8 +888,13 @@ static void member_regrets(const struct policy_op *const *ops, size_t nops,
 			if (!all || best <= 0)
 				continue;
 			wi = size_weight(op, i, w);
-			for (k = 0; k < ns; k++)
-				acc[k] += wi * (1.0 - v[k] / best);
+			for (k = 0; k < ns; k++) {
+				double loss = fmax(0.0, 1.0 - v[k] / best);
+
+				acc[k] += wi * loss;
+				if (wi > 0 && loss > worst[k])
+					worst[k] = loss;
+			}
 			wsum += wi;
 		}
 		if (wsum <= 0)
@@ -884,16 +904,20 @@ static void member_regrets(const struct policy_op *const *ops, size_t nops,
 		nop++;
 	}
 	for (size_t k = 0; k < ns; k++)
-		out[k] = nop ? sum[k] / (double)nop : NAN;
+		out[k] = (struct rule_loss){ .worst = nop ? worst[k] : NAN,
+					     .mean = nop ? sum[k] / (double)nop : NAN };
 }
 
 /*
  * A feature switch acts at every size on its side of the threshold, so
- * a member that wins a range somewhere is not reason enough: the setting
- * of least regret over that side (among the default's and those of
- * members some range uses) is written only when it beats the baseline's
- * setting, then the default, by more than r_margin in regret.  A
- * one-size member island keeps its range and moves no switch.
+ * a member that wins a range somewhere is not reason enough.  The
+ * settings (the default's and those of members some range uses) are
+ * chosen as thresholds are: each loss at the most its cells allow, least
+ * worst-size loss first (within r_margin equal), then least mean; the
+ * baseline's setting, else the default's, is kept unless the best gains
+ * on it by more than r_margin, at the worst size or, that no worse, in
+ * the mean (old at its least, new at its most).  A one-size member
+ * island keeps its range and moves no switch.
  */
 static void export_member(struct policy_export *e, const struct policy_op *const *ops,
 			  size_t nops, enum strategy_family f, uint64_t thr, double r_margin,
@@ -902,10 +926,10 @@ static void export_member(struct policy_export *e, const struct policy_op *const
 	const struct policy_export *base = bp && bp->exports.libpmem.present ?
 					   &bp->exports.libpmem : NULL;
 	struct member_setting s[MEMBER_SETTINGS_MAX];
-	double r[MEMBER_SETTINGS_MAX];
+	struct rule_loss most[MEMBER_SETTINGS_MAX], least[MEMBER_SETTINGS_MAX];
 	const char *dflt = family_default(ops, nops, f);
 	size_t ns, pick = 0, bk = 0;
-	long long best = LLONG_MAX;
+	long long least_worst = LLONG_MAX, best = LLONG_MAX;
 
 	if (!dflt)
 		return;
@@ -917,25 +941,35 @@ static void export_member(struct policy_export *e, const struct policy_op *const
 		else
 			k++;
 	}
-	member_regrets(ops, nops, s, ns, f == FAMILY_CACHED_FLUSH, thr, w, r);
+	member_losses(ops, nops, s, ns, f == FAMILY_CACHED_FLUSH, thr, w, +1, most);
+	member_losses(ops, nops, s, ns, f == FAMILY_CACHED_FLUSH, thr, w, -1, least);
 	for (size_t k = 0; k < ns; k++) {
-		long long rk = isnan(r[k]) ? LLONG_MAX : llround(r[k] * 1e9);
-
-		if (rk < best) {
-			best = rk;
-			pick = k;
-		}
+		if (loss_key(most[k].worst) < least_worst)
+			least_worst = loss_key(most[k].worst);
 		/* the baseline's: the setting whose switches it carries, the most of them */
 		if (k && baseline_has(base, &s[k]) && s[k].nkeys > s[bk].nkeys)
 			bk = k;
 	}
-	if (best == LLONG_MAX)
+	if (least_worst == LLONG_MAX)
 		return;
+	for (size_t k = 0; k < ns; k++)
+		if (loss_key(most[k].worst) <= least_worst + loss_key(r_margin) &&
+		    loss_key(most[k].mean) < best) {
+			best = loss_key(most[k].mean);
+			pick = k;
+		}
 	/* the baseline's setting first, then the default, each kept unless beaten */
-	if (r[bk] - r[pick] <= r_margin)
-		pick = bk;
-	else if (r[0] - r[pick] <= r_margin)
-		pick = 0;
+	for (int k = 0; k < 2; k++) {
+		size_t old = k ? 0 : bk;
+		bool gain = least[old].worst - most[pick].worst > r_margin ||
+			    (loss_key(most[pick].worst) <= loss_key(most[old].worst) &&
+			     least[old].mean - most[pick].mean > r_margin);
+
+		if (!isnan(most[old].worst) && !gain) {
+			pick = old;
+			break;
+		}
+	}
 	for (unsigned k = 0; k < s[pick].nkeys; k++)
 		kv_set(e, s[pick].keys[k], "%s", s[pick].values[k]);
 }
