@@ -34,11 +34,11 @@
 #include "rule/strategy_class.h"
 
 /*
- * The consumers' own defaults: kept when the measured best beats them by
- * no more than EXPORT_REGRET_TOLERANCE.  PMDK switches to non-temporal at
- * 256 bytes, dm-writecache's rule would be "non-temporal below 768"
- * (threshold 768 in this rule's terms), glibc's rep movsb threshold is
- * 2 KiB per 16 bytes of vector (4 KiB with AVX2).
+ * The consumers' own defaults: kept, without a baseline, unless the best
+ * value gains on them by more than the margin (knob_threshold()).  PMDK
+ * switches to non-temporal at 256 bytes, dm-writecache's rule would be
+ * "non-temporal below 768" (threshold 768 in this rule's terms), glibc's
+ * rep movsb threshold is 2 KiB per 16 bytes of vector (4 KiB with AVX2).
  */
 static const uint64_t pmdk_default = 256, kernel_default = 768, glibc_rep_movsb = 4096;
 
