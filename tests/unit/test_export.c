@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Exports and their regret on synthetic curves with known answers. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -498,9 +499,23 @@ static void test_least_gain(void)
 {
 	struct policy *p = glibc_policy(1100);
 
+	struct export_knob_loss l;
+	uint64_t t;
+
 	CHECK_INT(export_compute(p, NULL), 0);
 	CHECK_MSG(nt_threshold(p) && !strcmp(nt_threshold(p), "0x8000"),
 		  "x86_non_temporal_threshold=%s", nt_threshold(p) ? nt_threshold(p) : "(none)");
+	/* the scoring as tests and benchmarks see it: the export is the best value here */
+	CHECK_INT(export_knob_value(p, EXPORT_KNOB_GLIBC_NT, &t), 0);
+	CHECK_INT(t, 0x8000);
+	CHECK_INT(export_knob_best(p, EXPORT_KNOB_GLIBC_NT, 1, NULL, &l), 0);
+	CHECK_INT(l.threshold_bytes, 0x8000);
+	CHECK_NEAR(l.worst, 0, 1e-12);
+	/* the default (3/4 of 1 MiB) leaves 1 - 1000 / 1100 at 32-128 KiB, the first its worst */
+	CHECK_INT(export_knob_loss(p, EXPORT_KNOB_GLIBC_NT, 786432, 0, NULL, &l), 0);
+	CHECK_NEAR(l.worst, 1 - 1000.0 / 1100, 1e-9);
+	CHECK_INT(l.worst_bytes, 32768);
+	CHECK_INT(export_knob_value(p, EXPORT_KNOB_PMEM_MOVNT, &t), -ENOENT);
 	widen(p, 0.04);
 	CHECK_INT(export_compute(p, NULL), 0);
 	CHECK_MSG(!nt_threshold(p), "x86_non_temporal_threshold=%s",
