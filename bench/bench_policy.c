@@ -60,11 +60,12 @@
 #include "policy/fingerprint.h"
 #include "policy/policy.h"
 #include "rule/crossover.h"
+#include "rule/export.h"
+#include "rule/samples.h"
 #include "rule/stats.h"
 #include "rule/strategy_class.h"
 
 #include "oracle.h"
-#include "rule/samples.h"
 #include "sweep_record.h"
 
 #ifndef PMEM_TUNE_PATH
@@ -86,10 +87,14 @@
 #define MAX_SIZES	256
 #define DISPATCH_MAX	64
 
-enum col { COL_POLICY, COL_PMDK_DEFAULT, COL_PMDK_EXPORTED, COL_DM, COL_MEMCPY, NCOLS };
+enum col {
+	COL_POLICY, COL_PMDK_DEFAULT, COL_PMDK_EXPORTED, COL_DM, COL_DM_EXPORTED, COL_MEMCPY,
+	NCOLS
+};
 
 static const char *const col_name[NCOLS] = {
-	"policy", "pmdk-default", "pmdk-exported", "dm-writecache", "memcpy+clwb",
+	"policy", "pmdk-default", "pmdk-exported", "dm-writecache", "dm-exported",
+	"memcpy+clwb",
 };
 
 struct cell {
@@ -166,6 +171,14 @@ static strategy_copy_fn dm_nt, dm_flush;
 static void copy_dm_writecache(void *dst, const void *src, size_t len)
 {
 	(len < DM_WRITECACHE_FLUSH_FROM ? dm_nt : dm_flush)(dst, src, len);
+}
+
+/* dm-writecache's rule with the exported flushcache_nt_max_bytes: movnt up to it */
+static uint64_t dm_exported_max = POLICY_SIZE_OPEN;
+
+static void copy_dm_exported(void *dst, const void *src, size_t len)
+{
+	(len <= dm_exported_max ? dm_nt : dm_flush)(dst, src, len);
 }
 
 #ifdef HAVE_LIBPMEM
@@ -371,7 +384,7 @@ struct contenders {
 	const char *name[SWEEP_BENCH_MAX_FNS];
 	unsigned first_single, nsingle;	/* the strategies alone */
 	int memcpy_clwb;		/* index, -1 if this CPU lacks clwb */
-	int dm;
+	int dm, dm_exported;		/* indexes, -1 where not run */
 };
 
 static int contenders_set(struct contenders *k, const struct cpu_info *ci, bool cpu_cache)
@@ -380,11 +393,11 @@ static int contenders_set(struct contenders *k, const struct cpu_info *ci, bool 
 	const struct strategy *fl = strategy_find("clflushopt");
 
 	memset(k, 0, sizeof(*k));
-	k->memcpy_clwb = k->dm = -1;
+	k->memcpy_clwb = k->dm = k->dm_exported = -1;
 	k->fn[k->n] = copy_policy;
 	k->name[k->n++] = "policy";
 	k->first_single = k->n;
-	for (unsigned i = 0; i < strategy_count && k->n < SWEEP_BENCH_MAX_FNS - 3; i++) {
+	for (unsigned i = 0; i < strategy_count && k->n < SWEEP_BENCH_MAX_FNS - 4; i++) {
 		const struct strategy *s = &strategy_table[i];
 
 		/* noflush alone is no persistent copy unless the caches are persistent */
@@ -405,6 +418,9 @@ static int contenders_set(struct contenders *k, const struct cpu_info *ci, bool 
 		k->dm = (int)k->n;
 		k->fn[k->n] = copy_dm_writecache;
 		k->name[k->n++] = "dm-writecache";
+		k->dm_exported = (int)k->n;
+		k->fn[k->n] = copy_dm_exported;
+		k->name[k->n++] = "dm-exported";
 	}
 	return 0;
 }
@@ -438,6 +454,8 @@ static bool is_nt(const struct contenders *k, unsigned j, uint64_t size, const c
 		return strategy_is_nontemporal(pick);
 	if ((int)j == k->dm)
 		return size < DM_WRITECACHE_FLUSH_FROM || dm_flush == dm_nt;
+	if ((int)j == k->dm_exported)
+		return size <= dm_exported_max || dm_flush == dm_nt;
 	return strategy_is_nontemporal(k->name[j]);
 }
 
@@ -683,6 +701,8 @@ static int measure_parent(const struct opts *o, const struct target *t,
 			c->ratio_naive = c->v[0] / c->oracle;
 			c->ratio[COL_POLICY] = c->v[0] / c->oracle_cv;
 			c->ratio[COL_DM] = k->dm >= 0 ? c->v[k->dm] / c->oracle_cv : NAN;
+			c->ratio[COL_DM_EXPORTED] = k->dm_exported >= 0 ?
+						    c->v[k->dm_exported] / c->oracle_cv : NAN;
 			c->ratio[COL_MEMCPY] = k->memcpy_clwb >= 0 ?
 					       c->v[k->memcpy_clwb] / c->oracle_cv : NAN;
 		}
@@ -1072,6 +1092,49 @@ static const struct cell *worst(const struct op_run *runs, size_t nruns, enum co
 			}
 		}
 	return wc;
+}
+
+static void knob_value(char *buf, size_t len, uint64_t t)
+{
+	if (t == POLICY_SIZE_OPEN || t >= 1ull << 40)
+		snprintf(buf, len, "never");
+	else
+		snprintf(buf, len, "%" PRIu64, t);
+}
+
+/*
+ * Each consumer's knob as the policy exports it beside the best single
+ * value in hindsight, on the policy's own cells (export_knob_loss(): the
+ * worst-size and mean loss, each cell at the end of its interval least
+ * favourable to the value, and by the medians).
+ */
+static void print_knobs(const struct policy *p)
+{
+	static const char *const name[EXPORT_KNOBS] = {
+		[EXPORT_KNOB_PMEM_MOVNT] = "PMEM_MOVNT_THRESHOLD",
+		[EXPORT_KNOB_KERNEL_NT] = "kernel non-temporal below",
+		[EXPORT_KNOB_GLIBC_NT] = "x86_non_temporal_threshold",
+		[EXPORT_KNOB_GLIBC_REP_MOVSB] = "x86_rep_movsb_threshold",
+	};
+
+	printf("exports on the policy's cells (threshold; worst-size loss at the bound / "
+	       "by the medians, mean loss by the medians):\n");
+	for (int k = 0; k < EXPORT_KNOBS; k++) {
+		struct export_knob_loss eb, em, bb, bm;
+		char v1[24], v2[24];
+		uint64_t t;
+
+		if (export_knob_value(p, k, &t) || export_knob_loss(p, k, t, 1, NULL, &eb) ||
+		    export_knob_loss(p, k, t, 0, NULL, &em) ||
+		    export_knob_best(p, k, 1, NULL, &bb) ||
+		    export_knob_loss(p, k, bb.threshold_bytes, 0, NULL, &bm))
+			continue;
+		knob_value(v1, sizeof(v1), t);
+		knob_value(v2, sizeof(v2), bb.threshold_bytes);
+		printf("  %-27s exported %-8s %.3f / %.3f, mean %.4f; best %-8s %.3f / %.3f, "
+		       "mean %.4f\n", name[k], v1, eb.worst, em.worst, em.mean, v2, bb.worst,
+		       bm.worst, bm.mean);
+	}
 }
 
 static void print_summary(const struct op_run *runs, size_t nruns, enum col col)
@@ -1517,6 +1580,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_policy: target %s has no write op to measure\n", pt->name);
 		goto fail;
 	}
+	/* the kernel export's "non-temporal up to N"; without one the module's own 768 */
+	dm_exported_max = p->exports.kernel.present ? p->exports.kernel.threshold_bytes :
+			  DM_WRITECACHE_FLUSH_FROM - 1;
 	if (contenders_set(&k, &ci, !strcmp(pt->persistence_domain, "cpu_cache"))) {
 		fprintf(stderr, "bench_policy: no strategy runs on this CPU\n");
 		goto fail;
@@ -1564,7 +1630,14 @@ int main(int argc, char **argv)
 	printf("dm-writecache: movnt below %d bytes, %s from %d up\n", DM_WRITECACHE_FLUSH_FROM,
 	       dm_flush == dm_nt ? "movnt (no clflushopt)" : "clflushopt",
 	       DM_WRITECACHE_FLUSH_FROM);
+	if (dm_exported_max == POLICY_SIZE_OPEN)
+		printf("dm-exported: movnt at every size (the exported flushcache_nt_max_bytes)\n");
+	else
+		printf("dm-exported: movnt up to %" PRIu64 " bytes, %s above (the exported "
+		       "flushcache_nt_max_bytes)\n", dm_exported_max,
+		       dm_flush == dm_nt ? "movnt" : "clflushopt");
 	printf("memcpy+clwb: the memcpy_clwb strategy (glibc memcpy, clwb each line, sfence)\n");
+	print_knobs(p);
 	for (size_t r = 0; r < nruns; r++) {
 		print_run(&runs[r], &k, self_apart(o.mode));
 		if (o.cells)
