@@ -383,7 +383,7 @@ static double print_spread(double *v, size_t n)
 }
 
 /* The member of family f at size i of op k that the judge puts furthest ahead of d; -1 if none. */
-static int judge_lead(const struct judged *j, size_t k, size_t i, enum strategy_family f, int d)
+static int judge_lead(const struct judged *j, size_t k, size_t i, enum policy_family f, int d)
 {
 	const struct sweep_record_op *op = &j->rec[0].ops[k];
 	double best = -INFINITY;
@@ -424,7 +424,7 @@ static void print_members(const struct judged *j)
 
 		printf("write %s, %u thread%s\n%10s", op->pattern, op->threads,
 		       op->threads == 1 ? "" : "s", "size");
-		for (int f = FAMILY_STREAMING; f <= FAMILY_CACHED_FLUSH; f++) {
+		for (int f = POLICY_FAMILY_STREAMING; f <= POLICY_FAMILY_CACHED_FLUSH; f++) {
 			d[f] = j->dflt[k * 2 + f];
 			printf("  %-14s %-20s %-20s", d[f] < 0 ? "-" : op->names[d[f]], "judge",
 			       "probe");
@@ -432,8 +432,9 @@ static void print_members(const struct judged *j)
 		printf("\n");
 		for (size_t i = 0; i < op->nsizes; i++) {
 			printf("%10s", policy_format_bytes(op->sizes_bytes[i], sb, sizeof(sb)));
-			for (int f = FAMILY_STREAMING; f <= FAMILY_CACHED_FLUSH; f++) {
-				int lead = judge_lead(j, k, i, (enum strategy_family)f, d[f]);
+			for (int f = POLICY_FAMILY_STREAMING; f <= POLICY_FAMILY_CACHED_FLUSH;
+			     f++) {
+				int lead = judge_lead(j, k, i, (enum policy_family)f, d[f]);
 				double jv[ORACLE_MAX_RUNS], pv[ORACLE_MAX_RUNS], jm, pm;
 
 				if (lead < 0) {
@@ -473,7 +474,7 @@ static void usage(FILE *f)
 static void family_defaults(const struct policy_op *po, const struct sweep_record_op *op,
 			    int *dflt)
 {
-	for (int f = FAMILY_STREAMING; f <= FAMILY_CACHED_FLUSH; f++) {
+	for (int f = POLICY_FAMILY_STREAMING; f <= POLICY_FAMILY_CACHED_FLUSH; f++) {
 		int c = crossover_family_default(po, f);
 
 		dflt[f] = -1;

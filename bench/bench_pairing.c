@@ -156,7 +156,7 @@ static int add_pair(struct row *r, const struct policy_op *op, int m, int d, siz
 
 static int add_op(const struct policy_op *op, uint64_t min_size, bool verbose, const char *file)
 {
-	for (int f = FAMILY_STREAMING; f <= FAMILY_CACHED_FLUSH; f++) {
+	for (int f = POLICY_FAMILY_STREAMING; f <= POLICY_FAMILY_CACHED_FLUSH; f++) {
 		int d = crossover_family_default(op, f);
 
 		if (d < 0 || !op->curves[d].raw_mib_s)
@@ -165,7 +165,8 @@ static int add_op(const struct policy_op *op, uint64_t min_size, bool verbose, c
 			const struct policy_curve *cm = &op->curves[m];
 			struct row *r;
 
-			if ((int)m == d || strategy_family_of(cm->strategy) != (enum strategy_family)f ||
+			if ((int)m == d ||
+			    strategy_family_of(cm->strategy) != (enum policy_family)f ||
 			    !cm->raw_mib_s)
 				continue;
 			r = row_of(op->pattern, cm->strategy, op->curves[d].strategy);

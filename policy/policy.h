@@ -155,9 +155,20 @@ struct policy_cxl {
 	struct policy_cxl_memdev memdevs[POLICY_MAX_CXL_MEMDEVS];
 };
 
+/*
+ * The one family enum: what consumers choose between (streaming stores, or
+ * cached stores and a flush; the rule decides these two), and fill, the
+ * saturation series' non-temporal fill.  NONE: a strategy in no family
+ * (noflush, a volatile reference) or a size no family won.
+ */
+enum policy_family {
+	POLICY_FAMILY_NONE = -1,
+	POLICY_FAMILY_STREAMING = 0,
+	POLICY_FAMILY_CACHED_FLUSH = 1,
+	POLICY_FAMILY_FILL = 2,
+	POLICY_NR_FAMILIES
+};
 /* Bandwidth against threads for one strategy family: where adding threads stops paying. */
-enum policy_family { POLICY_FAMILY_STREAMING, POLICY_FAMILY_CACHED_FLUSH, POLICY_FAMILY_FILL,
-		     POLICY_NR_FAMILIES };
 #define POLICY_SATURATION_STEPS 16
 #define POLICY_STEP_GAIN 0.05		/* a step adding less than 5 % ends the series */
 

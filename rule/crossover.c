@@ -18,7 +18,7 @@
 #include "rule/strategy_class.h"
 
 /* Fixed in advance: streaming stores do not evict the application's cache. */
-#define PRIOR FAMILY_STREAMING
+#define PRIOR POLICY_FAMILY_STREAMING
 
 static bool measured(const struct policy_op *op, size_t c, size_t i)
 {
@@ -214,7 +214,7 @@ double crossover_margin(const struct policy_op *op)
  * are measured (a lone member far above its peers is more often a bad
  * cell than a better family), else its best.  -1 if none.
  */
-static int family_rep(const struct policy_op *op, enum strategy_family f, size_t i)
+static int family_rep(const struct policy_op *op, enum policy_family f, size_t i)
 {
 	int best = -1, second = -1, n = 0;
 
@@ -248,7 +248,7 @@ static void top_two(double v, double *top)
  * taken as family_rep() takes it: the second best of three or more
  * persistent members, else the best.  NAN where the family has none.
  */
-static double family_value(const struct policy_op *op, enum strategy_family f, const double *v)
+static double family_value(const struct policy_op *op, enum policy_family f, const double *v)
 {
 	double top[2] = { -INFINITY, -INFINITY };
 	int n = 0;
@@ -268,7 +268,7 @@ static double family_value(const struct policy_op *op, enum strategy_family f, c
  * takes its value (family_value() of the believed cells' bounds).  0, or
  * -1 where the family has no measured cell.
  */
-static int family_bounds(const struct policy_op *op, enum strategy_family f, size_t i,
+static int family_bounds(const struct policy_op *op, enum policy_family f, size_t i,
 			 double *lo, double *hi)
 {
 	double l[op->ncurves ? op->ncurves : 1], h[op->ncurves ? op->ncurves : 1];
@@ -300,8 +300,8 @@ static int unresolved_verdict(const struct policy_op *op, const struct crossover
 	int r;
 
 	if (x->verdict != VERDICT_TIE || x->rep[0] < 0 || x->rep[1] < 0 ||
-	    family_bounds(op, FAMILY_STREAMING, i, &v[0].lo, &v[0].hi) ||
-	    family_bounds(op, FAMILY_CACHED_FLUSH, i, &v[1].lo, &v[1].hi))
+	    family_bounds(op, POLICY_FAMILY_STREAMING, i, &v[0].lo, &v[0].hi) ||
+	    family_bounds(op, POLICY_FAMILY_CACHED_FLUSH, i, &v[1].lo, &v[1].hi))
 		return VERDICT_TIE;
 	v[0].median = cell_median(op, x->rep[0], i);
 	v[1].median = cell_median(op, x->rep[1], i);
@@ -310,7 +310,7 @@ static int unresolved_verdict(const struct policy_op *op, const struct crossover
 }
 
 /* The family's first ranked member with a measured cell in op; -1 if none. */
-static int family_default(const struct policy_op *op, enum strategy_family f)
+static int family_default(const struct policy_op *op, enum policy_family f)
 {
 	int best = -1, rank = 0;
 
@@ -505,7 +505,7 @@ static bool member_run_long(const struct policy_op *op, size_t run0, size_t last
  * with CROSSOVER_MEMBER_MIN_SIZES sizes at least spanning
  * CROSSOVER_MEMBER_MIN_SPAN.
  */
-static void choose_members(const struct policy_op *op, enum strategy_family f, double margin,
+static void choose_members(const struct policy_op *op, enum policy_family f, double margin,
 			   struct crossover_cell *cells)
 {
 	int dflt = family_default(op, f), alt = -1, alt_score = 0;
@@ -571,7 +571,7 @@ int crossover_pair_verdict(const struct policy_op *op, int a, int b, size_t i, d
 
 int crossover_family_default(const struct policy_op *op, int family)
 {
-	return op ? family_default(op, (enum strategy_family)family) : -1;
+	return op ? family_default(op, (enum policy_family)family) : -1;
 }
 
 int crossover_cells(const struct policy_op *op, struct crossover_cell *cells)
@@ -597,17 +597,17 @@ int crossover_cells(const struct policy_op *op, struct crossover_cell *cells)
 
 	/* an op measuring one family only decides between its members */
 	for (int f = 0; f < 2; f++)
-		has[f] = family_default(op, (enum strategy_family)f) >= 0;
+		has[f] = family_default(op, (enum policy_family)f) >= 0;
 	if (has[0] != has[1])
-		prior = has[0] ? FAMILY_STREAMING : FAMILY_CACHED_FLUSH;
+		prior = has[0] ? POLICY_FAMILY_STREAMING : POLICY_FAMILY_CACHED_FLUSH;
 
 	for (size_t i = 0; i < op->nsizes; i++) {
 		struct crossover_cell *x = &cells[i];
 
 		memset(x, 0, sizeof(*x));
 		x->winner = x->runner_up = x->family = -1;
-		x->rep[0] = family_rep(op, FAMILY_STREAMING, i);
-		x->rep[1] = family_rep(op, FAMILY_CACHED_FLUSH, i);
+		x->rep[0] = family_rep(op, POLICY_FAMILY_STREAMING, i);
+		x->rep[1] = family_rep(op, POLICY_FAMILY_CACHED_FLUSH, i);
 		if (x->rep[0] >= 0 && x->rep[1] >= 0) {
 			int r = compare(op, x->rep[0], x->rep[1], i, margin);
 
@@ -637,8 +637,8 @@ int crossover_cells(const struct policy_op *op, struct crossover_cell *cells)
 		cells[i].confirmed = keep[i];
 		cells[i].tie = fam[i] >= 0 && cells[i].verdict != fam[i];
 	}
-	choose_members(op, FAMILY_STREAMING, margin, cells);
-	choose_members(op, FAMILY_CACHED_FLUSH, margin, cells);
+	choose_members(op, POLICY_FAMILY_STREAMING, margin, cells);
+	choose_members(op, POLICY_FAMILY_CACHED_FLUSH, margin, cells);
 	for (size_t i = 0; i < op->nsizes; i++) {
 		struct crossover_cell *x = &cells[i];
 
@@ -696,8 +696,8 @@ size_t crossover_rechecks(const struct policy_op *op, const struct crossover_cel
 		out[n].why = left && right ? CROSSOVER_RECHECK_ISLAND : CROSSOVER_RECHECK_EDGE;
 		out[n].verdict = x->verdict;
 		/* the verdict was turned into a tie: the family it claimed is the other one */
-		out[n].curves[0] = x->rep[x->family == FAMILY_STREAMING ? 1 : 0];
-		out[n].curves[1] = x->rep[x->family == FAMILY_STREAMING ? 0 : 1];
+		out[n].curves[0] = x->rep[x->family == POLICY_FAMILY_STREAMING ? 1 : 0];
+		out[n].curves[1] = x->rep[x->family == POLICY_FAMILY_STREAMING ? 0 : 1];
 		out[n].ncurves = 2;
 		n++;
 	}
@@ -714,9 +714,9 @@ bool crossover_looks_agree(const struct policy_op *op, size_t i, const double *f
 	for (size_t c = 0; c < op->ncurves; c++)
 		now[c] = measured(op, c, i) ? cell_median(op, (int)c, i) : NAN;
 	limit = log1p(CROSSOVER_LOOK_AGREE_MARGINS * crossover_margin(op));
-	for (int f = FAMILY_STREAMING; f <= FAMILY_CACHED_FLUSH; f++) {
-		double a = family_value(op, (enum strategy_family)f, first_mib_s),
-		       b = family_value(op, (enum strategy_family)f, now);
+	for (int f = POLICY_FAMILY_STREAMING; f <= POLICY_FAMILY_CACHED_FLUSH; f++) {
+		double a = family_value(op, (enum policy_family)f, first_mib_s),
+		       b = family_value(op, (enum policy_family)f, now);
 
 		if (!isnan(a) && !isnan(b) && fabs(log(b / a)) > limit)
 			return false;
@@ -733,7 +733,7 @@ size_t crossover_member_rechecks(const struct policy_op *op, const struct crosso
 		return 0;
 	for (size_t i = 0; i < op->nsizes && n < max; i++) {
 		const struct crossover_cell *x = &cells[i];
-		int d = x->family >= 0 ? family_default(op, (enum strategy_family)x->family) : -1;
+		int d = x->family >= 0 ? family_default(op, (enum policy_family)x->family) : -1;
 
 		if (x->winner < 0 || d < 0 || x->winner == d)
 			continue;
@@ -784,7 +784,7 @@ static int build_ranges(struct policy_op *op, const struct crossover_cell *cells
 	}
 	w = -1;
 	for (size_t i = 0; nr && i < op->nsizes; i++) {
-		enum strategy_family f;
+		enum policy_family f;
 		struct policy_range *cur;
 
 		if (win[i] < 0)
@@ -802,7 +802,7 @@ static int build_ranges(struct policy_op *op, const struct crossover_cell *cells
 			cur->tie = true;
 			if (r) {
 				struct policy_crossover *x = &xo[r - 1];
-				enum strategy_family pf =
+				enum policy_family pf =
 					strategy_family_of(op->curves[prev_w].strategy);
 				int a = prev_w, b = w;
 
@@ -813,7 +813,8 @@ static int build_ranges(struct policy_op *op, const struct crossover_cell *cells
 				snprintf(x->kind, sizeof(x->kind), "%s",
 					 pf == f ? "member" : "family");
 				/* a family change is judged on the families' representatives */
-				if (pf != f && pf != FAMILY_NONE && f != FAMILY_NONE) {
+				if (pf != f && pf != POLICY_FAMILY_NONE &&
+				    f != POLICY_FAMILY_NONE) {
 					a = cells[last].rep[pf] >= 0 ? cells[last].rep[pf] : a;
 					b = cells[i].rep[f] >= 0 ? cells[i].rep[f] : b;
 				}
@@ -1111,14 +1112,14 @@ size_t crossover_brackets(const struct policy_op *op, double min_ratio,
 		uint64_t hi = op->ranges[r].from_bytes, lo = 0;
 		bool found = false;
 		const char *below = op->ranges[r - 1].strategy, *above = op->ranges[r].strategy;
-		enum strategy_family fb = strategy_family_of(below), fa = strategy_family_of(above);
+		enum policy_family fb = strategy_family_of(below), fa = strategy_family_of(above);
 
 		/* bisect where the family changes, with each family's default member */
-		if (fb == fa && fb != FAMILY_NONE)
+		if (fb == fa && fb != POLICY_FAMILY_NONE)
 			continue;
-		if (fb != FAMILY_NONE && family_default(op, fb) >= 0)
+		if (fb != POLICY_FAMILY_NONE && family_default(op, fb) >= 0)
 			below = op->curves[family_default(op, fb)].strategy;
-		if (fa != FAMILY_NONE && family_default(op, fa) >= 0)
+		if (fa != POLICY_FAMILY_NONE && family_default(op, fa) >= 0)
 			above = op->curves[family_default(op, fa)].strategy;
 
 		/* the last measured size below the boundary */

@@ -56,11 +56,11 @@
 #define CROSSOVER_MEMBER_MIN_SPAN	4.0
 #define CROSSOVER_MEMBER_MIN_SIZES	3
 
-/* Raw per-size verdict of the family comparison. */
+/* Raw per-size verdict of the family comparison: a family (policy_family), or a tie. */
 enum crossover_verdict {
 	VERDICT_NONE = -1,	/* a family not measured here */
-	VERDICT_STREAMING = 0,	/* == FAMILY_STREAMING */
-	VERDICT_CACHED = 1,	/* == FAMILY_CACHED_FLUSH */
+	VERDICT_STREAMING = POLICY_FAMILY_STREAMING,
+	VERDICT_CACHED = POLICY_FAMILY_CACHED_FLUSH,
 	VERDICT_TIE = 2,
 };
 
@@ -70,7 +70,7 @@ struct crossover_cell {
 	int tie;		/* 1 where the family was not won by separation here */
 	/* P(winner beats runner-up), 1 without a runner-up, 0 undecided */
 	double p_win;
-	int family;		/* enum strategy_family, -1 undecided */
+	int family;		/* enum policy_family, -1 undecided */
 	int verdict;		/* enum crossover_verdict, before smoothing */
 	int rep[2];		/* representative curve per family, -1 if none */
 	bool island;		/* a dropped one-size departure */

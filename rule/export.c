@@ -759,7 +759,7 @@ static bool uses_member(const struct policy_op *const *ops, size_t nops, const c
 
 /* The family's default member in the first op of ops that has one; NULL if none does. */
 static const char *family_default(const struct policy_op *const *ops, size_t nops,
-				  enum strategy_family family)
+				  enum policy_family family)
 {
 	for (size_t o = 0; o < nops; o++) {
 		int c = crossover_family_default(ops[o], family);
@@ -785,13 +785,13 @@ struct member_setting {
 #define MEMBER_SETTINGS_MAX 4
 
 /* The settings of a family whose default member is dflt, dflt's (no switch) first. */
-static size_t member_settings(enum strategy_family f, const char *dflt,
+static size_t member_settings(enum policy_family f, const char *dflt,
 			      struct member_setting *out)
 {
 	size_t n = 0;
 
 	out[n++] = (struct member_setting){ .member = dflt };
-	if (f == FAMILY_STREAMING) {
+	if (f == POLICY_FAMILY_STREAMING) {
 		bool avx512 = !strcmp(dflt, "movnt_avx512");
 
 		if (avx512)
@@ -920,7 +920,7 @@ static void member_losses(const struct policy_op *const *ops, size_t nops,
  * island keeps its range and moves no switch.
  */
 static void export_member(struct policy_export *e, const struct policy_op *const *ops,
-			  size_t nops, enum strategy_family f, uint64_t thr, double r_margin,
+			  size_t nops, enum policy_family f, uint64_t thr, double r_margin,
 			  const struct export_weights *w, const struct policy *bp)
 {
 	const struct policy_export *base = bp && bp->exports.libpmem.present ?
@@ -941,8 +941,8 @@ static void export_member(struct policy_export *e, const struct policy_op *const
 		else
 			k++;
 	}
-	member_losses(ops, nops, s, ns, f == FAMILY_CACHED_FLUSH, thr, w, +1, most);
-	member_losses(ops, nops, s, ns, f == FAMILY_CACHED_FLUSH, thr, w, -1, least);
+	member_losses(ops, nops, s, ns, f == POLICY_FAMILY_CACHED_FLUSH, thr, w, +1, most);
+	member_losses(ops, nops, s, ns, f == POLICY_FAMILY_CACHED_FLUSH, thr, w, -1, least);
 	for (size_t k = 0; k < ns; k++) {
 		if (loss_key(most[k].worst) < least_worst)
 			least_worst = loss_key(most[k].worst);
@@ -1008,8 +1008,8 @@ static int export_libpmem(struct policy *p, const struct policy_target *t,
 		kv_set(e, EXPORT_PMEM_MOVNT_THRESHOLD, "%" PRIu64, thr.bytes);
 	/* PMDK's flush below the threshold, its streaming member at and above it */
 	margin = views_margin(tv.v, tv.nv);
-	export_member(e, tv.ops, tv.nops, FAMILY_CACHED_FLUSH, thr.bytes, margin, w, base);
-	export_member(e, tv.ops, tv.nops, FAMILY_STREAMING, thr.bytes, margin, w, base);
+	export_member(e, tv.ops, tv.nops, POLICY_FAMILY_CACHED_FLUSH, thr.bytes, margin, w, base);
+	export_member(e, tv.ops, tv.nops, POLICY_FAMILY_STREAMING, thr.bytes, margin, w, base);
 out:
 	target_views_free(&tv);
 	return rc;
@@ -1113,7 +1113,7 @@ static const char *glibc_streaming(const struct policy_target *t, const struct p
 			 policy_cpu_has_feature(cpu, "avx2") ? "movnt_avx2" : "movnt_sse2";
 
 	for (size_t i = 0; i < t->nops && !policy_target_has_curve(t, nt); i++) {
-		int c = crossover_family_default(&t->ops[i], FAMILY_STREAMING);
+		int c = crossover_family_default(&t->ops[i], POLICY_FAMILY_STREAMING);
 
 		if (c >= 0)
 			nt = t->ops[i].curves[c].strategy;

@@ -57,21 +57,23 @@ int strategy_tie_rank(const char *name)
 	return i < 0 ? (int)ARRAY_SIZE(strategies) : i;
 }
 
-enum strategy_family strategy_family_of(const char *name)
+enum policy_family strategy_family_of(const char *name)
 {
 	switch (strategy_class_of(name)) {
 	case STRATEGY_CLASS_NONTEMPORAL:
-		return FAMILY_STREAMING;
+		return POLICY_FAMILY_STREAMING;
 	case STRATEGY_CLASS_FLUSH:
-		return FAMILY_CACHED_FLUSH;
+		return POLICY_FAMILY_CACHED_FLUSH;
 	default:
-		return FAMILY_NONE;
+		return POLICY_FAMILY_NONE;
 	}
 }
 
-const char *strategy_family_name(enum strategy_family f)
+const char *strategy_family_name(enum policy_family f)
 {
-	return f == FAMILY_STREAMING ? "streaming" : f == FAMILY_CACHED_FLUSH ? "cached_flush" : "";
+	if (f == POLICY_FAMILY_STREAMING || f == POLICY_FAMILY_CACHED_FLUSH)
+		return policy_family_name(f);
+	return "";
 }
 
 /*
@@ -86,10 +88,10 @@ static const char *const cached_rank[] = {
 	"clwb", "clflushopt", "clflush", "stores8_clwb", "rep_movsb_clwb", "memcpy_clwb", NULL
 };
 
-int strategy_default_rank(enum strategy_family f, const char *name)
+int strategy_default_rank(enum policy_family f, const char *name)
 {
-	const char *const *r = f == FAMILY_STREAMING ? streaming_rank :
-			       f == FAMILY_CACHED_FLUSH ? cached_rank : NULL;
+	const char *const *r = f == POLICY_FAMILY_STREAMING ? streaming_rank :
+			       f == POLICY_FAMILY_CACHED_FLUSH ? cached_rank : NULL;
 
 	for (int i = 0; r && name && r[i]; i++)
 		if (!strcmp(r[i], name))

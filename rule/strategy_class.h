@@ -9,6 +9,8 @@
 
 #include <stdbool.h>
 
+#include "policy/policy.h"
+
 enum strategy_class {
 	STRATEGY_CLASS_UNKNOWN = 0,
 	STRATEGY_CLASS_NONTEMPORAL,	/* streaming stores, bypass the cache */
@@ -25,19 +27,10 @@ bool strategy_is_nontemporal(const char *name);
  */
 int strategy_tie_rank(const char *name);
 
-/*
- * What consumers choose between: streaming stores, or cached stores and
- * a flush.  noflush is a volatile reference, in neither family.
- */
-enum strategy_family {
-	FAMILY_NONE = -1,
-	FAMILY_STREAMING = 0,
-	FAMILY_CACHED_FLUSH = 1,
-};
-
-enum strategy_family strategy_family_of(const char *name);
+/* The family of a strategy (policy/policy.h): noflush is in neither. */
+enum policy_family strategy_family_of(const char *name);
 /* "streaming" | "cached_flush" (the policy file's words), "" for none */
-const char *strategy_family_name(enum strategy_family f);
+const char *strategy_family_name(enum policy_family f);
 
 /*
  * A family's members ranked in advance, the way the kernel's RAID-6
@@ -47,6 +40,6 @@ const char *strategy_family_name(enum strategy_family f);
  * member measured there; others only stand in when none of those is.
  * Returns 0.. in rank order, or -1 for a name outside the family.
  */
-int strategy_default_rank(enum strategy_family f, const char *name);
+int strategy_default_rank(enum policy_family f, const char *name);
 
 #endif

@@ -93,7 +93,7 @@ struct series {
 	const char *color;
 	bool reference;		/* reference_only in some op */
 	bool curve;		/* has a curve (else only named by a range) */
-	enum strategy_family family;
+	enum policy_family family;
 };
 
 struct palette {
@@ -555,11 +555,11 @@ static int curve_index(const struct policy_op *op, const char *strategy)
  * family's default member (strategy_default_rank) measured there; -1
  * when the family has no measured curve.  The other members are faint.
  */
-static int family_lead(const struct policy_op *op, enum strategy_family fam)
+static int family_lead(const struct policy_op *op, enum policy_family fam)
 {
 	int best = -1, best_rank = 0;
 
-	if (fam == FAMILY_NONE)
+	if (fam == POLICY_FAMILY_NONE)
 		return -1;
 	for (size_t i = 0; i < op->nranges; i++) {
 		int c = curve_index(op, op->ranges[i].strategy);
@@ -590,10 +590,10 @@ static bool is_lead(const struct policy_op *op, size_t c)
 	return family_lead(op, strategy_family_of(op->curves[c].strategy)) == (int)c;
 }
 
-static const char *family_word(enum strategy_family fam)
+static const char *family_word(enum policy_family fam)
 {
-	return fam == FAMILY_STREAMING ? "streaming" :
-	       fam == FAMILY_CACHED_FLUSH ? "cached + flush" : "";
+	return fam == POLICY_FAMILY_STREAMING ? "streaming" :
+	       fam == POLICY_FAMILY_CACHED_FLUSH ? "cached + flush" : "";
 }
 
 /* Between lo and hi of one curve: a closed shape per run of cells. */
@@ -1396,13 +1396,14 @@ static double draw_legend(FILE *f, const struct palette *pal, double x0, double 
 		"a consumer's threshold this policy exports", "a consumer's default rule",
 		"p10..p90 spread", "hosts' slowest..fastest", "outlier host (beyond the margin)",
 	};
-	static const enum strategy_family fams[] = { FAMILY_STREAMING, FAMILY_CACHED_FLUSH,
-						     FAMILY_NONE };
+	static const enum policy_family fams[] = {
+		POLICY_FAMILY_STREAMING, POLICY_FAMILY_CACHED_FLUSH, POLICY_FAMILY_NONE
+	};
 
 	fputs("<g class=\"legend\" font-size=\"11\">\n", f);
 	/* a row per family: its name, then its members; the bold one is the family's line */
 	for (size_t fi = 0; fi < ARRAY_SIZE(fams); fi++) {
-		const char *word = fams[fi] == FAMILY_NONE ? "other" : family_word(fams[fi]);
+		const char *word = fams[fi] == POLICY_FAMILY_NONE ? "other" : family_word(fams[fi]);
 		bool any = false;
 
 		for (size_t i = 0; i < pal->n; i++) {

@@ -923,7 +923,7 @@ static void test_confirmed_islands(void)
 	CHECK_INT(crossover_cells(op, cells), 0);
 	CHECK(cells[1].island && !cells[1].confirmed);
 	CHECK_INT(cells[1].verdict, VERDICT_CACHED);
-	CHECK_INT(cells[1].family, FAMILY_STREAMING);
+	CHECK_INT(cells[1].family, POLICY_FAMILY_STREAMING);
 	CHECK_INT(crossover_rechecks(op, cells, rc, NLINES), 1);
 	CHECK_INT(rc[0].index, 1);
 	CHECK_INT(rc[0].why, CROSSOVER_RECHECK_ISLAND);
@@ -943,12 +943,12 @@ static void test_confirmed_islands(void)
 	op = island_op(2400, 3000, 3);
 	CHECK_INT(crossover_cells(op, cells), 0);
 	CHECK(!cells[1].island && cells[1].confirmed);
-	CHECK_INT(cells[1].family, FAMILY_CACHED_FLUSH);
+	CHECK_INT(cells[1].family, POLICY_FAMILY_CACHED_FLUSH);
 	CHECK_INT(cells[1].winner, curve_index(op, "clwb"));
 	CHECK_INT(cells[1].tie, 0);
 	for (size_t i = 0; i < NLINES; i++)
 		if (i != 1)
-			CHECK(!cells[i].confirmed && cells[i].family == FAMILY_STREAMING);
+			CHECK(!cells[i].confirmed && cells[i].family == POLICY_FAMILY_STREAMING);
 	CHECK_INT(crossover_rechecks(op, cells, rc, NLINES), 0);
 	CHECK_INT(crossover_decide(op), 0);
 	CHECK_INT(op->nranges, 3);
@@ -971,7 +971,7 @@ static void test_confirmed_islands(void)
 	CHECK_INT(crossover_cells(op, cells), 0);
 	CHECK_INT(cells[1].verdict, VERDICT_TIE);
 	CHECK(!cells[1].island && !cells[1].confirmed);
-	CHECK_INT(cells[1].family, FAMILY_STREAMING);
+	CHECK_INT(cells[1].family, POLICY_FAMILY_STREAMING);
 	CHECK_INT(crossover_decide(op), 0);
 	CHECK_INT(op->nranges, 1);
 	check_range(op, 0, 0, POLICY_SIZE_OPEN, "movnt", false);

@@ -43,8 +43,8 @@ static double pmdk_worst(const struct policy_target *t, uint64_t thr, uint64_t *
 
 	for (size_t o = 0; o < t->nops; o++) {
 		const struct policy_op *op = &t->ops[o];
-		int cached = crossover_family_default(op, FAMILY_CACHED_FLUSH);
-		int nt = crossover_family_default(op, FAMILY_STREAMING);
+		int cached = crossover_family_default(op, POLICY_FAMILY_CACHED_FLUSH);
+		int nt = crossover_family_default(op, POLICY_FAMILY_STREAMING);
 
 		if (op->threads != 1)
 			continue;
