@@ -77,8 +77,8 @@ set(CPACK_DEBIAN_DAEMON_PACKAGE_SECTION admin)
 set(CPACK_DEBIAN_CLI_PACKAGE_SECTION admin)
 
 # Depends: what dpkg-shlibdeps finds for the binaries (libc6, libjson-c5,
-# libndctl6, libdaxctl1, libcxl1, librsvg2-2 and libcairo2 where --plot renders PNG;
-# libsystemd0 for the daemon), else the same by hand.  The
+# libndctl6, libdaxctl1, libcxl1; libsystemd0 for the daemon; librsvg2-2, which
+# --plot FILE.png loads when asked, is suggested), else the same by hand.  The
 # daemon also needs systemd (units, tmpfiles, preset), procps (/bin/kill, its
 # ExecReload=) and this version's pmem-tune (the probe unit runs it).
 set(_pt_daemon_depends "pmem-tune (= ${_pt_debver}), systemd, procps")
@@ -89,14 +89,11 @@ if(PT_DPKG_SHLIBDEPS)
 else()
 	set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
 	set(CPACK_DEBIAN_CLI_PACKAGE_DEPENDS "libc6, libjson-c5, libndctl6, libdaxctl1, libcxl1")
-	if(PT_PNG AND RSVG_FOUND)
-		string(APPEND CPACK_DEBIAN_CLI_PACKAGE_DEPENDS ", librsvg2-2, libcairo2")
-	endif()
 	set(CPACK_DEBIAN_DAEMON_PACKAGE_DEPENDS
 	    "libc6, libjson-c5, libsystemd0, ${_pt_daemon_depends}")
 endif()
 set(CPACK_DEBIAN_CLI_PACKAGE_RECOMMENDS "ndctl, daxctl")
-set(CPACK_DEBIAN_CLI_PACKAGE_SUGGESTS "pmem-tuned")
+set(CPACK_DEBIAN_CLI_PACKAGE_SUGGESTS "pmem-tuned, librsvg2-2")
 
 # The daemon's maintainer scripts (tmpfiles, enable on first install, restart on
 # upgrade, stop = restore before removal, purge) and conffiles: systemd/debian/.

@@ -1798,8 +1798,8 @@ int plot_cmd(const char *out, const char *path, unsigned flags)
 		return 2;
 	}
 	if (fmt == PLOT_PNG && !plot_png_available()) {
-		fprintf(stderr, "pmem-tune: --plot %s: this pmem-tune was built without "
-			"librsvg and cannot write PNG; write FILE.svg and convert it "
+		fprintf(stderr, "pmem-tune: --plot %s: cannot write PNG without librsvg "
+			"(librsvg-2.so.2: install librsvg2-2); write FILE.svg and convert it "
 			"(rsvg-convert)\n", out);
 		return 2;
 	}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pmem-tune --plot FILE.png: the plot's SVG rendered by librsvg and cairo,
- * where the build has them (PT_HAVE_RSVG).
+ * where the build has their headers (PT_HAVE_RSVG) and the host has
+ * librsvg-2.so.2 (loaded then, never linked).
  */
 #ifndef PMEM_TUNE_PLOT_PNG_H
 #define PMEM_TUNE_PLOT_PNG_H
@@ -9,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Whether this build renders PNG at all. */
+/* Whether this build and host render PNG (loads librsvg the first time). */
 bool plot_png_available(void);
 /*
  * Render svg (len bytes) at its own size on white.  0 with the PNG in

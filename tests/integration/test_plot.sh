@@ -420,6 +420,19 @@ m = re.search(r'width="(\d+)" height="(\d+)"', svg)
 assert b[:8] == b"\x89PNG\r\n\x1a\n" and b[12:16] == b"IHDR", b[:16]
 assert (w, h) == (int(m.group(1)), int(m.group(2))), ((w, h), m.groups())
 EOF
+	# librsvg is loaded when asked, not linked: a host without it refuses,
+	# writes nothing, and the probe itself never needed it
+	ldd "$tune" | grep -q 'librsvg\|libcairo' && bad "pmem-tune links librsvg or cairo" || ok
+	lib=$(ldconfig -p | sed -n 's/.*librsvg-2\.so\.2 .* => //p' | head -1)
+	if [ -n "$lib" ] && unshare -rm true 2>/dev/null; then
+		unshare -rm sh -c 'mount --bind /dev/null "$1" && shift && exec "$@"' _ "$lib" \
+			"$tune" --plot "$tmp/gone.png" --insecure "$tmp/r.json" 2>"$tmp/err"
+		rc=$?
+		[ $rc -eq 2 ] && grep -q "install librsvg2-2" "$tmp/err" && [ ! -e "$tmp/gone.png" ] &&
+			ok || bad "png with librsvg gone: exit $rc: $(cat "$tmp/err")"
+	else
+		echo "note: no user and mount namespace here: librsvg's absence not tried"
+	fi
 else
 	expect_refusal "png without librsvg" "librsvg" -- --plot "$tmp/p.png" --insecure "$tmp/r.json"
 	[ ! -e "$tmp/p.png" ] && ok || bad "a refused PNG was written"
