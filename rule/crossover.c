@@ -17,8 +17,6 @@
 #include "rule/stats.h"
 #include "rule/strategy_class.h"
 
-/* Fixed in advance: streaming stores do not evict the application's cache. */
-#define PRIOR POLICY_FAMILY_STREAMING
 
 static bool measured(const struct policy_op *op, size_t c, size_t i)
 {
@@ -576,7 +574,7 @@ int crossover_family_default(const struct policy_op *op, int family)
 
 int crossover_cells(const struct policy_op *op, struct crossover_cell *cells)
 {
-	int *v = NULL, *fam = NULL, prior = PRIOR, ret = -ENOMEM;
+	int *v = NULL, *fam = NULL, prior = CROSSOVER_PRIOR, ret = -ENOMEM;
 	bool *island = NULL, *grid = NULL, *keep = NULL, has[2] = { false, false };
 	size_t full = 0, *count = NULL;
 	double margin;

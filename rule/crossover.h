@@ -30,31 +30,14 @@
 #include <stdint.h>
 
 #include "policy/policy.h"
+#include "rule/constants.h"
 
 /*
  * The practically significant margin: the median relative half-width of
  * the op's 95 % intervals (the noise this host shows between repeated
- * cells), never below the floor (tables without intervals; a gain under
- * 5 % is not worth a switch) nor above the cap (a very noisy probe must
- * still see 2x effects).
+ * cells), between CROSSOVER_MARGIN_FLOOR and CROSSOVER_MARGIN_CAP.  The
+ * rule's constants are in rule/constants.h.
  */
-#define CROSSOVER_MARGIN_FLOOR		0.05
-#define CROSSOVER_MARGIN_CAP		0.15
-#define CROSSOVER_NOISE_QUANTILE	0.5
-/*
- * A median below this fraction of both neighbours on its curve is not
- * believed, nor one above its inverse of them and of every other strategy.
- */
-#define CROSSOVER_IMPLAUSIBLE_RATIO	0.5
-/*
- * A non-default member needs consecutive wins spanning this factor in
- * size, and at least this many grid sizes: on --quick's grid (x4) two
- * sizes already span 4x, where the standard grid (half steps) needs
- * five, and a member won two cells in 1-4 of 10 quick probes of a host
- * where the standard ones never took it (see docs/decisions.md).
- */
-#define CROSSOVER_MEMBER_MIN_SPAN	4.0
-#define CROSSOVER_MEMBER_MIN_SIZES	3
 
 /* Raw per-size verdict of the family comparison: a family (policy_family), or a tie. */
 enum crossover_verdict {
@@ -201,7 +184,6 @@ size_t crossover_member_rechecks(const struct policy_op *op, const struct crosso
  * in one look only is no disagreement.  The probe looks at its first
  * sizes again with it (see probe/measure/sweep.c, look_back_at_start()).
  */
-#define CROSSOVER_LOOK_AGREE_MARGINS	2.0
 bool crossover_looks_agree(const struct policy_op *op, size_t i, const double *first_mib_s);
 
 /*

@@ -40,7 +40,8 @@
  * "non-temporal below 768" (threshold 768 in this rule's terms), glibc's
  * rep movsb threshold is 2 KiB per 16 bytes of vector (4 KiB with AVX2).
  */
-static const uint64_t pmdk_default = 256, kernel_default = 768, glibc_rep_movsb = 4096;
+static const uint64_t pmdk_default = EXPORT_PMDK_DEFAULT, kernel_default = EXPORT_KERNEL_DEFAULT,
+		      glibc_rep_movsb = EXPORT_GLIBC_REP_MOVSB_DEFAULT;
 
 static double cell(const struct policy_curve *c, size_t i)
 {

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "policy/policy.h"
+#include "rule/constants.h"
 
 /* A size distribution: weight[i] for sizes near size_bytes[i]. */
 struct export_weights {
@@ -34,8 +35,6 @@ struct export_weights {
 double export_rule_regret(const struct policy_op *op, const char *low, const char *high,
 			  uint64_t threshold_bytes, const struct export_weights *w);
 
-/* Regrets closer than this are the same: the export does not move for them. */
-#define EXPORT_REGRET_TOLERANCE 0.005
 
 /*
  * The threshold for the rule over ops[0..nops): *prefer (the consumer's

@@ -52,31 +52,6 @@
 #define MAX_GRID 128
 #define MAX_STRATEGIES 32
 #define MAX_SUFFERED 256
-/*
- * A cell measured while the hypervisor took more than this share of the
- * time is measured again.  Waiting for our own guest's other tasks
- * (schedstat's run delay) is not counted: on a busy shared guest it is
- * high for every cell, and measuring every cell twice buys nothing.
- */
-#define STOLEN_SHARE 0.25
-/*
- * A cell where more than this share of one strategy's samples had a
- * thread switched out while timed is measured again: the median holds
- * up to half, and a preemption costs a whole time slice (milliseconds)
- * against a sample of tens of microseconds, so a few are only outliers.
- */
-#define PREEMPTED_SHARE 0.25
-/* at most this many sizes per op and screening are measured again */
-#define MAX_REMEASURE 8
-/* at most this many sizes are measured again for the exports, per target */
-#define MAX_EXPORT_RECHECK 128
-/*
- * The budget's share left to the second looks after every op (exports,
- * member ranges): their cells take the least samples, not a share of
- * the time, and cost 0.6-0.8 s of a standard probe on a two-core VM.
- * Without it, a 9 s standard budget came to 9.8-10.1 s of wall time.
- */
-#define SECOND_LOOK_SHARE 0.10
 
 static const char *const mode_names[] = {
 	[SWEEP_QUICK] = "quick", [SWEEP_STANDARD] = "standard", [SWEEP_THOROUGH] = "thorough",
@@ -370,11 +345,9 @@ static void set_threads(struct sweep *sw, unsigned nthreads)
 /*
  * A multi-thread sample whose threads did not run together is refused
  * and the batch doubled, up to MAX_DOUBLINGS times while one sample
- * stays under the mode's max_sample_ns: a longer batch makes the start
- * skew and a preemption a smaller share of it.  A contender with more
- * refused samples than kept ones, or none kept, is not measurable.
+ * stays under the mode's max_sample_ns.  A contender with more refused
+ * samples than kept ones, or none kept, is not measurable.
  */
-#define MAX_DOUBLINGS 6
 
 static void refused(struct sweep *sw, struct contender *k, uint64_t sample_ns)
 {
@@ -1148,7 +1121,6 @@ static double ceiling_of(struct sweep *sw, unsigned nthreads, double seconds)
 
 /* ---- threads to saturation ---- */
 
-#define SATURATION_SIZE (256u << 10)
 
 /* 1, 2, 4, ... below max, then max itself. */
 static size_t thread_steps(unsigned max, unsigned *steps)
@@ -1215,11 +1187,11 @@ static void saturation_series(struct sweep *sw, struct contender *ct, int member
 
 /*
  * Against a baseline, the op set changes only on clear evidence: a step
- * must add POLICY_STEP_GAIN plus this to add a thread count, or less than
- * POLICY_STEP_GAIN minus this, measured, to drop one -- in two series in a
- * row.  A step whose threads never ran together is no evidence either way.
+ * must add POLICY_STEP_GAIN plus SATURATION_MARGIN to add a thread count,
+ * or less than POLICY_STEP_GAIN minus it, measured, to drop one -- in two
+ * series in a row.  A step whose threads never ran together is no
+ * evidence either way.
  */
-#define SATURATION_MARGIN 0.05
 
 /*
  * The last step of s up to which every step added at least gain; with

@@ -15,14 +15,13 @@
 #include "measure/progress.h"
 #include "measure/strategy.h"
 #include "measure/target.h"
+#include "measure/constants.h"
 #include "platform/cpu.h"
 #include "policy/policy.h"
 #include "rule/export.h"
 
 enum sweep_mode { SWEEP_QUICK, SWEEP_STANDARD, SWEEP_THOROUGH };
 
-/* The default lead-in (sweep_config.lead_in_bytes): 16 KiB, several times the idle start seen */
-#define SWEEP_LEAD_IN_BYTES (16u << 10)
 
 struct sweep_config {
 	enum sweep_mode mode;
