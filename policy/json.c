@@ -345,10 +345,18 @@ static const struct named_member cxl_memdev_texts[] = {
 	{ "firmware_version", offsetof(struct policy_cxl_memdev, firmware) },
 };
 
+/* Each text member of the struct at base, under its outside name. */
+static void add_texts(struct json_object *o, const void *base, const struct named_member *m,
+		      size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		add(o, m[k].name, json_object_new_string((const char *)base + m[k].off));
+}
+
 static struct json_object *cxl_to_json(const struct policy_cxl *c)
 {
-	struct json_object *o = json_object_new_object();
 	struct json_object *memdevs = json_object_new_array();
+	struct json_object *o = json_object_new_object();
 
 	add(o, "region", json_object_new_string(c->region));
 	add(o, "interleave_ways", json_object_new_int((int)c->interleave_ways));
@@ -357,10 +365,7 @@ static struct json_object *cxl_to_json(const struct policy_cxl *c)
 	for (size_t i = 0; i < c->nmemdevs; i++) {
 		struct json_object *m = json_object_new_object();
 
-		for (size_t k = 0; k < ARRAY_SIZE(cxl_memdev_texts); k++)
-			add(m, cxl_memdev_texts[k].name,
-			    json_object_new_string((const char *)&c->memdevs[i] +
-						   cxl_memdev_texts[k].off));
+		add_texts(m, &c->memdevs[i], cxl_memdev_texts, ARRAY_SIZE(cxl_memdev_texts));
 		add(m, "depth", json_object_new_int((int)c->memdevs[i].depth));
 		json_object_array_add(memdevs, m);
 	}
@@ -368,13 +373,18 @@ static struct json_object *cxl_to_json(const struct policy_cxl *c)
 	return o;
 }
 
-/* The target's text members, in the order they are written. */
+/* The target's and its DIMMs' text members, in the order they are written. */
 static const struct named_member target_texts[] = {
 	{ "name", offsetof(struct policy_target, name) },
 	{ "kind", offsetof(struct policy_target, kind) },
 	{ "device", offsetof(struct policy_target, device) },
 	{ "mapping", offsetof(struct policy_target, mapping) },
 	{ "persistence_domain", offsetof(struct policy_target, persistence_domain) },
+}, dimm_texts[] = {
+	{ "name", offsetof(struct policy_dimm, name) },
+	{ "vendor", offsetof(struct policy_dimm, vendor) },
+	{ "device", offsetof(struct policy_dimm, device) },
+	{ "firmware", offsetof(struct policy_dimm, firmware) },
 };
 
 static struct json_object *target_to_json(const struct policy_target *t)
@@ -383,19 +393,14 @@ static struct json_object *target_to_json(const struct policy_target *t)
 	struct json_object *dimms = json_object_new_array();
 	struct json_object *ops = json_object_new_array();
 
-	for (size_t k = 0; k < ARRAY_SIZE(target_texts); k++)
-		add(o, target_texts[k].name,
-		    json_object_new_string((const char *)t + target_texts[k].off));
+	add_texts(o, t, target_texts, ARRAY_SIZE(target_texts));
 	add(o, "numa_node", json_object_new_int(t->numa_node));
 	placement_to_json(o, t);
 	add(o, "interleave_ways", json_object_new_int((int)t->interleave_ways));
 	for (size_t i = 0; i < t->ndimms; i++) {
 		struct json_object *d = json_object_new_object();
 
-		add(d, "name", json_object_new_string(t->dimms[i].name));
-		add(d, "vendor", json_object_new_string(t->dimms[i].vendor));
-		add(d, "device", json_object_new_string(t->dimms[i].device));
-		add(d, "firmware", json_object_new_string(t->dimms[i].firmware));
+		add_texts(d, &t->dimms[i], dimm_texts, ARRAY_SIZE(dimm_texts));
 		json_object_array_add(dimms, d);
 	}
 	add(o, "dimms", dimms);
