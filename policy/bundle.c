@@ -51,10 +51,26 @@ int policy_bundle_add(struct policy_bundle *b, struct policy *p)
 	return 0;
 }
 
+/* A bundle's "schema" names version 1 (a minor version after a '.' is fine): 0 or -EINVAL. */
+static int bundle_schema_check(struct json_object *root, char *err, size_t errlen)
+{
+	struct json_object *schema;
+	const char *s;
+
+	if (!json_object_object_get_ex(root, "schema", &schema) ||
+	    !json_object_is_type(schema, json_type_string) ||
+	    strncmp(s = json_object_get_string(schema), "pmem-policy/1", 13) ||
+	    (s[13] && s[13] != '.')) {
+		snprintf(err, errlen, "schema: a bundle needs \"schema\": \"%s\"", POLICY_SCHEMA);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static struct policy_bundle *bundle_from_json(struct json_object *root, char *err, size_t errlen)
 {
 	struct policy_bundle *b = policy_bundle_new();
-	struct json_object *arr, *schema;
+	struct json_object *arr;
 	char path[64];
 	size_t n;
 
@@ -72,13 +88,8 @@ static struct policy_bundle *bundle_from_json(struct json_object *root, char *er
 		}
 		return b;
 	}
-	if (!json_object_object_get_ex(root, "schema", &schema) ||
-	    !json_object_is_type(schema, json_type_string) ||
-	    strncmp(json_object_get_string(schema), "pmem-policy/1", 13) ||
-	    (json_object_get_string(schema)[13] && json_object_get_string(schema)[13] != '.')) {
-		snprintf(err, errlen, "schema: a bundle needs \"schema\": \"%s\"", POLICY_SCHEMA);
+	if (bundle_schema_check(root, err, errlen))
 		goto fail;
-	}
 	if (!json_object_is_type(arr, json_type_array)) {
 		snprintf(err, errlen, "bundle: expected array");
 		goto fail;
@@ -127,19 +138,14 @@ static struct policy_bundle *bundle_by_entry(const char *text, size_t len,
 	/* the bundle's own keys, each entry a 0: json-c holds one entry at a time */
 	struct json_object *root = policy_tokenize_skipping(text, len, si->entries, si->nentries,
 							    err, errlen);
-	struct json_object *schema, *arr;
 	struct policy_bundle *b = NULL;
+	struct json_object *arr;
 	char path[64];
 
 	if (!root)
 		return NULL;
-	if (!json_object_object_get_ex(root, "schema", &schema) ||
-	    !json_object_is_type(schema, json_type_string) ||
-	    strncmp(json_object_get_string(schema), "pmem-policy/1", 13) ||
-	    (json_object_get_string(schema)[13] && json_object_get_string(schema)[13] != '.')) {
-		snprintf(err, errlen, "schema: a bundle needs \"schema\": \"%s\"", POLICY_SCHEMA);
+	if (bundle_schema_check(root, err, errlen))
 		goto fail;
-	}
 	/* the scan found one "bundle" key, an array of exactly these entries */
 	if (!json_object_object_get_ex(root, "bundle", &arr) ||
 	    !json_object_is_type(arr, json_type_array) ||
@@ -191,7 +197,6 @@ struct policy_bundle *policy_bundle_parse(const char *text, size_t len, char *er
 {
 	struct policy_scan_info si = { 0 };
 	struct policy_bundle *b;
-	struct json_object *root;
 	int rc = policy_text_check(text, len, &si, err, errlen), e;
 
 	if (rc) {
@@ -206,14 +211,8 @@ struct policy_bundle *policy_bundle_parse(const char *text, size_t len, char *er
 		return b;
 	}
 	/* a single policy, or text the scan could not take apart: whole, held to one budget */
-	root = policy_tokenize_part(text, 0, len, 0, err, errlen);
-	if (!root)
-		return NULL;
-	b = bundle_from_root(root, err, errlen);
-	e = errno;
-	json_object_put(root);
-	errno = e;
-	return b;
+	return policy_parse_root(policy_tokenize_part(text, 0, len, 0, err, errlen),
+				 bundle_from_root, err, errlen);
 }
 
 static void *parse_bundle(const char *text, size_t len, char *err, size_t errlen)

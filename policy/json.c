@@ -2144,10 +2144,9 @@ struct json_object *policy_tokenize_part(const char *text, size_t off, size_t le
 	return tokenize(text, off, len, POLICY_MAX_DEPTH - below, err, errlen);
 }
 
-void *policy_parse_json(const char *text, size_t len, policy_from_json_fn from_json, char *err,
+void *policy_parse_root(struct json_object *root, policy_from_json_fn from_json, char *err,
 			size_t errlen)
 {
-	struct json_object *root = policy_tokenize(text, len, err, errlen);
 	void *obj;
 	int e;
 
@@ -2159,6 +2158,12 @@ void *policy_parse_json(const char *text, size_t len, policy_from_json_fn from_j
 	json_object_put(root);
 	errno = e;
 	return obj;
+}
+
+void *policy_parse_json(const char *text, size_t len, policy_from_json_fn from_json, char *err,
+			size_t errlen)
+{
+	return policy_parse_root(policy_tokenize(text, len, err, errlen), from_json, err, errlen);
 }
 
 static void *policy_from_root(struct json_object *root, char *err, size_t errlen)

@@ -58,6 +58,9 @@ int policy_text_check(const char *text, size_t len, struct policy_scan_info *inf
  * root is freed either way, errno as from_json left it.  NULL + one line in err.
  */
 typedef void *(*policy_from_json_fn)(struct json_object *root, char *err, size_t errlen);
+/* As policy_parse_json, from a root tokenized already (NULL: tokenizing failed, err says). */
+void *policy_parse_root(struct json_object *root, policy_from_json_fn from_json, char *err,
+			size_t errlen);
 void *policy_parse_json(const char *text, size_t len, policy_from_json_fn from_json, char *err,
 			size_t errlen);
 /* root as the files are written (pretty, one trailing newline) and freed; NULL on ENOMEM. */
