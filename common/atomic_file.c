@@ -89,21 +89,31 @@ static int split_path(const char *path, char *dirbuf, char *basebuf, const char 
 	return 0;
 }
 
+/* As split_path, and the directory opened for the *at() calls: an fd or -errno */
+static int open_dir_of(const char *path, char *dirbuf, char *basebuf, const char **dir,
+		       const char **base)
+{
+	int dfd, rc;
+
+	rc = split_path(path, dirbuf, basebuf, dir, base);
+	if (rc)
+		return rc;
+	dfd = open(*dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return dfd < 0 ? -errno : dfd;
+}
+
 int atomic_sweep_temps(const char *path, unsigned older_s)
 {
 	char dirbuf[PATH_MAX], basebuf[PATH_MAX];
 	const char *dir, *base;
 	struct dirent *de;
 	time_t now = time(NULL);
-	int dfd, n = 0, rc;
+	int dfd, n = 0;
 	DIR *d;
 
-	rc = split_path(path, dirbuf, basebuf, &dir, &base);
-	if (rc)
-		return rc;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open_dir_of(path, dirbuf, basebuf, &dir, &base);
 	if (dfd < 0)
-		return -errno;
+		return dfd;
 	d = fdopendir(dfd);
 	if (!d) {
 		close(dfd);
@@ -142,13 +152,11 @@ int atomic_write_check(const char *path)
 	int dfd, fd, rc;
 
 	rc = file_name_check(path) ?: output_path_check(path);
-	if (!rc)
-		rc = split_path(path, dirbuf, basebuf, &dir, &base);
 	if (rc)
 		return rc;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = open_dir_of(path, dirbuf, basebuf, &dir, &base);
 	if (dfd < 0)
-		return -errno;
+		return dfd;
 	/* the temporary's name is the longer one, and it must fit too */
 	name_max = fpathconf(dfd, _PC_NAME_MAX);
 	if (1 + strlen(base) + strlen(ATOMIC_TEMP_TAG) + ATOMIC_TEMP_RANDOM >
