@@ -315,6 +315,20 @@ static int on_fake_nd(sd_event_source *s, const struct inotify_event *ev, void *
 	return 0;
 }
 
+/* Entries made or moved into the test tree's dir call on_entry (no watch: logged only). */
+static void watch_fake_dir(struct loop *l, const char *dir, sd_event_inotify_handler_t on_entry)
+{
+	char path[PATH_MAX];
+	int r;
+
+	if (path_join(path, sizeof(path), l->d->opt.sysfs_root, dir) < 0)
+		path[0] = '\0';
+	r = sd_event_add_inotify(l->ev, NULL, path, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR,
+				 on_entry, l);
+	if (r < 0)
+		log_debug("cannot watch %s: %s", path, strerror(-r));
+}
+
 static int on_device(sd_device_monitor *m, sd_device *dev, void *userdata)
 {
 	struct loop *l = userdata;
@@ -393,20 +407,8 @@ int daemon_loop(struct daemon *d)
 	watch_target(&l);
 
 	if (d->opt.sysfs_root[0]) {
-		char mod[PATH_MAX], nd[PATH_MAX];
-
-		if (path_join(mod, sizeof(mod), d->opt.sysfs_root, "/sys/module") < 0)
-			mod[0] = '\0';
-		r = sd_event_add_inotify(l.ev, NULL, mod, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR,
-					 on_fake_module, &l);
-		if (r < 0)
-			log_debug("cannot watch %s: %s", mod, strerror(-r));
-		if (path_join(nd, sizeof(nd), d->opt.sysfs_root, "/sys/bus/nd/devices") < 0)
-			nd[0] = '\0';
-		r = sd_event_add_inotify(l.ev, NULL, nd, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR,
-					 on_fake_nd, &l);
-		if (r < 0)
-			log_debug("cannot watch %s: %s", nd, strerror(-r));
+		watch_fake_dir(&l, "/sys/module", on_fake_module);
+		watch_fake_dir(&l, "/sys/bus/nd/devices", on_fake_nd);
 	} else {
 		r = watch_devices(&l);
 		if (r < 0)
