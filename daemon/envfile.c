@@ -346,11 +346,42 @@ static const char *shown(const char *content, int read_r, char *buf, size_t len)
 	return buf[0] ? buf : "no assignment";
 }
 
+/*
+ * What needs no putting back: knob changed by someone else (left as found, counted) or as
+ * it was already.  1 (dry run) or 0 when so, -1 when act is to put it back.  where follows
+ * the knob's name in the messages; verb is what pmem-tuned did (wrote, set); set and found
+ * are the value it set and the one found now (NULL: unset).
+ */
+static int restore_needless(struct sink_ctx *ctx, const struct state_entry *e,
+			    enum restore_action act, const char *knob, const char *where,
+			    const char *verb, const char *set, const char *found)
+{
+	if (act == RESTORE_LEAVE) {
+		if (ctx->dry_run) {
+			printf("%s: would leave %s%s: changed since pmem-tuned %s it\n", e->sink,
+			       knob, where, verb);
+		} else {
+			log_knob(LOG_WARNING, e->sink, knob, found, e->applied,
+				 "%s: %s%s changed since pmem-tuned %s it (%s: %s; found: %s); "
+				 "left as found, its original not put back", e->sink, knob, where,
+				 verb, verb, set, found ? found : "unset");
+			ctx->state->left++;
+		}
+		return ctx->dry_run ? 1 : 0;
+	}
+	if (act == RESTORE_ALREADY) {
+		log_knob(LOG_INFO, e->sink, knob, e->original, e->applied,
+			 "%s: %s%s is as it was already", e->sink, knob, where);
+		return ctx->dry_run ? 1 : 0;
+	}
+	return -1;
+}
+
 /* Put the file of e back as it was, or leave what someone else made of it. */
 static int envfile_restore(struct sink_ctx *ctx, struct state_entry *e)
 {
 	char path[PATH_MAX], now[512], set[512];
-	const char *o = e->original ? e->original : "";
+	const char *o = e->original ? e->original : "", *wrote = NULL;
 	enum restore_action act;
 	char *current = NULL;
 	int r, rr;
@@ -374,25 +405,12 @@ static int envfile_restore(struct sink_ctx *ctx, struct state_entry *e)
 				   NULL);
 	if (act == RESTORE_LEAVE) {
 		shown(current, rr, now, sizeof(now));
-		if (ctx->dry_run) {
-			printf("%s: would leave %s: changed since pmem-tuned wrote it\n", e->sink,
-			       path);
-		} else {
-			log_knob(LOG_WARNING, e->sink, path, now, e->applied,
-				 "%s: %s changed since pmem-tuned wrote it (wrote: %s; found: %s); "
-				 "left as found, its original not put back", e->sink, path,
-				 shown(e->applied, 0, set, sizeof(set)), now);
-			ctx->state->left++;
-		}
-		free(current);
-		return ctx->dry_run ? 1 : 0;
+		wrote = shown(e->applied, 0, set, sizeof(set));
 	}
+	r = restore_needless(ctx, e, act, path, "", "wrote", wrote, now);
 	free(current);
-	if (act == RESTORE_ALREADY) {
-		log_knob(LOG_INFO, e->sink, path, e->original, e->applied,
-			 "%s: %s is as it was already", e->sink, path);
-		return ctx->dry_run ? 1 : 0;
-	}
+	if (r >= 0)
+		return r;
 	if (ctx->dry_run) {
 		printf("%s: would %s %s\n", e->sink, e->existed ? "restore" : "remove", path);
 		return 1;
@@ -439,28 +457,11 @@ static int manager_restore(struct sink_ctx *ctx, struct state_entry *e)
 		}
 		act = state_restore_action(e, current, true, NULL);
 	}
-	if (act == RESTORE_LEAVE) {
-		if (ctx->dry_run) {
-			printf("%s: would leave %s in the service manager's environment: changed "
-			       "since pmem-tuned set it\n", e->sink, name);
-		} else {
-			log_knob(LOG_WARNING, e->sink, name, current, e->applied,
-				 "%s: %s in the service manager's environment changed since "
-				 "pmem-tuned set it (set: %s; found: %s); left as found, its "
-				 "original not put back", e->sink, name,
-				 e->applied ? e->applied : "", current ? current : "unset");
-			ctx->state->left++;
-		}
-		free(current);
-		return ctx->dry_run ? 1 : 0;
-	}
+	r = restore_needless(ctx, e, act, name, " in the service manager's environment", "set",
+			     e->applied ? e->applied : "", current);
 	free(current);
-	if (act == RESTORE_ALREADY) {
-		log_knob(LOG_INFO, e->sink, name, e->original, e->applied,
-			 "%s: %s in the service manager's environment is as it was already",
-			 e->sink, name);
-		return ctx->dry_run ? 1 : 0;
-	}
+	if (r >= 0)
+		return r;
 	if (ctx->dry_run) {
 		printf("%s: would %s %s in the service manager's environment\n",
 		       e->sink, e->existed ? "restore" : "unset", name);
