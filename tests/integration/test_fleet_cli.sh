@@ -7,23 +7,6 @@ tune=$1
 PT_TEST_NAME=test_fleet_cli
 # shellcheck source=cli-lib.sh
 . "$(dirname "$0")/cli-lib.sh"
-# expect RC DESCRIPTION -- ARGS...
-expect() {
-	local want=$1 what=$2
-	shift 3
-	"$tune" "$@" >"$tmp/out" 2>"$tmp/err"
-	local rc=$?
-	[ $rc -eq "$want" ] && ok || bad "$what: exit $rc, expected $want: $(cat "$tmp/out" "$tmp/err")"
-}
-# edit FILE PYTHON-EXPRESSION-ON-p: write a doctored copy to FILE.new
-edit() {
-	python3 - "$1" "$2" <<'EOF'
-import json, sys
-p = json.load(open(sys.argv[1]))
-exec(sys.argv[2])
-json.dump(p, open(sys.argv[1] + ".new", "w"), indent=1)
-EOF
-}
 
 probe() {
 	"$tune" --probe --quick --quiet --threads 1 --strategies movnt_sse2,movnt_avx2,clwb,clflushopt \
@@ -40,16 +23,16 @@ grep -q "exports" "$tmp/out" && ok || bad "--show prints no exports"
 # 2 for an invalid file
 expect 0 "check own" -- --check --insecure "$tmp/a.json"
 grep -q "^valid" "$tmp/out" && ok || bad "check own: $(cat "$tmp/out")"
-edit "$tmp/a.json" 'p["platform"]["fingerprint"] = "sha256:" + "0" * 64'
+edit "$tmp/a.json" "$tmp/a.json.new" 'p["platform"]["fingerprint"] = "sha256:" + "0" * 64'
 mv "$tmp/a.json.new" "$tmp/other.json"
 expect 1 "check other platform" -- --check --insecure "$tmp/other.json"
 grep -q "^other platform" "$tmp/out" && ok || bad "other platform: $(cat "$tmp/out")"
-edit "$tmp/a.json" 'p["platform"]["kernel"] = "4.19.0-old"'
+edit "$tmp/a.json" "$tmp/a.json.new" 'p["platform"]["kernel"] = "4.19.0-old"'
 mv "$tmp/a.json.new" "$tmp/oldkernel.json"
 expect 0 "check another kernel" -- --check --insecure "$tmp/oldkernel.json"
 grep -q "^environment change: kernel .*, probed on 4.19.0-old$" "$tmp/out" && ok ||
 	bad "another kernel: $(cat "$tmp/out")"
-edit "$tmp/a.json" 'p["targets"][0]["ops"][0]["sizes_bytes"][3] = -5'
+edit "$tmp/a.json" "$tmp/a.json.new" 'p["targets"][0]["ops"][0]["sizes_bytes"][3] = -5'
 mv "$tmp/a.json.new" "$tmp/bad.json"
 expect 2 "check invalid" -- --check --insecure "$tmp/bad.json"
 grep -q "targets\[0\].ops\[0\].sizes_bytes\[3\]: expected a positive integer, got -5" "$tmp/out" &&
@@ -60,7 +43,7 @@ expect 2 "show invalid" -- --show --insecure "$tmp/bad.json"
 
 # --diff: same decisions -> 0; a moved crossover or export -> 1; invalid -> 2
 expect 0 "diff self" -- --diff --insecure "$tmp/a.json" "$tmp/a.json"
-edit "$tmp/a.json" 'p["exports"]["libpmem"]["env"]["PMEM_MOVNT_THRESHOLD"] = "65536"'
+edit "$tmp/a.json" "$tmp/a.json.new" 'p["exports"]["libpmem"]["env"]["PMEM_MOVNT_THRESHOLD"] = "65536"'
 mv "$tmp/a.json.new" "$tmp/thr.json"
 expect 1 "diff export" -- --diff --insecure "$tmp/a.json" "$tmp/thr.json"
 grep -q "exports.libpmem.PMEM_MOVNT_THRESHOLD" "$tmp/out" && ok || bad "diff: $(cat "$tmp/out")"
@@ -73,7 +56,7 @@ grep -q "the same host twice.*in $tmp/a.json and in $tmp/b.json" "$tmp/err" && o
 expect 2 "merge a file twice" -- --merge "$tmp/twice.json" --insecure "$tmp/a.json" "$tmp/a.json"
 [ ! -e "$tmp/twice.json" ] && ok || bad "a refused merge wrote its output"
 # b.json stands for another host of this platform
-edit "$tmp/b.json" 'p["generator"]["host_id"] = "sha256:" + "b" * 64'
+edit "$tmp/b.json" "$tmp/b.json.new" 'p["generator"]["host_id"] = "sha256:" + "b" * 64'
 mv "$tmp/b.json.new" "$tmp/b.json"
 
 # --merge: two hosts of this platform aggregate; another platform stays apart
@@ -102,7 +85,7 @@ expect 2 "merge bundle with its host" -- --merge "$tmp/twice.json" --insecure "$
 [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
 	grep -q "the same host twice (sha256:b\{64\}), in $tmp/fleet.json and in $tmp/b.json" \
 	"$tmp/err" && [ ! -e "$tmp/twice.json" ] && ok || bad "bundle + own host: $(cat "$tmp/err")"
-edit "$tmp/a.json" 'p["generator"]["host_id"] = "sha256:" + "c" * 64'
+edit "$tmp/a.json" "$tmp/a.json.new" 'p["generator"]["host_id"] = "sha256:" + "c" * 64'
 "$tune" --merge "$tmp/bc.json" --insecure "$tmp/b.json" "$tmp/a.json.new" >/dev/null 2>&1 ||
 	bad "merge b and c"
 expect 2 "merge two bundles sharing a host" -- --merge "$tmp/twice.json" --insecure \
@@ -110,7 +93,7 @@ expect 2 "merge two bundles sharing a host" -- --merge "$tmp/twice.json" --insec
 grep -q "in $tmp/fleet.json and in $tmp/bc.json" "$tmp/err" && ok ||
 	bad "two bundles share a host: $(cat "$tmp/err")"
 # a bundle merged before host ids existed: the text decides, as it did
-edit "$tmp/fleet.json" 'del p["bundle"][0]["merged"]["host_ids"]'
+edit "$tmp/fleet.json" "$tmp/fleet.json.new" 'del p["bundle"][0]["merged"]["host_ids"]'
 expect 0 "merge an old bundle with a host" -- --merge "$tmp/old.json" --insecure \
 	"$tmp/fleet.json.new" "$tmp/b.json"
 expect 2 "merge an old bundle twice" -- --merge "$tmp/old.json" --insecure "$tmp/fleet.json.new" \
@@ -148,7 +131,7 @@ expect_refusal "--from-list for another command" "--from-list" -- --show --from-
 
 # a merged entry counts the hosts it lists: one that only says it holds ten
 # million (and no ids) is one host, with a warning, and outvotes no one
-edit "$tmp/b.json" 'p["generator"].pop("host_id"); p["merged"] = {"hosts": 10000000,
+edit "$tmp/b.json" "$tmp/b.json.new" 'p["generator"].pop("host_id"); p["merged"] = {"hosts": 10000000,
     "created_first": "2026-01-01T00:00:00Z", "created_last": "2026-01-01T00:00:00Z"}'
 mv "$tmp/b.json.new" "$tmp/claim.json"
 expect 0 "merge a claim" -- --merge "$tmp/claim-out.json" --insecure "$tmp/a.json" "$tmp/b.json" \

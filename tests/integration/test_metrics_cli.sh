@@ -10,23 +10,6 @@ PT_TEST_NAME=test_metrics_cli
 # shellcheck source=cli-lib.sh
 . "$(dirname "$0")/cli-lib.sh"
 umask 022
-# expect RC DESCRIPTION -- ARGS...
-expect() {
-	local want=$1 what=$2
-	shift 3
-	"$tune" "$@" >"$tmp/out" 2>"$tmp/err"
-	local rc=$?
-	[ $rc -eq "$want" ] && ok || bad "$what: exit $rc, expected $want: $(cat "$tmp/out" "$tmp/err")"
-}
-# edit IN OUT PYTHON-STATEMENTS-ON-p
-edit() {
-	python3 - "$1" "$2" "$3" <<'PY'
-import json, sys
-p = json.load(open(sys.argv[1]))
-exec(sys.argv[3])
-json.dump(p, open(sys.argv[2], "w"), indent=1)
-PY
-}
 promtool_ok() {
 	if ! command -v promtool >/dev/null; then
 		echo "skipped: promtool not installed (Debian package prometheus)"

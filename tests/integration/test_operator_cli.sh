@@ -13,32 +13,15 @@ PT_TEST_NAME=test_operator_cli
 . "$(dirname "$0")/cli-lib.sh"
 umask 022
 
-# run RC DESCRIPTION -- ARGS...
-run() {
-	local want=$1 what=$2
-	shift 3
-	"$tune" "$@" >"$tmp/out" 2>"$tmp/err"
-	local rc=$?
-	[ $rc -eq "$want" ] && ok || bad "$what: exit $rc, expected $want: $(cat "$tmp/out" "$tmp/err")"
-}
-edit() {
-	python3 - "$1" "$2" "$3" <<'PY'
-import json, sys
-p = json.load(open(sys.argv[1]))
-exec(sys.argv[2])
-json.dump(p, open(sys.argv[3], "w"), indent=1)
-PY
-}
-
 # -q is --quiet: nothing on stderr, and the probe is the standard one unless --quick
-run 0 "probe -q --quick" -- --probe -q --quick --threads 1 \
+expect 0 "probe -q --quick" -- --probe -q --quick --threads 1 \
 	--strategies movnt_sse2,movnt_avx2,movnt_avx512,clwb --target dram --area-size 96M \
 	--output "$tmp/a.json"
 [ ! -s "$tmp/err" ] && ok || bad "-q printed on stderr: $(cat "$tmp/err")"
 jq -e '.generator.mode == "quick"' "$tmp/a.json" >/dev/null && ok || bad "--quick mode not quick"
 
 # without a terminal, progress is a plain line per quarter (the probe unit's journal)
-run 0 "probe, stderr not a terminal" -- --probe --quick --threads 1 --strategies movnt_avx2,clwb \
+expect 0 "probe, stderr not a terminal" -- --probe --quick --threads 1 --strategies movnt_avx2,clwb \
 	--target dram --area-size 96M --output -
 grep -qE "^pmem-tune: dram: [0-9]+% measured .*about [0-9]+ s left$" "$tmp/err" && ok ||
 	bad "no progress lines: $(cat "$tmp/err")"
@@ -90,31 +73,31 @@ grep -qw clflushopt "$tmp/show" && ! grep -qw clflushop "$tmp/show" && ok ||
 	bad "--all: clflushopt cut: $(grep -m1 clflush "$tmp/show")"
 
 # --json on every command that prints, parsed by jq
-run 0 "show --json" -- --show --json "$tmp/a.json"
+expect 0 "show --json" -- --show --json "$tmp/a.json"
 jq -e '.schema == "pmem-policy/1" and (.targets | length) == 1' "$tmp/out" >/dev/null && ok ||
 	bad "show --json: $(head -c 300 "$tmp/out")"
-run 0 "check --json" -- --check --json "$tmp/a.json"
+expect 0 "check --json" -- --check --json "$tmp/a.json"
 jq -e '.result == "valid" and .status == 0 and (.host_fingerprint | startswith("sha256:"))' \
 	"$tmp/out" >/dev/null && ok || bad "check --json: $(cat "$tmp/out")"
 echo '{' >"$tmp/bad.json"
-run 2 "check --json invalid" -- --check --json "$tmp/bad.json"
+expect 2 "check --json invalid" -- --check --json "$tmp/bad.json"
 jq -e '.result == "invalid" and .status == 2' "$tmp/out" >/dev/null && ok ||
 	bad "check --json invalid: $(cat "$tmp/out")"
 # a missing file is said to be missing, still exit 2 (the probe unit and a playbook rely on it)
-run 2 "check missing" -- --check "$tmp/none.json"
+expect 2 "check missing" -- --check "$tmp/none.json"
 [ "$(cat "$tmp/out")" = "missing: $tmp/none.json: No such file or directory" ] && ok ||
 	bad "check missing: $(cat "$tmp/out")"
-run 2 "check --json missing" -- --check --json "$tmp/none.json"
+expect 2 "check --json missing" -- --check --json "$tmp/none.json"
 jq -e --arg f "$tmp/none.json" '.result == "missing" and .status == 2 and .file == $f and
 	(.message | test("No such file"))' "$tmp/out" >/dev/null && ok ||
 	bad "check --json missing: $(cat "$tmp/out")"
-edit "$tmp/a.json" 'p["exports"]["libpmem"]["env"]["PMEM_MOVNT_THRESHOLD"] = "65536"' "$tmp/b.json"
-run 1 "diff --json" -- --diff --json "$tmp/a.json" "$tmp/b.json"
+edit "$tmp/a.json" "$tmp/b.json" 'p["exports"]["libpmem"]["env"]["PMEM_MOVNT_THRESHOLD"] = "65536"'
+expect 1 "diff --json" -- --diff --json "$tmp/a.json" "$tmp/b.json"
 jq -e '.same == false and (.changes | length) >= 1' "$tmp/out" >/dev/null && ok ||
 	bad "diff --json: $(cat "$tmp/out")"
-run 0 "diff --json same" -- --diff --json "$tmp/a.json" "$tmp/a.json"
+expect 0 "diff --json same" -- --diff --json "$tmp/a.json" "$tmp/a.json"
 jq -e '.same == true and .changes == []' "$tmp/out" >/dev/null && ok || bad "diff same: $(cat "$tmp/out")"
-run 0 "strategies-list --json" -- --strategies-list --json
+expect 0 "strategies-list --json" -- --strategies-list --json
 jq -e '(.strategies | map(.name) | index("movnt_avx512")) != null and (.cpu.family | type) == "number"' \
 	"$tmp/out" >/dev/null && ok || bad "strategies-list --json: $(head -c 300 "$tmp/out")"
 
@@ -162,17 +145,17 @@ else
 fi
 
 # --metrics: this host's entry only, promtool-clean, hostile labels escaped
-edit "$tmp/a.json" 'p["platform"]["fingerprint"] = "sha256:" + "0" * 64' "$tmp/other.json"
+edit "$tmp/a.json" "$tmp/other.json" 'p["platform"]["fingerprint"] = "sha256:" + "0" * 64'
 # the loader refuses control characters; quotes and backslashes it lets through
-edit "$tmp/a.json" 'p["targets"][0]["name"] = "evil\\\"} 1 # \\"' "$tmp/evil.json"
-run 0 "merge" -- --merge "$tmp/fleet.json" "$tmp/evil.json" "$tmp/other.json"
+edit "$tmp/a.json" "$tmp/evil.json" 'p["targets"][0]["name"] = "evil\\\"} 1 # \\"'
+expect 0 "merge" -- --merge "$tmp/fleet.json" "$tmp/evil.json" "$tmp/other.json"
 mkdir -p "$tmp/run"
 printf '{"format":"pmem-tuned-status/1","time":1700000000,"applied":true,"policy":"x",' \
 	>"$tmp/run/status.json"
 printf '"unchanged":1,"refused":0,"set":3,"failed":0}' >>"$tmp/run/status.json"
 printf '{"format":"pmem-tuned-status/1","time":1700000100,"verified":true,"drift":2}' \
 	>"$tmp/run/verify.json"
-run 0 "metrics" -- --metrics "$tmp/pmem.prom" --daemon-state "$tmp/run" "$tmp/fleet.json"
+expect 0 "metrics" -- --metrics "$tmp/pmem.prom" --daemon-state "$tmp/run" "$tmp/fleet.json"
 grep -qF 'target="evil\\\"} 1 # \\",' "$tmp/pmem.prom" && ok ||
 	bad "hostile label not escaped: $(grep evil "$tmp/pmem.prom" | head -2)"
 [ "$(grep -c '^pmem_tune_policy_host_match.* 1$' "$tmp/pmem.prom")" -eq 1 ] && ok ||
@@ -189,9 +172,9 @@ dups=$(grep '^# TYPE' "$tmp/pmem.prom" | sort | uniq -d)
 # a status file that is not the daemon's (a null format) counts as none, no crash
 mkdir -p "$tmp/odd"
 printf '{"format":null,"applied":true}' >"$tmp/odd/status.json"
-run 0 "metrics, odd status" -- --metrics - --daemon-state "$tmp/odd" "$tmp/other.json"
+expect 0 "metrics, odd status" -- --metrics - --daemon-state "$tmp/odd" "$tmp/other.json"
 grep -q '^pmem_tuned_policy_applied 0$' "$tmp/out" && ok || bad "odd status: $(cat "$tmp/out")"
-run 0 "metrics, no daemon" -- --metrics - --daemon-state "$tmp/none" "$tmp/other.json"
+expect 0 "metrics, no daemon" -- --metrics - --daemon-state "$tmp/none" "$tmp/other.json"
 grep -q '^pmem_tune_policy_host_match{.*} 0$' "$tmp/out" && grep -q '^pmem_tuned_policy_applied 0$' \
 	"$tmp/out" && ok || bad "other platform / no daemon: $(cat "$tmp/out")"
 if command -v promtool >/dev/null; then
@@ -208,15 +191,15 @@ fi
 if [ "$(id -u)" -eq 0 ]; then
 	cp "$tmp/a.json" "$tmp/theirs.json"
 	chown 65534 "$tmp/theirs.json"
-	run 0 "show, owned by another user" -- --show "$tmp/theirs.json"
+	expect 0 "show, owned by another user" -- --show "$tmp/theirs.json"
 	grep -q "warning: .*owned by uid 65534" "$tmp/err" && ok || bad "no warning: $(cat "$tmp/err")"
-	run 0 "show --json, owned by another user" -- --show --json "$tmp/theirs.json"
+	expect 0 "show --json, owned by another user" -- --show --json "$tmp/theirs.json"
 	jq -e . "$tmp/out" >/dev/null && ok || bad "show --json not JSON with the warning"
-	run 2 "show --strict" -- --show --strict "$tmp/theirs.json"
+	expect 2 "show --strict" -- --show --strict "$tmp/theirs.json"
 	grep -q "owned by uid 65534" "$tmp/err" && ok || bad "strict: $(cat "$tmp/err")"
-	run 2 "check, owned by another user" -- --check "$tmp/theirs.json"
+	expect 2 "check, owned by another user" -- --check "$tmp/theirs.json"
 	grep -q "owned by uid 65534" "$tmp/out" && ok || bad "check: $(cat "$tmp/out")"
-	run 0 "show --insecure: no warning" -- --show --insecure "$tmp/theirs.json"
+	expect 0 "show --insecure: no warning" -- --show --insecure "$tmp/theirs.json"
 	[ ! -s "$tmp/err" ] && ok || bad "--insecure warned: $(cat "$tmp/err")"
 else
 	echo "skipped: ownership cases need root"
