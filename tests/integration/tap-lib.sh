@@ -3,6 +3,7 @@
 # COMMAND...` counts and prints one line per check; a script may define
 # tap_on_fail to show context after a failing check.  tap_finish NAME
 # prints the closing line ctest's log shows and sets the exit status.
+# `wait_for TENTHS COMMAND...` polls COMMAND every tenth of a second.
 passed=0
 failed=0
 
@@ -17,6 +18,18 @@ ok() {
 		echo "not ok - $desc"
 		if declare -F tap_on_fail >/dev/null; then tap_on_fail; fi
 	fi
+}
+
+# wait_for TENTHS COMMAND...: 0 once COMMAND succeeds, 1 if it has not in TENTHS tries
+wait_for() {
+	local i=0 n=$1
+	shift
+	while [ "$i" -lt "$n" ]; do
+		"$@" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
 }
 
 tap_finish() {

@@ -34,24 +34,8 @@ tap_on_fail() { [ -f "$T/log" ] && sed 's/^/    | /' "$T/log" | tail -n 15; }
 val() { cat "$1" 2>/dev/null || echo "<absent>"; }
 is() { [ "$(val "$1")" = "$2" ]; }
 # wait_is FILE VALUE TENTHS
-wait_is() {
-	i=0
-	while [ "$i" -lt "$3" ]; do
-		is "$1" "$2" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-wait_grep() {
-	i=0
-	while [ "$i" -lt "$3" ]; do
-		grep -q -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
+wait_is() { wait_for "$3" is "$1" "$2"; }
+wait_grep() { wait_for "$3" grep -qs -- "$2" "$1"; }
 alive() { kill -0 "$PID" 2>/dev/null; }
 # the journal is no place for a test's log
 run() { env -u INVOCATION_ID -u JOURNAL_STREAM -u NOTIFY_SOCKET -u WATCHDOG_USEC "$@"; }

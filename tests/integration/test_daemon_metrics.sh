@@ -29,15 +29,7 @@ tap_on_fail() {
 run() { env -u INVOCATION_ID -u JOURNAL_STREAM -u NOTIFY_SOCKET -u WATCHDOG_USEC "$@"; }
 is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
 has() { grep -qx -- "$2" "$1" 2>/dev/null; }
-wait_has() {
-	i=0
-	while [ "$i" -lt "$3" ]; do
-		has "$1" "$2" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
+wait_has() { wait_for "$3" has "$1" "$2"; }
 promtool_ok() {
 	command -v promtool >/dev/null || { echo "# promtool missing: not checked"; return 0; }
 	promtool check metrics < "$1" > "$T/promtool" 2>&1

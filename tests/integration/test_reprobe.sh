@@ -148,15 +148,7 @@ rm -f "$POLICY"
 env -u INVOCATION_ID -u JOURNAL_STREAM -u NOTIFY_SOCKET -u WATCHDOG_USEC \
 	"$DAEMON" -v $COMMON > "$T/log" 2>&1 &
 PID=$!
-wait_grep() {
-	i=0
-	while [ "$i" -lt "$3" ]; do
-		grep -q -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
+wait_grep() { wait_for "$3" grep -qs -- "$2" "$1"; }
 ok "daemon: up without a policy" wait_grep "$T/log" "No policy at" 50
 mkdir -p "$S/devices/ndbus0/region1"
 ln -s ../../../devices/ndbus0/region1 "$S/bus/nd/devices/region1"
