@@ -232,6 +232,24 @@ static void write_policy(const struct mkpolicy_opts *o)
 	}
 }
 
+/* A fresh tree with the policy of o, and a daemon d over it. */
+static void fresh_daemon(struct daemon *d, const struct mkpolicy_opts *o, enum run_mode mode)
+{
+	make_tree();
+	write_policy(o);
+	daemon_setup(d, mode);
+}
+
+/* ... that applies it once (why: the reload's reason) and stops without restoring. */
+static void applied_once(const struct mkpolicy_opts *o, const char *why)
+{
+	struct daemon d;
+
+	fresh_daemon(&d, o, MODE_ONESHOT);
+	daemon_reload(&d, why);
+	daemon_fini(&d);
+}
+
 static const struct mkpolicy_opts base_policy = {
 	.movnt = "512", .nt = "0x100000", .movsb = "0x2000", .kernel = 4096,
 };
@@ -241,9 +259,7 @@ static void test_apply_restore(void)
 	struct daemon d, d2;
 	char *t;
 
-	make_tree();
-	write_policy(&base_policy);
-	daemon_setup(&d, MODE_ONESHOT);
+	fresh_daemon(&d, &base_policy, MODE_ONESHOT);
 	CHECK_INT(d.knobs.n, 0);	/* loaded by reload, not init */
 	CHECK_INT(daemon_reload(&d, "test"), RELOAD_APPLIED);
 	/* 11 test lines, 2 refused at parse, + 2 built-in */
@@ -310,11 +326,7 @@ static void test_first_original_wins(void)
 	struct mkpolicy_opts o = base_policy;
 	struct daemon d;
 
-	make_tree();
-	write_policy(&o);
-	daemon_setup(&d, MODE_ONESHOT);
-	daemon_reload(&d, "first");
-	daemon_fini(&d);
+	applied_once(&o, "first");
 	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "4096");
 
 	/* restarted without restoring, with a new policy */
@@ -333,9 +345,7 @@ static void test_stale_restored(void)
 	struct mkpolicy_opts o = base_policy;
 	struct daemon d;
 
-	make_tree();
-	write_policy(&o);
-	daemon_setup(&d, MODE_ONESHOT);
+	fresh_daemon(&d, &o, MODE_ONESHOT);
 	daemon_reload(&d, "with kernel export");
 	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "4096");
 	CHECK(exists("etc/pmem-tuned/libpmem.env"));
@@ -357,9 +367,7 @@ static void test_bad_policy_keeps_state(void)
 {
 	struct daemon d;
 
-	make_tree();
-	write_policy(&base_policy);
-	daemon_setup(&d, MODE_ONESHOT);
+	fresh_daemon(&d, &base_policy, MODE_ONESHOT);
 	CHECK_INT(daemon_reload(&d, "good"), RELOAD_APPLIED);
 	put("etc/pmem-policy.json", "{\"schema\": \"pmem-policy/1\", \"targets\": 3}", 0644);
 	CHECK_INT(daemon_reload(&d, "bad"), RELOAD_KEPT);
@@ -379,9 +387,7 @@ static void test_foreign_platform(void)
 {
 	struct daemon d;
 
-	make_tree();
-	write_policy(&base_policy);	/* all-zero fingerprint */
-	daemon_setup(&d, MODE_ONESHOT);
+	fresh_daemon(&d, &base_policy, MODE_ONESHOT);	/* all-zero fingerprint */
 	d.opt.force = false;
 	CHECK_INT(daemon_reload(&d, "foreign"), RELOAD_KEPT);
 	CHECK(strstr(d.status, "not applied") != NULL);
@@ -394,9 +400,7 @@ static void test_dry_run_and_verify(void)
 {
 	struct daemon d;
 
-	make_tree();
-	write_policy(&base_policy);
-	daemon_setup(&d, MODE_DRY_RUN);
+	fresh_daemon(&d, &base_policy, MODE_DRY_RUN);
 	CHECK_INT(daemon_reload(&d, "dry"), RELOAD_APPLIED);
 	CHECK(d.stats.drift >= 6);
 	CHECK_INT(d.stats.set, 0);
@@ -466,11 +470,7 @@ static void test_restore_what_we_changed(void)
 	struct daemon d;
 
 	/* a knob the administrator set after our apply keeps their value */
-	make_tree();
-	write_policy(&o);
-	daemon_setup(&d, MODE_ONESHOT);
-	daemon_reload(&d, "apply");
-	daemon_fini(&d);
+	applied_once(&o, "apply");
 	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "4096");
 	put("sys/module/alpha/parameters/thresh", "2048\n", 0644);
 	/* and the environment file we created, edited by the administrator, stays */
@@ -488,9 +488,7 @@ static void test_restore_what_we_changed(void)
 	daemon_fini(&d);
 
 	/* the same rule when a new policy no longer sets a knob */
-	make_tree();
-	write_policy(&o);
-	daemon_setup(&d, MODE_ONESHOT);
+	fresh_daemon(&d, &o, MODE_ONESHOT);
 	daemon_reload(&d, "with the kernel export");
 	put("sys/module/alpha/parameters/thresh", "2048\n", 0644);
 	o.no_kernel = true;
@@ -502,11 +500,7 @@ static void test_restore_what_we_changed(void)
 	o.no_kernel = false;
 
 	/* a value that is the original again (a restore cut short) is simply done */
-	make_tree();
-	write_policy(&o);
-	daemon_setup(&d, MODE_ONESHOT);
-	daemon_reload(&d, "apply");
-	daemon_fini(&d);
+	applied_once(&o, "apply");
 	put("sys/module/alpha/parameters/thresh", "768\n", 0644);
 	daemon_setup(&d, MODE_RESTORE);
 	CHECK_INT(daemon_restore(&d, false), 0);
@@ -515,9 +509,7 @@ static void test_restore_what_we_changed(void)
 	daemon_fini(&d);
 
 	/* a write that failed leaves the entry naming the value still in place */
-	make_tree();
-	write_policy(&o);
-	daemon_setup(&d, MODE_ONESHOT);
+	fresh_daemon(&d, &o, MODE_ONESHOT);
 	daemon_reload(&d, "4096");
 	chmod(P("sys/module/alpha/parameters/thresh"), 0444);
 	o.kernel = 8192;
@@ -836,9 +828,7 @@ static void test_module_only(void)
 {
 	struct daemon d;
 
-	make_tree();
-	write_policy(&base_policy);
-	daemon_setup(&d, MODE_ONESHOT);
+	fresh_daemon(&d, &base_policy, MODE_ONESHOT);
 	/* nothing applied yet: a module event does nothing */
 	CHECK_INT(daemon_apply_module(&d, "alpha"), 0);
 	CHECK_STR(get("sys/module/alpha/parameters/thresh"), "768");
@@ -1316,9 +1306,7 @@ static void test_no_flush_every_region(void)
 	daemon_fini(&d);
 
 	/* a pmem region whose domain cannot be read (region9) is no evidence either */
-	make_tree();
-	write_policy(&o);
-	daemon_setup(&d, MODE_ONESHOT);
+	fresh_daemon(&d, &o, MODE_ONESHOT);
 	daemon_reload(&d, "region9 without a domain");
 	CHECK(libpmem_lacks("PMEM_NO_FLUSH"));
 	CHECK(d.stats.refused >= 1);
