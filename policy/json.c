@@ -878,6 +878,24 @@ struct array_of {
  * reading them failed or not.  NULL where reading failed already, an
  * optional key is absent, or memory ran out.
  */
+static void read_elems(struct rd *rd, struct json_object *arr, const struct array_of *a,
+		       void *elems, size_t n, void *ctx, size_t mark)
+{
+	for (size_t i = 0; i < n && !rd->failed; i++) {
+		struct json_object *v = json_object_array_get_idx(arr, i);
+		size_t m2 = push_index(rd, i);
+
+		if (a->objects && !json_object_is_type(v, json_type_object))
+			fail(rd, "expected object, got %s", type_name(v));
+		else
+			a->read(rd, v, elems, i, n, ctx);
+		pop(rd, m2);
+	}
+	if (a->check && !rd->failed)
+		a->check(rd, n, ctx, mark);
+	pop(rd, mark);
+}
+
 static void *read_array(struct rd *rd, struct json_object *obj, const struct array_of *a,
 			void *ctx, size_t *n)
 {
@@ -889,20 +907,19 @@ static void *read_array(struct rd *rd, struct json_object *obj, const struct arr
 		*n = 0;
 		return NULL;
 	}
-	for (size_t i = 0; i < *n && !rd->failed; i++) {
-		struct json_object *v = json_object_array_get_idx(arr, i);
-		size_t m2 = push_index(rd, i);
-
-		if (a->objects && !json_object_is_type(v, json_type_object))
-			fail(rd, "expected object, got %s", type_name(v));
-		else
-			a->read(rd, v, elems, i, *n, ctx);
-		pop(rd, m2);
-	}
-	if (a->check && !rd->failed)
-		a->check(rd, *n, ctx, mark);
-	pop(rd, mark);
+	read_elems(rd, arr, a, elems, *n, ctx, mark);
 	return elems;
+}
+
+/* As read_array, into elems of the caller's (room for a->max) */
+static void read_array_into(struct rd *rd, struct json_object *obj, const struct array_of *a,
+			    void *elems, void *ctx)
+{
+	size_t mark, n;
+	struct json_object *arr = enter_array(rd, obj, a->key, a->max, a->required, &n, &mark);
+
+	if (arr)
+		read_elems(rd, arr, a, elems, n, ctx, mark);
 }
 
 static int read_name(struct rd *rd, struct json_object *obj, const char *key, char *dst,
@@ -1474,47 +1491,65 @@ static void read_saturation(struct rd *rd, struct json_object *jt, struct policy
 	pop(rd, mark);
 }
 
+static void read_remote_cell(struct rd *rd, struct json_object *jc, void *elems, size_t i,
+			     size_t n, void *ctx)
+{
+	struct policy_remote_cell *c = (struct policy_remote_cell *)elems + i;
+
+	read_name(rd, jc, "strategy", c->strategy, sizeof(c->strategy));
+	read_name(rd, jc, "pattern", c->pattern, sizeof(c->pattern));
+	c->size_bytes = (uint64_t)read_int(rd, jc, "size_bytes", 1, POLICY_MAX_SIZE_BYTES,
+					   "a size in bytes", 1, 0);
+	c->local_mib_s = read_double(rd, jc, "local_mib_s", 0, POLICY_MAX_MIB_S, 1, 1);
+	c->remote_mib_s = read_double(rd, jc, "remote_mib_s", 0, POLICY_MAX_MIB_S, 1, 1);
+	((struct policy_remote *)ctx)->ncells = i + 1;
+}
+
+static const struct array_of remote_cells_array = {
+	.key = "cells", .max = POLICY_REMOTE_CELLS, .required = 1, .objects = true,
+	.read = read_remote_cell,
+};
+
 static void read_remote(struct rd *rd, struct json_object *jt, struct policy_remote *r)
 {
 	size_t mark;
-	struct json_object *o = enter_object_member(rd, jt, "remote_penalty", &mark), *cells;
+	struct json_object *o = enter_object_member(rd, jt, "remote_penalty", &mark);
 
 	if (!o)
 		return;
 	r->from_node = (int)read_int(rd, o, "from_node", 0, POLICY_MAX_NODE, "a NUMA node", 1, -1);
 	r->distance = (int)read_int(rd, o, "distance", -1, 255, "a NUMA distance or -1", 0, -1);
 	r->ratio = read_double(rd, o, "ratio", 0, 1000, 1, 1);
-	cells = need_array(rd, o, "cells", POLICY_REMOTE_CELLS, 1);
-	for (size_t i = 0; cells && i < json_object_array_length(cells) && !rd->failed; i++) {
-		struct json_object *jc = json_object_array_get_idx(cells, i);
-		struct policy_remote_cell *c = &r->cells[i];
-		size_t m2 = push_key(rd, "cells");
-
-		push_index(rd, i);
-		if (!json_object_is_type(jc, json_type_object)) {
-			fail(rd, "expected object, got %s", type_name(jc));
-		} else {
-			read_name(rd, jc, "strategy", c->strategy, sizeof(c->strategy));
-			read_name(rd, jc, "pattern", c->pattern, sizeof(c->pattern));
-			c->size_bytes = (uint64_t)read_int(rd, jc, "size_bytes", 1,
-							   POLICY_MAX_SIZE_BYTES,
-							   "a size in bytes", 1, 0);
-			c->local_mib_s = read_double(rd, jc, "local_mib_s", 0, POLICY_MAX_MIB_S,
-						     1, 1);
-			c->remote_mib_s = read_double(rd, jc, "remote_mib_s", 0,
-						      POLICY_MAX_MIB_S, 1, 1);
-			r->ncells = i + 1;
-		}
-		pop(rd, m2);
-	}
+	read_array_into(rd, o, &remote_cells_array, r->cells, r);
 	pop(rd, mark);
 	r->present = !rd->failed;
 }
 
+static void read_cxl_memdev(struct rd *rd, struct json_object *jm, void *elems, size_t i,
+			    size_t n, void *ctx)
+{
+	struct policy_cxl_memdev *m = (struct policy_cxl_memdev *)elems + i;
+
+	for (size_t k = 0; k < ARRAY_SIZE(cxl_memdev_texts); k++) {
+		char *dst = (char *)m + cxl_memdev_texts[k].off;
+		size_t len = k == 0 || k == ARRAY_SIZE(cxl_memdev_texts) - 1 ?
+			     POLICY_NAME_MAX : sizeof(m->pci_vendor);
+
+		read_str(rd, jm, cxl_memdev_texts[k].name, dst, len, 0);
+	}
+	m->depth = (unsigned)read_int(rd, jm, "depth", 0, 64, "a port depth", 0, 0);
+	((struct policy_cxl *)ctx)->nmemdevs = i + 1;
+}
+
+static const struct array_of cxl_memdevs_array = {
+	.key = "memdevs", .max = POLICY_MAX_CXL_MEMDEVS, .required = 0, .objects = true,
+	.read = read_cxl_memdev,
+};
+
 static void read_cxl(struct rd *rd, struct json_object *jt, struct policy_cxl *c)
 {
 	size_t mark;
-	struct json_object *o = enter_object_member(rd, jt, "cxl", &mark), *memdevs;
+	struct json_object *o = enter_object_member(rd, jt, "cxl", &mark);
 
 	if (!o)
 		return;
@@ -1525,28 +1560,7 @@ static void read_cxl(struct rd *rd, struct json_object *jt, struct policy_cxl *c
 						       1 << 30, "a granularity in bytes", 0, 0);
 	c->host_bridges = (unsigned)read_int(rd, o, "host_bridges", 0, 1024,
 					     "a host bridge count", 0, 0);
-	memdevs = need_array(rd, o, "memdevs", POLICY_MAX_CXL_MEMDEVS, 0);
-	for (size_t i = 0; memdevs && i < json_object_array_length(memdevs) && !rd->failed; i++) {
-		struct json_object *jm = json_object_array_get_idx(memdevs, i);
-		struct policy_cxl_memdev *m = &c->memdevs[i];
-		size_t m2 = push_key(rd, "memdevs");
-
-		push_index(rd, i);
-		if (!json_object_is_type(jm, json_type_object)) {
-			fail(rd, "expected object, got %s", type_name(jm));
-		} else {
-			for (size_t k = 0; k < ARRAY_SIZE(cxl_memdev_texts); k++) {
-				char *dst = (char *)m + cxl_memdev_texts[k].off;
-				size_t len = k == 0 || k == ARRAY_SIZE(cxl_memdev_texts) - 1 ?
-					     POLICY_NAME_MAX : sizeof(m->pci_vendor);
-
-				read_str(rd, jm, cxl_memdev_texts[k].name, dst, len, 0);
-			}
-			m->depth = (unsigned)read_int(rd, jm, "depth", 0, 64, "a port depth", 0, 0);
-			c->nmemdevs = i + 1;
-		}
-		pop(rd, m2);
-	}
+	read_array_into(rd, o, &cxl_memdevs_array, c->memdevs, c);
 	pop(rd, mark);
 	c->present = !rd->failed;
 }
