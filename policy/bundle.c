@@ -67,11 +67,30 @@ static int bundle_schema_check(struct json_object *root, char *err, size_t errle
 	return 0;
 }
 
+/* Entry i of a bundle (its tree e) read and added to b: 0 or -EINVAL, err says why. */
+static int bundle_add_entry(struct policy_bundle *b, struct json_object *e, size_t i, char *err,
+			    size_t errlen)
+{
+	char path[64];
+	struct policy *p;
+
+	snprintf(path, sizeof(path), "bundle[%zu]", i);
+	p = policy_from_json_at(e, path, err, errlen);
+	if (!p)
+		return -EINVAL;
+	if (policy_bundle_add(b, p)) {
+		snprintf(err, errlen, "%s.platform.fingerprint: '%s' appears twice", path,
+			 p->platform.fingerprint);
+		policy_free(p);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static struct policy_bundle *bundle_from_json(struct json_object *root, char *err, size_t errlen)
 {
 	struct policy_bundle *b = policy_bundle_new();
 	struct json_object *arr;
-	char path[64];
 	size_t n;
 
 	if (!b) {
@@ -99,20 +118,9 @@ static struct policy_bundle *bundle_from_json(struct json_object *root, char *er
 		snprintf(err, errlen, "bundle: %zu entries, expected 1 to %d", n, POLICY_MAX_BUNDLE);
 		goto fail;
 	}
-	for (size_t i = 0; i < n; i++) {
-		struct policy *p;
-
-		snprintf(path, sizeof(path), "bundle[%zu]", i);
-		p = policy_from_json_at(json_object_array_get_idx(arr, i), path, err, errlen);
-		if (!p)
+	for (size_t i = 0; i < n; i++)
+		if (bundle_add_entry(b, json_object_array_get_idx(arr, i), i, err, errlen))
 			goto fail;
-		if (policy_bundle_add(b, p)) {
-			snprintf(err, errlen, "%s.platform.fingerprint: '%s' appears twice", path,
-				 p->platform.fingerprint);
-			policy_free(p);
-			goto fail;
-		}
-	}
 	return b;
 fail:
 	policy_bundle_free(b);
@@ -140,7 +148,6 @@ static struct policy_bundle *bundle_by_entry(const char *text, size_t len,
 							    err, errlen);
 	struct policy_bundle *b = NULL;
 	struct json_object *arr;
-	char path[64];
 
 	if (!root)
 		return NULL;
@@ -168,21 +175,14 @@ static struct policy_bundle *bundle_by_entry(const char *text, size_t len,
 	for (size_t i = 0; i < si->nentries; i++) {
 		struct json_object *e = policy_tokenize_part(text, si->entries[i].start,
 							     si->entries[i].len, 2, err, errlen);
-		struct policy *p;
+		int rc;
 
 		if (!e)
 			goto fail;
-		snprintf(path, sizeof(path), "bundle[%zu]", i);
-		p = policy_from_json_at(e, path, err, errlen);
+		rc = bundle_add_entry(b, e, i, err, errlen);
 		json_object_put(e);
-		if (!p)
+		if (rc)
 			goto fail;
-		if (policy_bundle_add(b, p)) {
-			snprintf(err, errlen, "%s.platform.fingerprint: '%s' appears twice", path,
-				 p->platform.fingerprint);
-			policy_free(p);
-			goto fail;
-		}
 	}
 	json_object_put(root);
 	return b;
