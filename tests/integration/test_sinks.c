@@ -31,6 +31,7 @@
 #include "log.h"
 #include "mkpolicy.h"
 #include "policy/policy.h"
+#include "put_file.h"
 
 static char root[PATH_MAX];
 static char *builtin_conf;
@@ -54,39 +55,7 @@ static const char *P(const char *fmt, ...)
 
 static void put(const char *rel, const char *content, unsigned mode)
 {
-	char path[PATH_MAX], dir[PATH_MAX];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s", P("%s", rel));
-	snprintf(dir, sizeof(dir), "%s", path);
-	*strrchr(dir, '/') = '\0';
-	if (mkdir_p(dir, 0755) < 0) {
-		perror(dir);
-		exit(2);
-	}
-	unlink(path);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || write(fd, content, strlen(content)) != (ssize_t)strlen(content)) {
-		perror(path);
-		exit(2);
-	}
-	close(fd);
-	chmod(path, mode);
-}
-
-static void link_to(const char *rel, const char *target)
-{
-	char path[PATH_MAX], dir[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s", P("%s", rel));
-	snprintf(dir, sizeof(dir), "%s", path);
-	*strrchr(dir, '/') = '\0';
-	mkdir_p(dir, 0755);
-	unlink(path);
-	if (symlink(target, path) < 0) {
-		perror(path);
-		exit(2);
-	}
+	put_file_mode(root, rel, content, mode);
 }
 
 /* first line of a file under root, "<absent>" when missing */
@@ -122,15 +91,6 @@ static bool exists(const char *rel)
 	return access(P("%s", rel), F_OK) == 0;
 }
 
-static void rm_rf(const char *path)
-{
-	char cmd[PATH_MAX + 16];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", path);
-}
-
 /*
  * A sysfs tree shaped like the kernel's: /sys/block and /sys/bus/nd
  * entries are links into /sys/devices, pmem0 is a raw namespace of a
@@ -162,7 +122,7 @@ static void fake_ldso(const char *movsb_min)
 
 static void make_tree(void)
 {
-	rm_rf(root);
+	remove_tree(root);
 	mkdir_p(root, 0755);
 	put("sys/module/alpha/parameters/thresh", "768\n", 0644);
 	put("sys/module/alpha/parameters/flag", "N\n", 0644);
@@ -170,25 +130,26 @@ static void make_tree(void)
 	put("sys/module/beta/parameters/locked", "5\n", 0444);
 	put("sys/devices/ndbus0/region0/persistence_domain", "cpu_cache\n", 0444);
 	put("sys/devices/ndbus0/region0/namespace0.0/block/pmem0/dax/write_cache", "1\n", 0644);
-	link_to("sys/devices/ndbus0/region0/namespace0.0/block/pmem0/device", "../../../namespace0.0");
-	link_to("sys/block/pmem0", "../devices/ndbus0/region0/namespace0.0/block/pmem0");
+	put_link(root, "sys/devices/ndbus0/region0/namespace0.0/block/pmem0/device",
+		 "../../../namespace0.0");
+	put_link(root, "sys/block/pmem0", "../devices/ndbus0/region0/namespace0.0/block/pmem0");
 	put("sys/devices/ndbus0/region1/persistence_domain", "memory_controller\n", 0444);
 	put("sys/devices/ndbus0/region1/pfn1.0/block/pmem1/dax/write_cache", "1\n", 0644);
-	link_to("sys/devices/ndbus0/region1/pfn1.0/block/pmem1/device", "../../../pfn1.0");
-	link_to("sys/block/pmem1", "../devices/ndbus0/region1/pfn1.0/block/pmem1");
+	put_link(root, "sys/devices/ndbus0/region1/pfn1.0/block/pmem1/device", "../../../pfn1.0");
+	put_link(root, "sys/block/pmem1", "../devices/ndbus0/region1/pfn1.0/block/pmem1");
 	put("sys/devices/ndbus0/region0/knob", "3\n", 0644);
-	link_to("sys/bus/nd/devices/region0", "../../../devices/ndbus0/region0");
+	put_link(root, "sys/bus/nd/devices/region0", "../../../devices/ndbus0/region0");
 
 	/* escapes: every one of these must stay untouched */
 	put("outside/secret", "secret\n", 0644);
-	link_to("sys/module/evil/parameters/x", "../../../../outside/secret");
+	put_link(root, "sys/module/evil/parameters/x", "../../../../outside/secret");
 	put("outside/fakemod/parameters/x", "outside\n", 0644);
-	link_to("sys/module/evil2", "../../outside/fakemod");
+	put_link(root, "sys/module/evil2", "../../outside/fakemod");
 	put("outside/blk/dax/write_cache", "outside\n", 0644);
-	link_to("sys/block/pmem9", "../../outside/blk");
+	put_link(root, "sys/block/pmem9", "../../outside/blk");
 	put("outside/region/knob", "outside\n", 0644);
-	link_to("sys/bus/nd/devices/region9", "../../../../outside/region");
-	link_to("sys/module/alpha/parameters/alias", "thresh");
+	put_link(root, "sys/bus/nd/devices/region9", "../../../../outside/region");
+	put_link(root, "sys/module/alpha/parameters/alias", "thresh");
 
 	put("etc/pmem-tuned/knobs.d/50-builtin.conf", builtin_conf, 0644);
 	put("etc/pmem-tuned/knobs.d/60-test.conf",
@@ -956,7 +917,7 @@ static void test_region_appears(void)
 	CHECK_INT(daemon_region_added(&d, "region0"), 0);
 	put("sys/devices/ndbus0/region1/mappings", "1\n", 0444);
 	put("sys/devices/ndbus0/region1/mapping0", "nmem1,0,1073741824,0\n", 0444);
-	link_to("sys/bus/nd/devices/region1", "../../../devices/ndbus0/region1");
+	put_link(root, "sys/bus/nd/devices/region1", "../../../devices/ndbus0/region1");
 	/* reprobe_on_region_add = no (the default): said, nothing started */
 	CHECK(!d.opt.reprobe_region);
 	CHECK_INT(daemon_region_added(&d, "region1"), 0);
@@ -1038,7 +999,7 @@ static void test_untrusted_state(void)
 
 	/* a symlink in its place: not followed */
 	put("outside/state.json", planted_state, 0600);
-	link_to("run/pmem-tuned/state.json", "../../outside/state.json");
+	put_link(root, "run/pmem-tuned/state.json", "../../outside/state.json");
 	daemon_setup(&d, MODE_RESTORE);
 	CHECK_INT(d.state.n, 0);
 	daemon_restore(&d, false);
@@ -1104,7 +1065,7 @@ static void test_envfile_symlink(void)
 	make_tree();
 	write_policy(&base_policy);
 	put("outside/private", "TOKEN=s3cret\n", 0600);
-	link_to("etc/pmem-tuned/libpmem.env", "../../outside/private");
+	put_link(root, "etc/pmem-tuned/libpmem.env", "../../outside/private");
 	daemon_setup(&d, MODE_ONESHOT);
 	daemon_reload(&d, "env file is a symlink");
 	CHECK(strstr(slurp("run/pmem-tuned/state.json"), "s3cret") == NULL);
@@ -1236,7 +1197,7 @@ static void add_cxl_region(const char *name, const char *domain)
 	snprintf(rel, sizeof(rel), "sys/bus/nd/devices/%s", name);
 	snprintf(target, sizeof(target), "../../../devices/platform/ACPI0017:00/root0/"
 		 "nvdimm-bridge0/ndbus1/%s", name);
-	link_to(rel, target);
+	put_link(root, rel, target);
 }
 
 /*
@@ -1257,7 +1218,7 @@ static void test_no_flush_every_region(void)
 	write_policy(&o);
 
 	/* the export's region0 is cpu_cache, region1 on the same bus is ADR */
-	link_to("sys/bus/nd/devices/region1", "../../../devices/ndbus0/region1");
+	put_link(root, "sys/bus/nd/devices/region1", "../../../devices/ndbus0/region1");
 	daemon_setup(&d, MODE_ONESHOT);
 	daemon_reload(&d, "region0 cpu_cache, region1 memory_controller");
 	CHECK(libpmem_lacks("PMEM_NO_FLUSH"));
@@ -1290,7 +1251,7 @@ static void test_no_flush_every_region(void)
 	CHECK(libpmem_has("\nPMEM_NO_FLUSH=1\n"));
 	daemon_restore(&d, false);
 	daemon_fini(&d);
-	rm_rf(P("sys/devices/platform"));
+	remove_tree(P("sys/devices/platform"));
 	unlink(P("sys/bus/nd/devices/region2"));
 
 	/* applied with region0 alone; then a CXL region (ADR) is committed */
@@ -1491,7 +1452,7 @@ int main(int argc, char **argv)
 	test_fifos();
 out:
 	if (!check_failed)
-		rm_rf(root);
+		remove_tree(root);
 	else
 		fprintf(stderr, "tree kept in %s\n", root);
 	return check_report("test_sinks");

@@ -33,20 +33,6 @@ static const struct cxl_tree_dev cxl_tree_guest = {
 	"0x0d93\n", "BWFW VERSION 00\n", "0x1\n", "mem0", 1
 };
 
-/* root/rel -> target, replacing what is there; any failure ends the test */
-static inline void cxl_tree_link(const char *root, const char *target, const char *rel)
-{
-	char path[4096];
-
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", root, rel) >= sizeof(path))
-		abort();
-	unlink(path);
-	if (symlink(target, path)) {
-		perror(path);
-		exit(EXIT_FAILURE);
-	}
-}
-
 /* root/dir/attr with content */
 static inline void cxl_tree_attr(const char *root, const char *dir, const char *attr,
 				 const char *content)
@@ -95,9 +81,9 @@ static inline void cxl_tree_build(const char *r, const struct cxl_tree_dev *d, b
 	/* the CXL root (ACPI0017) and its decoder: the fixed memory window */
 	put_file(r, "sys/devices/LNXSYSTM:00/LNXSYBUS:00/ACPI0016:00/.keep", "");
 	cxl_tree_attr(r, root0, "devtype", "cxl_port\n");
-	cxl_tree_link(r, "../../ACPI0017:00", "sys/devices/platform/ACPI0017:00/root0/uport");
-	cxl_tree_link(r, "../../../LNXSYSTM:00/LNXSYBUS:00/ACPI0016:00",
-		      "sys/devices/platform/ACPI0017:00/root0/dport12");
+	put_link(r, "sys/devices/platform/ACPI0017:00/root0/uport", "../../ACPI0017:00");
+	put_link(r, "sys/devices/platform/ACPI0017:00/root0/dport12",
+		 "../../../LNXSYSTM:00/LNXSYBUS:00/ACPI0016:00");
 	snprintf(buf, sizeof(buf), "%s/decoder0.0", root0);
 	cxl_tree_attr(r, buf, "devtype", "cxl_decoder_root\n");
 	cxl_tree_attr(r, buf, "cap_pmem", "1\n");
@@ -120,17 +106,17 @@ static inline void cxl_tree_build(const char *r, const struct cxl_tree_dev *d, b
 	cxl_tree_attr(r, buf, "interleave_ways", "1\n");
 	cxl_tree_attr(r, buf, "interleave_granularity", "256\n");
 	cxl_tree_attr(r, buf, "target0", "decoder2.0\n");
-	cxl_tree_link(r, "../../../../../../bus/cxl/drivers/cxl_region",
-		      "sys/devices/platform/ACPI0017:00/root0/decoder0.0/region1/driver");
+	put_link(r, "sys/devices/platform/ACPI0017:00/root0/decoder0.0/region1/driver",
+		 "../../../../../../bus/cxl/drivers/cxl_region");
 
 	/* the host bridge's port and its decoder */
 	cxl_tree_attr(r, port1, "devtype", "cxl_port\n");
-	cxl_tree_link(r, "../../../../LNXSYSTM:00/LNXSYBUS:00/ACPI0016:00",
-		      "sys/devices/platform/ACPI0017:00/root0/port1/uport");
-	cxl_tree_link(r, "../../../../pci0000:0c/0000:0c:00.0",
-		      "sys/devices/platform/ACPI0017:00/root0/port1/dport0");
-	cxl_tree_link(r, "../../../../../bus/cxl/drivers/cxl_port",
-		      "sys/devices/platform/ACPI0017:00/root0/port1/driver");
+	put_link(r, "sys/devices/platform/ACPI0017:00/root0/port1/uport",
+		 "../../../../LNXSYSTM:00/LNXSYBUS:00/ACPI0016:00");
+	put_link(r, "sys/devices/platform/ACPI0017:00/root0/port1/dport0",
+		 "../../../../pci0000:0c/0000:0c:00.0");
+	put_link(r, "sys/devices/platform/ACPI0017:00/root0/port1/driver",
+		 "../../../../../bus/cxl/drivers/cxl_port");
 	snprintf(buf, sizeof(buf), "%s/decoder1.0", port1);
 	cxl_tree_attr(r, buf, "devtype", "cxl_decoder_switch\n");
 	cxl_tree_attr(r, buf, "locked", "0\n");
@@ -146,9 +132,9 @@ static inline void cxl_tree_build(const char *r, const struct cxl_tree_dev *d, b
 	cxl_tree_attr(r, ep2, "devtype", "cxl_port\n");
 	snprintf(buf, sizeof(buf), "../../../../../pci0000:0c/0000:0c:00.0/0000:0d:00.0/%s",
 		 d->memdev);
-	cxl_tree_link(r, buf, "sys/devices/platform/ACPI0017:00/root0/port1/endpoint2/uport");
-	cxl_tree_link(r, "../../../../../../bus/cxl/drivers/cxl_port",
-		      "sys/devices/platform/ACPI0017:00/root0/port1/endpoint2/driver");
+	put_link(r, "sys/devices/platform/ACPI0017:00/root0/port1/endpoint2/uport", buf);
+	put_link(r, "sys/devices/platform/ACPI0017:00/root0/port1/endpoint2/driver",
+		 "../../../../../../bus/cxl/drivers/cxl_port");
 	snprintf(buf, sizeof(buf), "%s/decoder2.0", ep2);
 	cxl_tree_attr(r, buf, "devtype", "cxl_decoder_endpoint\n");
 	cxl_tree_attr(r, buf, "locked", "0\n");
@@ -180,36 +166,34 @@ static inline void cxl_tree_build(const char *r, const struct cxl_tree_dev *d, b
 	cxl_tree_attr(r, mem, "pmem/size", "0x10000000\n");
 	cxl_tree_attr(r, mem, "ram/size", "0x0\n");
 	snprintf(buf, sizeof(buf), "%s/driver", mem);
-	cxl_tree_link(r, "../../../../../bus/cxl/drivers/cxl_mem", buf);
+	put_link(r, buf, "../../../../../bus/cxl/drivers/cxl_mem");
 	snprintf(buf, sizeof(buf), "dev/cxl/%s", d->memdev);
 	put_file(r, buf, "");
 
 	/* the buses' device lists */
 	put_file(r, "sys/bus/cxl/drivers/cxl_mem/.keep", "");
 	put_file(r, "sys/bus/cxl/devices/.keep", "");
-	cxl_tree_link(r, "../../../devices/platform/ACPI0017:00/root0",
-		      "sys/bus/cxl/devices/root0");
-	cxl_tree_link(r, "../../../devices/platform/ACPI0017:00/root0/port1",
-		      "sys/bus/cxl/devices/port1");
-	cxl_tree_link(r, "../../../devices/platform/ACPI0017:00/root0/port1/endpoint2",
-		      "sys/bus/cxl/devices/endpoint2");
-	cxl_tree_link(r, "../../../devices/platform/ACPI0017:00/root0/decoder0.0",
-		      "sys/bus/cxl/devices/decoder0.0");
-	cxl_tree_link(r, "../../../devices/platform/ACPI0017:00/root0/port1/decoder1.0",
-		      "sys/bus/cxl/devices/decoder1.0");
-	cxl_tree_link(r, "../../../devices/platform/ACPI0017:00/root0/port1/endpoint2/decoder2.0",
-		      "sys/bus/cxl/devices/decoder2.0");
-	cxl_tree_link(r, "../../../devices/platform/ACPI0017:00/root0/decoder0.0/region1",
-		      "sys/bus/cxl/devices/region1");
+	put_link(r, "sys/bus/cxl/devices/root0", "../../../devices/platform/ACPI0017:00/root0");
+	put_link(r, "sys/bus/cxl/devices/port1",
+		 "../../../devices/platform/ACPI0017:00/root0/port1");
+	put_link(r, "sys/bus/cxl/devices/endpoint2",
+		 "../../../devices/platform/ACPI0017:00/root0/port1/endpoint2");
+	put_link(r, "sys/bus/cxl/devices/decoder0.0",
+		 "../../../devices/platform/ACPI0017:00/root0/decoder0.0");
+	put_link(r, "sys/bus/cxl/devices/decoder1.0",
+		 "../../../devices/platform/ACPI0017:00/root0/port1/decoder1.0");
+	put_link(r, "sys/bus/cxl/devices/decoder2.0",
+		 "../../../devices/platform/ACPI0017:00/root0/port1/endpoint2/decoder2.0");
+	put_link(r, "sys/bus/cxl/devices/region1",
+		 "../../../devices/platform/ACPI0017:00/root0/decoder0.0/region1");
 	snprintf(buf, sizeof(buf), "../../../devices/pci0000:0c/0000:0c:00.0/0000:0d:00.0/%s",
 		 d->memdev);
 	snprintf(mem, sizeof(mem), "sys/bus/cxl/devices/%s", d->memdev);
-	cxl_tree_link(r, buf, mem);
+	put_link(r, mem, buf);
 	put_file(r, "sys/bus/pci/devices/.keep", "");
-	cxl_tree_link(r, "../../../devices/pci0000:0c/0000:0c:00.0",
-		      "sys/bus/pci/devices/0000:0c:00.0");
-	cxl_tree_link(r, "../../../devices/pci0000:0c/0000:0c:00.0/0000:0d:00.0",
-		      "sys/bus/pci/devices/0000:0d:00.0");
+	put_link(r, "sys/bus/pci/devices/0000:0c:00.0", "../../../devices/pci0000:0c/0000:0c:00.0");
+	put_link(r, "sys/bus/pci/devices/0000:0d:00.0",
+		 "../../../devices/pci0000:0c/0000:0c:00.0/0000:0d:00.0");
 }
 
 #endif

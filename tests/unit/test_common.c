@@ -25,6 +25,7 @@
 #include "common/sysfs_attr.h"
 #include "common/text.h"
 #include "common/trusted.h"
+#include "put_file.h"
 
 static char dir[] = "/tmp/pt-test-common.XXXXXX";
 
@@ -38,24 +39,12 @@ static const char *at(const char *name)
 	return path[i];
 }
 
-static void put(const char *name, const char *text)
-{
-	FILE *f = fopen(at(name), "w");
-
-	if (!f) {
-		perror(at(name));
-		exit(EXIT_FAILURE);
-	}
-	fputs(text, f);
-	fclose(f);
-}
-
 static void test_read_file(void)
 {
 	char *buf = NULL;
 	size_t len = 0;
 
-	put("small", "hello\nworld\n");
+	put_file(dir, "small", "hello\nworld\n");
 	CHECK_INT(read_file(at("small"), 0, 64, &buf, &len), 0);
 	CHECK_STR(buf, "hello\nworld\n");
 	CHECK_INT(len, 12);
@@ -84,7 +73,7 @@ static void test_read_fd_bound(void)
 	/* the bound holds past the first buffer too (a file growing after fstat) */
 	memset(big, 'x', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
-	put("big", big);
+	put_file(dir, "big", big);
 	fd = open(at("big"), O_RDONLY);
 	CHECK(fd >= 0);
 	CHECK_INT(read_fd(fd, 9000, &buf, NULL), -EFBIG);
@@ -99,21 +88,21 @@ static void test_read_attr(void)
 {
 	char buf[8];
 
-	put("attr", "  value\n");
+	put_file(dir, "attr", "  value\n");
 	CHECK_INT(read_attr(at("attr"), buf, sizeof(buf)), 0);
 	CHECK_STR(buf, "value");
 	/* only the first line */
-	put("attr", "one\ntwo\n");
+	put_file(dir, "attr", "one\ntwo\n");
 	CHECK_INT(read_attr(at("attr"), buf, sizeof(buf)), 0);
 	CHECK_STR(buf, "one");
 	/* 7 characters fit in 8 bytes, with or without the newline after them */
-	put("attr", "1234567\n");
+	put_file(dir, "attr", "1234567\n");
 	CHECK_INT(read_attr(at("attr"), buf, sizeof(buf)), 0);
 	CHECK_STR(buf, "1234567");
-	put("attr", "1234567");
+	put_file(dir, "attr", "1234567");
 	CHECK_INT(read_attr(at("attr"), buf, sizeof(buf)), 0);
 	/* strict: a longer value is refused, never cut short */
-	put("attr", "12345678\n");
+	put_file(dir, "attr", "12345678\n");
 	CHECK_INT(read_attr(at("attr"), buf, sizeof(buf)), -EFBIG);
 	CHECK_INT(read_attrf(buf, sizeof(buf), "%s/%s", dir, "absent"), -ENOENT);
 	CHECK_INT(write_attr(at("attr"), "42"), 0);
@@ -254,7 +243,7 @@ static void test_trusted_dir(void)
 	CHECK_INT(trusted_dir(at("t/new/deeper"), why, sizeof(why)), -ENOENT);
 	CHECK(strstr(why, at("t/new")));
 	CHECK_INT(trusted_dir(at("open/new"), why, sizeof(why)), -EPERM);
-	put("t/file", "x");
+	put_file(dir, "t/file", "x");
 	CHECK_INT(trusted_dir(at("t/file"), why, sizeof(why)), -ENOTDIR);
 	/* relative: from the working directory, which is judged too */
 	if (getcwd(cwd, sizeof(cwd)) && chdir(at("t")) == 0) {
@@ -284,7 +273,7 @@ static void test_atomic_write(void)
 	char *buf = NULL;
 	struct stat st;
 
-	put("target", "old");
+	put_file(dir, "target", "old");
 	CHECK_INT(atomic_write_file(at("target"), "new\n", 4, 0640), 0);
 	CHECK_INT(read_file(at("target"), 0, 64, &buf, NULL), 0);
 	CHECK_STR(buf, "new\n");
@@ -299,7 +288,7 @@ static void test_atomic_refuses(void)
 	char *buf = NULL;
 	char link_to[PATH_MAX];
 
-	put("victim", "precious");
+	put_file(dir, "victim", "precious");
 	snprintf(link_to, sizeof(link_to), "%s", at("victim"));
 	CHECK(symlink(link_to, at("out-link")) == 0);
 	CHECK(mkfifo(at("out-fifo"), 0600) == 0);
@@ -358,12 +347,12 @@ static void test_atomic_sweep(void)
 	char *buf = NULL;
 	struct stat st;
 
-	put("pol.json", "old");
-	put(".pol.json.pmem-tune-tmp.Ab12Cd", "stale");
+	put_file(dir, "pol.json", "old");
+	put_file(dir, ".pol.json.pmem-tune-tmp.Ab12Cd", "stale");
 	age(".pol.json.pmem-tune-tmp.Ab12Cd", 2 * ATOMIC_STALE_S);
-	put(".pol.json.pmem-tune-tmp.Zz99Yy", "a live writer's");
+	put_file(dir, ".pol.json.pmem-tune-tmp.Zz99Yy", "a live writer's");
 	for (size_t i = 0; i < ARRAY_SIZE(theirs); i++) {
-		put(theirs[i], "precious");
+		put_file(dir, theirs[i], "precious");
 		age(theirs[i], 2 * ATOMIC_STALE_S);
 	}
 	/* our name, but not a regular file: a directory, a link to someone's file */
@@ -373,7 +362,7 @@ static void test_atomic_sweep(void)
 	age(".pol.json.pmem-tune-tmp.Ll11Ll", 2 * ATOMIC_STALE_S);
 	/* our name, another user's file (root can make one) */
 	if (geteuid() == 0) {
-		put(".pol.json.pmem-tune-tmp.Oo11Oo", "another user's");
+		put_file(dir, ".pol.json.pmem-tune-tmp.Oo11Oo", "another user's");
 		CHECK(chown(at(".pol.json.pmem-tune-tmp.Oo11Oo"), 65534, 65534) == 0);
 		age(".pol.json.pmem-tune-tmp.Oo11Oo", 2 * ATOMIC_STALE_S);
 	}
@@ -423,7 +412,7 @@ static void test_atomic_write_check(void)
 
 	CHECK(mkdir(at("ck"), 0755) == 0);
 	CHECK(mkdir(at("ck-all"), 0755) == 0 && chmod(at("ck-all"), 0777) == 0);
-	put("ck/file", "x");
+	put_file(dir, "ck/file", "x");
 	before = entries("ck");
 	CHECK_INT(atomic_write_check(at("ck/new.json")), 0);
 	CHECK_INT(atomic_write_check(at("ck/file")), 0);
@@ -467,8 +456,6 @@ static void test_atomic_write_check(void)
 
 int main(void)
 {
-	char cmd[64 + sizeof(dir)];
-
 	if (!mkdtemp(dir)) {
 		perror("mkdtemp");
 		return EXIT_FAILURE;
@@ -485,8 +472,6 @@ int main(void)
 	test_atomic_refuses();
 	test_atomic_sweep();
 	test_atomic_write_check();
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", dir);
+	remove_tree(dir);
 	return check_report("test_common");
 }

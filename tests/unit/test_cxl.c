@@ -7,7 +7,6 @@
  * (every recorded policy in tests/data keeps its own).
  */
 #include <dirent.h>
-#include <ftw.h>
 #include <limits.h>
 #include <unistd.h>
 
@@ -16,14 +15,6 @@
 #include "policy/cxl_sysfs.h"
 #include "policy/fingerprint.h"
 #include "policy/policy.h"
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
 
 static char *tree(const struct cxl_tree_dev *d, bool cxl)
 {
@@ -76,7 +67,7 @@ static void test_identity(void)
 	CHECK_INT(cxl_identity_of_nd_region(r, "region9", &c), -ENOENT);
 out:
 	policy_free(p);
-	nftw(r, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	remove_tree(r);
 	free(r);
 }
 
@@ -107,7 +98,7 @@ static void test_fingerprint(void)
 		CHECK_INT(fingerprint_host(r, p), 0);
 		snprintf(fps[i], sizeof(fps[i]), "%s", p->platform.fingerprint);
 		policy_free(p);
-		nftw(r, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		remove_tree(r);
 		free(r);
 	}
 	CHECK_STR(fps[0], fps[1]);
@@ -124,7 +115,7 @@ static void test_fingerprint(void)
 		CHECK_INT(p->ntargets, 1);
 		CHECK(!p->targets[0].cxl.present);
 		policy_free(p);
-		nftw(r, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		remove_tree(r);
 		free(r);
 	}
 	CHECK(strcmp(nocxl, fps[0]) != 0);
@@ -153,7 +144,7 @@ static void test_json(void)
 	free(text);
 	policy_free(q);
 	policy_free(p);
-	nftw(r, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	remove_tree(r);
 	free(r);
 }
 

@@ -4,7 +4,6 @@
  * fingerprint_host() on a fake /proc + /sys tree and on this machine.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -371,30 +370,6 @@ static void test_escaping(void)
 
 /* ---- fake root ---- */
 
-static void put(const char *root, const char *rel, const char *content)
-{
-	put_file(root, rel, content);
-}
-
-/* An empty directory: put() makes the parents of a placeholder. */
-static void mkdirs(const char *root, const char *rel)
-{
-	char keep[4096];
-
-	snprintf(keep, sizeof(keep), "%s/.keep", rel);
-	put(root, keep, "");
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
-static void rm_tree(const char *root)
-{
-	nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 static const char cpu_block[] =
 	"vendor_id\t: GenuineIntel\n"
 	"cpu family\t: 6\n"
@@ -417,52 +392,52 @@ static void build_root(const char *r)
 
 	snprintf(cpuinfo, sizeof(cpuinfo), "processor\t: 0\n%s\nprocessor\t: 1\n%s\n",
 		 cpu_block, cpu_block);
-	put(r, "proc/cpuinfo", cpuinfo);
-	put(r, "proc/sys/kernel/osrelease", "6.1.0-fake\n");
+	put_file(r, "proc/cpuinfo", cpuinfo);
+	put_file(r, "proc/sys/kernel/osrelease", "6.1.0-fake\n");
 
-	mkdirs(r, "sys/bus/nd/devices/ndbus0");
-	mkdirs(r, "sys/bus/nd/devices/namespace0.0");
+	put_dir(r, "sys/bus/nd/devices/ndbus0");
+	put_dir(r, "sys/bus/nd/devices/namespace0.0");
 	/* a 2-way pmem region whose DIMMs are listed out of order */
-	put(r, "sys/bus/nd/devices/region0/uevent", "DEVTYPE=nd_pmem\nMODALIAS=nd:t2\n");
-	put(r, "sys/bus/nd/devices/region0/mappings", "2\n");
-	put(r, "sys/bus/nd/devices/region0/mapping0", "nmem1,0,135291469824,1\n");
-	put(r, "sys/bus/nd/devices/region0/mapping1", "nmem0,0,135291469824,0\n");
-	put(r, "sys/bus/nd/devices/region0/persistence_domain", "memory_controller\n");
-	put(r, "sys/bus/nd/devices/region0/numa_node", "1\n");
-	put(r, "sys/bus/nd/devices/region0/size", "270582939648\n");
+	put_file(r, "sys/bus/nd/devices/region0/uevent", "DEVTYPE=nd_pmem\nMODALIAS=nd:t2\n");
+	put_file(r, "sys/bus/nd/devices/region0/mappings", "2\n");
+	put_file(r, "sys/bus/nd/devices/region0/mapping0", "nmem1,0,135291469824,1\n");
+	put_file(r, "sys/bus/nd/devices/region0/mapping1", "nmem0,0,135291469824,0\n");
+	put_file(r, "sys/bus/nd/devices/region0/persistence_domain", "memory_controller\n");
+	put_file(r, "sys/bus/nd/devices/region0/numa_node", "1\n");
+	put_file(r, "sys/bus/nd/devices/region0/size", "270582939648\n");
 	/* BLK and volatile regions are not pmem targets */
-	put(r, "sys/bus/nd/devices/region1/uevent", "DEVTYPE=nd_blk\nMODALIAS=nd:t3\n");
-	put(r, "sys/bus/nd/devices/region1/mappings", "1\n");
-	put(r, "sys/bus/nd/devices/region1/mapping0", "nmem0,0,1,0\n");
-	put(r, "sys/bus/nd/devices/region3/uevent", "DEVTYPE=nd_volatile\n");
-	put(r, "sys/bus/nd/devices/region3/mappings", "0\n");
+	put_file(r, "sys/bus/nd/devices/region1/uevent", "DEVTYPE=nd_blk\nMODALIAS=nd:t3\n");
+	put_file(r, "sys/bus/nd/devices/region1/mappings", "1\n");
+	put_file(r, "sys/bus/nd/devices/region1/mapping0", "nmem0,0,1,0\n");
+	put_file(r, "sys/bus/nd/devices/region3/uevent", "DEVTYPE=nd_volatile\n");
+	put_file(r, "sys/bus/nd/devices/region3/mappings", "0\n");
 	/* no uevent, no persistence_domain, a DIMM without nfit attributes */
-	put(r, "sys/bus/nd/devices/region2/mappings", "1\n");
-	put(r, "sys/bus/nd/devices/region2/mapping0", "nmem2,0,4096,0\n");
-	put(r, "sys/bus/nd/devices/region2/numa_node", "0\n");
-	put(r, "sys/bus/nd/devices/region2/persistence_domain", "\n");
+	put_file(r, "sys/bus/nd/devices/region2/mappings", "1\n");
+	put_file(r, "sys/bus/nd/devices/region2/mapping0", "nmem2,0,4096,0\n");
+	put_file(r, "sys/bus/nd/devices/region2/numa_node", "0\n");
+	put_file(r, "sys/bus/nd/devices/region2/persistence_domain", "\n");
 	/* no "mappings": the mappingN files are read until one is missing */
-	put(r, "sys/bus/nd/devices/region10/uevent", "DEVTYPE=nd_pmem\n");
-	put(r, "sys/bus/nd/devices/region10/mapping0", "nmem3,0,4096\n");
-	put(r, "sys/bus/nd/devices/region10/mapping1", "nmem4,0,4096\n");
-	put(r, "sys/bus/nd/devices/region10/persistence_domain", "cpu_cache\n");
+	put_file(r, "sys/bus/nd/devices/region10/uevent", "DEVTYPE=nd_pmem\n");
+	put_file(r, "sys/bus/nd/devices/region10/mapping0", "nmem3,0,4096\n");
+	put_file(r, "sys/bus/nd/devices/region10/mapping1", "nmem4,0,4096\n");
+	put_file(r, "sys/bus/nd/devices/region10/persistence_domain", "cpu_cache\n");
 
-	put(r, "sys/bus/nd/devices/nmem0/nfit/vendor", "0x8089\n");
-	put(r, "sys/bus/nd/devices/nmem0/nfit/device", "0x097a\n");
-	put(r, "sys/bus/nd/devices/nmem0/nfit/rev_id", "0x0018\n");
-	put(r, "sys/bus/nd/devices/nmem0/nfit/serial", "0x00001111\n");
-	put(r, "sys/bus/nd/devices/nmem0/nfit/id", "8089-a2-1834-00001111\n");
-	put(r, "sys/bus/nd/devices/nmem1/nfit/vendor", "0x8089\n");
-	put(r, "sys/bus/nd/devices/nmem1/nfit/device", "0x097a\n");
-	put(r, "sys/bus/nd/devices/nmem1/nfit/rev_id", "0x0018\n");
-	put(r, "sys/bus/nd/devices/nmem1/nfit/serial", "0x00002222\n");
-	mkdirs(r, "sys/bus/nd/devices/nmem2");
-	put(r, "sys/bus/nd/devices/nmem3/nfit/vendor", "0x8089\n");
-	put(r, "sys/bus/nd/devices/nmem3/nfit/device", "0x097b\n");
-	put(r, "sys/bus/nd/devices/nmem3/nfit/rev_id", "0x0020\n");
-	put(r, "sys/bus/nd/devices/nmem4/nfit/vendor", "0x8089\n");
-	put(r, "sys/bus/nd/devices/nmem4/nfit/device", "0x097b\n");
-	put(r, "sys/bus/nd/devices/nmem4/nfit/rev_id", "0x0020\n");
+	put_file(r, "sys/bus/nd/devices/nmem0/nfit/vendor", "0x8089\n");
+	put_file(r, "sys/bus/nd/devices/nmem0/nfit/device", "0x097a\n");
+	put_file(r, "sys/bus/nd/devices/nmem0/nfit/rev_id", "0x0018\n");
+	put_file(r, "sys/bus/nd/devices/nmem0/nfit/serial", "0x00001111\n");
+	put_file(r, "sys/bus/nd/devices/nmem0/nfit/id", "8089-a2-1834-00001111\n");
+	put_file(r, "sys/bus/nd/devices/nmem1/nfit/vendor", "0x8089\n");
+	put_file(r, "sys/bus/nd/devices/nmem1/nfit/device", "0x097a\n");
+	put_file(r, "sys/bus/nd/devices/nmem1/nfit/rev_id", "0x0018\n");
+	put_file(r, "sys/bus/nd/devices/nmem1/nfit/serial", "0x00002222\n");
+	put_dir(r, "sys/bus/nd/devices/nmem2");
+	put_file(r, "sys/bus/nd/devices/nmem3/nfit/vendor", "0x8089\n");
+	put_file(r, "sys/bus/nd/devices/nmem3/nfit/device", "0x097b\n");
+	put_file(r, "sys/bus/nd/devices/nmem3/nfit/rev_id", "0x0020\n");
+	put_file(r, "sys/bus/nd/devices/nmem4/nfit/vendor", "0x8089\n");
+	put_file(r, "sys/bus/nd/devices/nmem4/nfit/device", "0x097b\n");
+	put_file(r, "sys/bus/nd/devices/nmem4/nfit/rev_id", "0x0020\n");
 }
 
 /* The identity build_root() describes, typed in by hand under other names. */
@@ -583,9 +558,9 @@ static void test_fake_root(void)
 	policy_free(hand);
 
 	/* serial and size are not identity; region names are not either */
-	put(r, "sys/bus/nd/devices/nmem0/nfit/serial", "0x00009999\n");
-	put(r, "sys/bus/nd/devices/region0/size", "1\n");
-	put(r, "proc/sys/kernel/osrelease", "6.9.0-other\n");
+	put_file(r, "sys/bus/nd/devices/nmem0/nfit/serial", "0x00009999\n");
+	put_file(r, "sys/bus/nd/devices/region0/size", "1\n");
+	put_file(r, "proc/sys/kernel/osrelease", "6.9.0-other\n");
 	snprintf(from, sizeof(from), "%s/sys/bus/nd/devices/region0", r);
 	snprintf(to, sizeof(to), "%s/sys/bus/nd/devices/region5", r);
 	CHECK_INT(rename(from, to), 0);
@@ -593,37 +568,37 @@ static void test_fake_root(void)
 	CHECK_STR(f1, f2);
 
 	/* a firmware (rev_id) change or a new persistence domain is a new platform */
-	put(r, "sys/bus/nd/devices/nmem0/nfit/rev_id", "0x0019\n");
+	put_file(r, "sys/bus/nd/devices/nmem0/nfit/rev_id", "0x0019\n");
 	host_fp(r, f2);
 	CHECK(strcmp(f1, f2) != 0);
-	put(r, "sys/bus/nd/devices/nmem0/nfit/rev_id", "0x0018\n");
+	put_file(r, "sys/bus/nd/devices/nmem0/nfit/rev_id", "0x0018\n");
 	host_fp(r, f2);
 	CHECK_STR(f1, f2);
-	put(r, "sys/bus/nd/devices/region2/persistence_domain", "cpu_cache\n");
+	put_file(r, "sys/bus/nd/devices/region2/persistence_domain", "cpu_cache\n");
 	host_fp(r, f2);
 	CHECK(strcmp(f1, f2) != 0);
-	put(r, "sys/bus/nd/devices/region2/persistence_domain", "\n");
+	put_file(r, "sys/bus/nd/devices/region2/persistence_domain", "\n");
 
 	/* the cache hierarchy in sysfs wins over cpuinfo's "cache size" (AMD: the L2) */
-	put(r, "sys/devices/system/cpu/cpu0/cache/index0/level", "1\n");
-	put(r, "sys/devices/system/cpu/cpu0/cache/index0/type", "Data\n");
-	put(r, "sys/devices/system/cpu/cpu0/cache/index0/size", "48K\n");
-	put(r, "sys/devices/system/cpu/cpu0/cache/index1/level", "1\n");
-	put(r, "sys/devices/system/cpu/cpu0/cache/index1/type", "Instruction\n");
-	put(r, "sys/devices/system/cpu/cpu0/cache/index1/size", "32K\n");
-	put(r, "sys/devices/system/cpu/cpu0/cache/index2/level", "2\n");
-	put(r, "sys/devices/system/cpu/cpu0/cache/index2/type", "Unified\n");
-	put(r, "sys/devices/system/cpu/cpu0/cache/index2/size", "1024K\n");
-	put(r, "sys/devices/system/cpu/cpu0/cache/index3/level", "3\n");
-	put(r, "sys/devices/system/cpu/cpu0/cache/index3/type", "Unified\n");
-	put(r, "sys/devices/system/cpu/cpu0/cache/index3/size", "39424K\n");
+	put_file(r, "sys/devices/system/cpu/cpu0/cache/index0/level", "1\n");
+	put_file(r, "sys/devices/system/cpu/cpu0/cache/index0/type", "Data\n");
+	put_file(r, "sys/devices/system/cpu/cpu0/cache/index0/size", "48K\n");
+	put_file(r, "sys/devices/system/cpu/cpu0/cache/index1/level", "1\n");
+	put_file(r, "sys/devices/system/cpu/cpu0/cache/index1/type", "Instruction\n");
+	put_file(r, "sys/devices/system/cpu/cpu0/cache/index1/size", "32K\n");
+	put_file(r, "sys/devices/system/cpu/cpu0/cache/index2/level", "2\n");
+	put_file(r, "sys/devices/system/cpu/cpu0/cache/index2/type", "Unified\n");
+	put_file(r, "sys/devices/system/cpu/cpu0/cache/index2/size", "1024K\n");
+	put_file(r, "sys/devices/system/cpu/cpu0/cache/index3/level", "3\n");
+	put_file(r, "sys/devices/system/cpu/cpu0/cache/index3/type", "Unified\n");
+	put_file(r, "sys/devices/system/cpu/cpu0/cache/index3/size", "39424K\n");
 	p = policy_new();
 	CHECK_INT(fingerprint_host(r, p), 0);
 	CHECK_INT(p->platform.cpu.llc_bytes, 39424ull << 10);
 	CHECK_STR(p->platform.kernel, "6.9.0-other");
 	CHECK_STR(p->platform.fingerprint, f1);
 	policy_free(p);
-	rm_tree(r);
+	remove_tree(r);
 }
 
 /* No nd bus, no cache size, no osrelease: still a fingerprint; no cpuinfo: an error. */
@@ -641,7 +616,7 @@ static void test_sparse_root(void)
 	CHECK_INT(fingerprint_host(r, p), -ENOENT);
 	policy_free(p);
 
-	put(r, "proc/cpuinfo", "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\n"
+	put_file(r, "proc/cpuinfo", "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\n"
 			       "model\t\t: 1\nstepping\t: 1\nflags\t\t: sse2 fsrm movdir64b\n");
 	p = policy_new();
 	p->platform.cpu.llc_bytes = 12345;
@@ -674,7 +649,7 @@ static void test_sparse_root(void)
 		CHECK_INT(fingerprint_host(r, p), -EISDIR);
 		policy_free(p);
 	}
-	rm_tree(r);
+	remove_tree(r);
 }
 
 static void test_this_host(void)

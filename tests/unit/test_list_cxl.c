@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <sched.h>
 #include <sys/mount.h>
@@ -209,14 +208,6 @@ static void test_none(void)
 	json_object_put(root);
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 /*
  * The guest's tree (with cxl, its CXL side; less rm, a directory of it),
  * one child in its namespace running tests; the child's status.
@@ -235,7 +226,7 @@ static int run(bool cxl, const char *rm, void (*test)(void), void (*test2)(void)
 		char path[PATH_MAX];
 
 		snprintf(path, sizeof(path), "%s/%s", r, rm);
-		nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		remove_tree(path);
 	}
 	fflush(NULL);
 	pid = fork();
@@ -256,7 +247,7 @@ static int run(bool cxl, const char *rm, void (*test)(void), void (*test2)(void)
 	}
 	if (pid > 0 && waitpid(pid, &status, 0) == pid)
 		status = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-	nftw(r, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	remove_tree(r);
 	return status;
 }
 

@@ -6,7 +6,6 @@
  * malformed files.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,18 +24,10 @@ static void put(const char *rel, const char *content)
 	put_file(root, rel, content);
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static void fresh_root(void)
 {
 	if (root[0])
-		nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		remove_tree(root);
 	snprintf(root, sizeof(root), "/tmp/pt-test-topo.XXXXXX");
 	if (!mkdtemp(root)) {
 		perror("mkdtemp");
@@ -378,6 +369,6 @@ int main(void)
 	test_blockdev();
 	test_junk();
 	if (root[0])
-		nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		remove_tree(root);
 	return check_report("test_topology");
 }

@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "put_file.h"
+
 static char tmptree_root[PATH_MAX];
 
 static inline void tmptree_make(const char *name)
@@ -44,21 +46,10 @@ static inline const char *tmptree_path(const char *rel)
 	return b;
 }
 
-/* rel with content and mode; its directory must exist */
+/* rel with content and mode (put_file.h's writer) */
 static inline void tmptree_put(const char *rel, const char *content, unsigned mode)
 {
-	const char *path = tmptree_path(rel);
-	size_t n = strlen(content);
-	int fd;
-
-	unlink(path);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || write(fd, content, n) != (ssize_t)n) {
-		perror(path);
-		exit(2);
-	}
-	close(fd);
-	chmod(path, mode);
+	put_file_mode(tmptree_root, rel, content, mode);
 }
 
 static inline int tmptree_exists(const char *rel)
@@ -68,15 +59,11 @@ static inline int tmptree_exists(const char *rel)
 
 static inline void tmptree_remove(unsigned failed)
 {
-	char cmd[PATH_MAX + 16];
-
 	if (failed) {
 		fprintf(stderr, "tree kept in %s\n", tmptree_root);
 		return;
 	}
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmptree_root);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", tmptree_root);
+	remove_tree(tmptree_root);
 }
 
 #endif
