@@ -17,6 +17,60 @@
 #include "policy/fingerprint.h"
 #include "policy/policy.h"
 
+static void *or_exit(void *made)
+{
+	if (!made) {
+		perror("mkpolicy");
+		exit(EXIT_FAILURE);
+	}
+	return made;
+}
+
+struct policy *mkpolicy_new(const char *fingerprint, const char *created)
+{
+	struct policy *p = or_exit(policy_new());
+
+	if (fingerprint)
+		snprintf(p->platform.fingerprint, sizeof(p->platform.fingerprint), "%s",
+			 fingerprint);
+	if (created)
+		snprintf(p->generator.created, sizeof(p->generator.created), "%s", created);
+	return p;
+}
+
+void mkpolicy_cpu(struct policy *p, const char *vendor, unsigned family, unsigned model,
+		  unsigned stepping)
+{
+	struct policy_cpu *c = &p->platform.cpu;
+
+	snprintf(c->vendor, sizeof(c->vendor), "%s", vendor);
+	c->family = family;
+	c->model = model;
+	c->stepping = stepping;
+}
+
+struct policy_target *mkpolicy_target(struct policy *p, const char *name, const char *kind,
+				      const char *domain)
+{
+	struct policy_target *t = or_exit(policy_add_target(p, name));
+
+	snprintf(t->kind, sizeof(t->kind), "%s", kind);
+	if (domain)
+		snprintf(t->persistence_domain, sizeof(t->persistence_domain), "%s", domain);
+	return t;
+}
+
+struct policy_op *mkpolicy_op(struct policy_target *t, const char *pattern,
+			      const uint64_t *sizes, size_t n, const char *const *strategies,
+			      size_t ncurves)
+{
+	struct policy_op *op = or_exit(policy_target_add_op(t, "write", pattern, 1, sizes, n));
+
+	for (size_t i = 0; i < ncurves; i++)
+		or_exit(policy_op_add_curve(op, strategies[i]));
+	return op;
+}
+
 static void kv_add(struct policy_export *e, const char *k, const char *v)
 {
 	if (e->nkv == POLICY_EXPORT_KV_MAX)
@@ -90,20 +144,14 @@ struct policy *mkpolicy_build(const struct mkpolicy_opts *o)
 		}
 		snprintf(p->platform.fingerprint, sizeof(p->platform.fingerprint), "%s",
 			 h->platform.fingerprint);
-		snprintf(p->platform.cpu.vendor, sizeof(p->platform.cpu.vendor), "%s",
-			 h->platform.cpu.vendor);
-		p->platform.cpu.family = h->platform.cpu.family;
-		p->platform.cpu.model = h->platform.cpu.model;
-		p->platform.cpu.stepping = h->platform.cpu.stepping;
+		mkpolicy_cpu(p, h->platform.cpu.vendor, h->platform.cpu.family,
+			     h->platform.cpu.model, h->platform.cpu.stepping);
 		policy_free(h);
 	} else {
 		snprintf(p->platform.fingerprint, sizeof(p->platform.fingerprint), "%s",
 			 o->fingerprint ? o->fingerprint :
 			 "sha256:0000000000000000000000000000000000000000000000000000000000000000");
-		snprintf(p->platform.cpu.vendor, sizeof(p->platform.cpu.vendor), "GenuineIntel");
-		p->platform.cpu.family = 6;
-		p->platform.cpu.model = 143;
-		p->platform.cpu.stepping = 8;
+		mkpolicy_cpu(p, "GenuineIntel", 6, 143, 8);
 	}
 	snprintf(p->platform.kernel, sizeof(p->platform.kernel), "6.1.0-test");
 

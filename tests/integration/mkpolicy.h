@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 struct policy;
+struct policy_op;
+struct policy_target;
 
 struct mkpolicy_opts {
 	const char *host_root;		/* fingerprint this (fake) root */
@@ -26,6 +28,26 @@ struct mkpolicy_opts {
 };
 
 struct policy *mkpolicy_build(const struct mkpolicy_opts *o);
+
+/*
+ * The builder of the tests' policies, by hand: each returns what it made,
+ * owned by the policy (the policy by the caller); running out of memory
+ * ends the test (exit 1).  A NULL string leaves its member as policy_new()
+ * and policy_add_target() set it.
+ */
+struct policy *mkpolicy_new(const char *fingerprint, const char *created);
+void mkpolicy_cpu(struct policy *p, const char *vendor, unsigned family, unsigned model,
+		  unsigned stepping);
+struct policy_target *mkpolicy_target(struct policy *p, const char *name, const char *kind,
+				      const char *domain);
+/*
+ * A one-thread write op of pattern over sizes[0..n), with an empty curve
+ * for each of strategies[0..ncurves); adding curves moves them, so look
+ * them up with policy_op_find_curve() after.
+ */
+struct policy_op *mkpolicy_op(struct policy_target *t, const char *pattern,
+			      const uint64_t *sizes, size_t n, const char *const *strategies,
+			      size_t ncurves);
 int mkpolicy_write(const struct mkpolicy_opts *o, const char *path);
 
 #endif

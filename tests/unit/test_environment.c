@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "mkpolicy.h"
 #include "policy/environment.h"
 #include "policy/fingerprint.h"
 #include "policy/policy.h"
@@ -49,10 +50,8 @@ static struct policy_bundle *probe_as(int n, const char *kernel, const char *mic
 
 static struct policy *host_running(const char *kernel, const char *microcode)
 {
-	struct policy *h = policy_new();
+	struct policy *h = mkpolicy_new(NULL, NULL);
 
-	if (!h)
-		exit(EXIT_FAILURE);
 	snprintf(h->platform.kernel, sizeof(h->platform.kernel), "%s", kernel);
 	snprintf(h->platform.cpu.microcode, sizeof(h->platform.cpu.microcode), "%s", microcode);
 	return h;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "mkpolicy.h"
 #include "policy/fingerprint.h"
 #include "policy/policy.h"
 #include "policy/sha256.h"
@@ -37,28 +38,11 @@ static void add_dimm(struct policy_target *t, const char *name, const char *vend
 static struct policy_target *add_target(struct policy *p, const char *name, const char *kind,
 					const char *domain, unsigned ways, int numa)
 {
-	struct policy_target *t = policy_add_target(p, name);
+	struct policy_target *t = mkpolicy_target(p, name, kind, domain);
 
-	if (!t) {
-		perror("policy_add_target");
-		exit(EXIT_FAILURE);
-	}
-	snprintf(t->kind, sizeof(t->kind), "%s", kind);
-	snprintf(t->persistence_domain, sizeof(t->persistence_domain), "%s", domain);
 	t->interleave_ways = ways;
 	t->numa_node = numa;
 	return t;
-}
-
-static void set_cpu(struct policy *p, const char *vendor, unsigned family, unsigned model,
-		    unsigned stepping)
-{
-	struct policy_cpu *c = &p->platform.cpu;
-
-	snprintf(c->vendor, sizeof(c->vendor), "%s", vendor);
-	c->family = family;
-	c->model = model;
-	c->stepping = stepping;
 }
 
 /*
@@ -68,13 +52,11 @@ static void set_cpu(struct policy *p, const char *vendor, unsigned family, unsig
  */
 static struct policy *host_a(void)
 {
-	struct policy *p = policy_new();
+	struct policy *p = mkpolicy_new(NULL, NULL);
 	struct policy_target *t;
 	char name[16];
 
-	if (!p)
-		exit(EXIT_FAILURE);
-	set_cpu(p, "GenuineIntel", 6, 85, 7);
+	mkpolicy_cpu(p, "GenuineIntel", 6, 85, 7);
 	snprintf(p->platform.cpu.microcode, sizeof(p->platform.cpu.microcode), "0x5003006");
 	p->platform.cpu.llc_bytes = 28160ull << 10;
 	policy_cpu_add_feature(&p->platform.cpu, "clwb");
@@ -103,13 +85,11 @@ static struct policy *host_a(void)
 /* The same hardware seen from another host: everything that is not identity differs. */
 static struct policy *host_b(void)
 {
-	struct policy *p = policy_new();
+	struct policy *p = mkpolicy_new(NULL, NULL);
 	struct policy_target *t;
 	char name[16];
 
-	if (!p)
-		exit(EXIT_FAILURE);
-	set_cpu(p, "GenuineIntel", 6, 85, 7);
+	mkpolicy_cpu(p, "GenuineIntel", 6, 85, 7);
 	snprintf(p->platform.cpu.microcode, sizeof(p->platform.cpu.microcode), "0x5003302");
 	p->platform.cpu.llc_bytes = 39424ull << 10;
 	snprintf(p->platform.kernel, sizeof(p->platform.kernel), "6.1.0-13-amd64");
@@ -312,7 +292,7 @@ static void test_canonical_text(void)
 	uint8_t d[SHA256_DIGEST_LEN];
 	char *text;
 
-	set_cpu(p, "GenuineIntel", 6, 85, 7);
+	mkpolicy_cpu(p, "GenuineIntel", 6, 85, 7);
 	t = add_target(p, "region0", "pmem", "memory_controller", 2, 0);
 	add_dimm(t, "nmem1", "0x8089", "0x097a", "0x0102");
 	add_dimm(t, "nmem0", "0x8089", "0x097a", "0x0101");
@@ -345,8 +325,8 @@ static void test_escaping(void)
 	char fa[FINGERPRINT_LEN], fb[FINGERPRINT_LEN];
 	char *text;
 
-	set_cpu(a, "GenuineIntel", 6, 85, 7);
-	set_cpu(b, "GenuineIntel", 6, 85, 7);
+	mkpolicy_cpu(a, "GenuineIntel", 6, 85, 7);
+	mkpolicy_cpu(b, "GenuineIntel", 6, 85, 7);
 	t = add_target(a, "r", "pmem", "memory_controller", 1, 0);
 	add_dimm(t, "nmem0", "0x8089", "0x097a", "0x0101\ntarget.dimm.vendor=0x8089");
 	t = add_target(b, "r", "pmem", "memory_controller", 1, 0);
@@ -446,7 +426,7 @@ static struct policy *fake_root_by_hand(void)
 	struct policy *p = policy_new();
 	struct policy_target *t;
 
-	set_cpu(p, "GenuineIntel", 6, 85, 7);
+	mkpolicy_cpu(p, "GenuineIntel", 6, 85, 7);
 	t = add_target(p, "c", "pmem", "cpu_cache", 0, -1);
 	add_dimm(t, "x", "0x8089", "0x097b", "0x0020");
 	add_dimm(t, "y", "0x8089", "0x097b", "0x0020");

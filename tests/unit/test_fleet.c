@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "check.h"
+#include "mkpolicy.h"
 #include "policy/policy.h"
 #include "policy/policy_limits.h"
 #include "rule/crossover.h"
@@ -24,19 +25,15 @@ static const uint64_t sizes[N] = { 256, 512, 1024, 2048, 4096, 8192 };
 /* A host whose clwb curve is scaled by k, crossing movnt_avx2 near 'at'. */
 static struct policy *host(const char *fp, const char *created, double k, uint64_t at)
 {
-	struct policy *p = policy_new();
-	struct policy_target *t = policy_add_target(p, "region0");
+	static const char *const strategies[] = { "clwb", "movnt_avx2" };
+	struct policy *p = mkpolicy_new(fp, created);
+	struct policy_target *t = mkpolicy_target(p, "region0", "pmem", NULL);
 	struct policy_op *op;
 	struct policy_curve *a, *b;
 
-	snprintf(p->platform.fingerprint, sizeof(p->platform.fingerprint), "%s", fp);
-	snprintf(p->generator.created, sizeof(p->generator.created), "%s", created);
-	snprintf(t->kind, sizeof(t->kind), "pmem");
 	t->ceiling_mib_s = 3000 * k;
-	op = policy_target_add_op(t, "write", "sequential", 1, sizes, N);
+	op = mkpolicy_op(t, "sequential", sizes, N, strategies, 2);
 	op->ceiling_mib_s = 3000 * k;
-	policy_op_add_curve(op, "clwb");
-	policy_op_add_curve(op, "movnt_avx2");
 	a = policy_op_find_curve(op, "clwb");
 	b = policy_op_find_curve(op, "movnt_avx2");
 	for (size_t i = 0; i < N; i++) {
@@ -770,20 +767,17 @@ static struct policy *wide_host(const char *fp, size_t nsizes, size_t ncurves)
 {
 	static const char *const names[] = { "movnt", "movnt_sse2", "movnt_avx2", "movnt_avx512",
 					     "movdir64b", "clwb", "clflushopt", "clflush" };
-	struct policy *p = policy_new();
-	struct policy_target *t = policy_add_target(p, "region0");
+	struct policy *p = mkpolicy_new(fp, "2026-11-01T00:00:00Z");
+	struct policy_target *t = mkpolicy_target(p, "region0", "pmem", NULL);
 	uint64_t sz[64];
 	struct policy_op *op;
 
-	snprintf(p->platform.fingerprint, sizeof(p->platform.fingerprint), "%s", fp);
-	snprintf(p->generator.created, sizeof(p->generator.created), "2026-11-01T00:00:00Z");
-	snprintf(t->kind, sizeof(t->kind), "pmem");
 	for (size_t i = 0; i < nsizes; i++)
 		sz[i] = 64ull << i / 2 | (i % 2 ? 32ull << i / 2 : 0);
 	for (int o = 0; o < 2; o++) {
-		op = policy_target_add_op(t, "write", o ? "random" : "sequential", 1, sz, nsizes);
+		op = mkpolicy_op(t, o ? "random" : "sequential", sz, nsizes, names, ncurves);
 		for (size_t c = 0; c < ncurves; c++) {
-			struct policy_curve *cv = policy_op_add_curve(op, names[c]);
+			struct policy_curve *cv = policy_op_find_curve(op, names[c]);
 
 			for (size_t i = 0; i < nsizes; i++) {
 				double v = 1000.0 + 100.0 * (double)c + (double)i;

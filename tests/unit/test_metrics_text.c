@@ -13,6 +13,7 @@
 #include "cli/metrics_text.h"
 #include "common/prom_text.h"
 #include "common/utf8.h"
+#include "mkpolicy.h"
 #include "policy/policy.h"
 
 static const char *data_dir;
@@ -55,14 +56,11 @@ static void test_label_value(void)
 
 static char *text_of(const char *path, const struct policy_bundle *b, const char *fp)
 {
-	struct policy *host = policy_new();
+	struct policy *host = mkpolicy_new(fp, NULL);
 	struct metrics_in in = { .path = path, .bundle = b, .host = host };
 	size_t len = 0;
 	char *t;
 
-	if (!host)
-		exit(EXIT_FAILURE);
-	snprintf(host->platform.fingerprint, sizeof(host->platform.fingerprint), "%s", fp);
 	t = metrics_text(&in, &len);
 	policy_free(host);
 
@@ -138,14 +136,11 @@ static void test_environment(void)
 {
 	char fp[80];
 	struct policy_bundle *b = load("intel-avx512-kvm/quick-01.json", fp, sizeof(fp));
-	struct policy *host = policy_new();
+	struct policy *host = mkpolicy_new(fp, NULL);
 	struct metrics_in in = { .path = "p.json", .bundle = b, .host = host };
 	size_t len;
 	char *t;
 
-	if (!host)
-		exit(EXIT_FAILURE);
-	snprintf(host->platform.fingerprint, sizeof(host->platform.fingerprint), "%s", fp);
 	snprintf(host->platform.kernel, sizeof(host->platform.kernel), "9.9.9-new");
 	t = metrics_text(&in, &len);
 	CHECK(t && strstr(t, "\npmem_tune_environment_changed{what=\"kernel\"} 1\n"));

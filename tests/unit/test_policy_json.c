@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 
 #include "check.h"
+#include "mkpolicy.h"
 #include "policy/policy.h"
 #include "rule/crossover.h"
 #include "rule/samples.h"
@@ -19,40 +20,32 @@
 static struct policy *sample_policy(void)
 {
 	static const uint64_t sizes[] = { 64, 256, 1024, 4096 };
-	struct policy *p = policy_new();
+	static const char *const strategies[] = { "clwb", "movnt_avx512" };
+	struct policy *p = mkpolicy_new(NULL, "2026-11-29T20:00:00Z");
 	struct policy_target *t;
 	struct policy_op *op;
 	struct policy_curve *a, *b;
 
 	snprintf(p->generator.name, sizeof(p->generator.name), "pmem-tune");
 	snprintf(p->generator.version, sizeof(p->generator.version), "0.1.0");
-	snprintf(p->generator.created, sizeof(p->generator.created), "2026-11-29T20:00:00Z");
 	snprintf(p->generator.mode, sizeof(p->generator.mode), "standard");
 	p->generator.duration_s = 6.25;
 	snprintf(p->platform.fingerprint, sizeof(p->platform.fingerprint), "sha256:%064d", 7);
-	snprintf(p->platform.cpu.vendor, sizeof(p->platform.cpu.vendor), "GenuineIntel");
-	p->platform.cpu.family = 6;
-	p->platform.cpu.model = 207;
-	p->platform.cpu.stepping = 2;
+	mkpolicy_cpu(p, "GenuineIntel", 6, 207, 2);
 	p->platform.cpu.llc_bytes = 272629760;
 	policy_cpu_add_feature(&p->platform.cpu, "clwb");
 	policy_cpu_add_feature(&p->platform.cpu, "avx512f");
 	snprintf(p->platform.kernel, sizeof(p->platform.kernel), "6.1.0-57-cloud-amd64");
 
-	t = policy_add_target(p, "region0");
-	snprintf(t->kind, sizeof(t->kind), "pmem");
+	t = mkpolicy_target(p, "region0", "pmem", "memory_controller");
 	snprintf(t->device, sizeof(t->device), "/dev/dax0.0");
 	snprintf(t->mapping, sizeof(t->mapping), "devdax");
-	snprintf(t->persistence_domain, sizeof(t->persistence_domain), "memory_controller");
 	t->numa_node = 0;
 	t->interleave_ways = 2;
 	t->ceiling_mib_s = 21800;
 	t->area_bytes = 1 << 30;
-	op = policy_target_add_op(t, "write", "sequential", 1, sizes, 4);
+	op = mkpolicy_op(t, "sequential", sizes, 4, strategies, 2);
 	op->ceiling_mib_s = 21800;
-	/* adding a curve moves the others: look both up afterwards */
-	policy_op_add_curve(op, "clwb");
-	policy_op_add_curve(op, "movnt_avx512");
 	a = policy_op_find_curve(op, "clwb");
 	b = policy_op_find_curve(op, "movnt_avx512");
 	for (size_t i = 0; i < 4; i++) {
