@@ -41,6 +41,16 @@ static unsigned check_failed, check_passed;
 #define CHECK_NEAR(a, b, eps) CHECK_MSG(fabs((double)(a) - (double)(b)) <= (eps), \
 				  "%g !~ %g (%s vs %s)", (double)(a), (double)(b), #a, #b)
 
+/* The data directory a test takes as its one argument; else usage and exit 1. */
+static inline const char *check_data_dir(int argc, char **argv, const char *name)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s TESTS_DATA_DIR\n", name);
+		exit(EXIT_FAILURE);
+	}
+	return argv[1];
+}
+
 static inline int check_report(const char *name)
 {
 	printf("%s: %u passed, %u failed\n", name, check_passed, check_failed);

@@ -323,11 +323,7 @@ static void test_json_invalid(void)
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: test_environment TESTS_DATA_DIR\n");
-		return EXIT_FAILURE;
-	}
-	data_dir = argv[1];
+	data_dir = check_data_dir(argc, argv, "test_environment");
 	test_data_fingerprints();
 	test_not_in_fingerprint();
 	test_compare_single();

@@ -191,11 +191,7 @@ static void test_daemon_writes_its_own(void)
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: test_metrics_text TESTS_DATA_DIR\n");
-		return EXIT_FAILURE;
-	}
-	data_dir = argv[1];
+	data_dir = check_data_dir(argc, argv, "test_metrics_text");
 	test_label_value();
 	test_never_switch();
 	test_path_not_utf8();
