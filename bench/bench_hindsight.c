@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_cli.h"
 #include "oracle.h"
 #include "policy/policy.h"
 #include "rule/crossover.h"
@@ -558,12 +559,8 @@ int main(int argc, char **argv)
 			}
 			probes[nprobes++] = optarg;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
+		default:	/* -h and a bad option */
+			return bench_usage_exit(c, usage);
 		}
 	}
 	j.nruns = (size_t)(argc - optind);

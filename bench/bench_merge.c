@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_cli.h"
 #include "policy/policy.h"
 #include "policy/sha256.h"
 #include "rule/crossover.h"
@@ -177,9 +178,9 @@ static int run_merge(const char *tune, const char *out, const char *dir, double 
 	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
 }
 
-static void usage(void)
+static void usage(FILE *f)
 {
-	fprintf(stderr, "usage: bench_merge [--hosts N]... [--platforms N] [--template FILE] "
+	fprintf(f, "usage: bench_merge [--hosts N]... [--platforms N] [--template FILE] "
 		"[--dir DIR] [--keep] PMEM_TUNE\n");
 }
 
@@ -204,7 +205,7 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'n':
 			if (nruns == MAX_RUNS || atoi(optarg) < 1) {
-				usage();
+				usage(stderr);
 				return 2;
 			}
 			hosts[nruns++] = (unsigned)atoi(optarg);
@@ -222,12 +223,11 @@ int main(int argc, char **argv)
 			keep = true;
 			break;
 		default:
-			usage();
-			return 2;
+			return bench_usage_exit(c, usage);
 		}
 	}
 	if (optind + 1 != argc) {
-		usage();
+		usage(stderr);
 		return 2;
 	}
 	tune = argv[optind];

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_cli.h"
 #include "common/macros.h"
 #include "policy/policy.h"
 #include "rule/crossover.h"
@@ -260,12 +261,8 @@ int main(int argc, char **argv)
 		case 'c':
 			verbose = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
+		default:	/* -h and a bad option */
+			return bench_usage_exit(c, usage);
 		}
 	}
 	if (optind == argc || argc - optind > MAX_FILES) {
