@@ -733,6 +733,24 @@ static struct json_object *enter_object_member(struct rd *rd, struct json_object
 	return v;
 }
 
+/*
+ * The optional object member key of obj read by read_members into dst:
+ * *present set where it is there, to whether it all read.
+ */
+static void read_object_member(struct rd *rd, struct json_object *obj, const char *key,
+			       void (*read_members)(struct rd *rd, struct json_object *o, void *dst),
+			       void *dst, bool *present)
+{
+	size_t mark;
+	struct json_object *o = enter_object_member(rd, obj, key, &mark);
+
+	if (!o)
+		return;
+	read_members(rd, o, dst);
+	pop(rd, mark);
+	*present = !rd->failed;
+}
+
 /* A number in [lo, hi] or null (NAN) from v; path already pushed. */
 static int double_value(struct rd *rd, struct json_object *v, double lo, double hi, double *out,
 			int nullable)
@@ -1510,19 +1528,14 @@ static const struct array_of remote_cells_array = {
 	.read = read_remote_cell,
 };
 
-static void read_remote(struct rd *rd, struct json_object *jt, struct policy_remote *r)
+static void read_remote(struct rd *rd, struct json_object *o, void *dst)
 {
-	size_t mark;
-	struct json_object *o = enter_object_member(rd, jt, "remote_penalty", &mark);
+	struct policy_remote *r = dst;
 
-	if (!o)
-		return;
 	r->from_node = (int)read_int(rd, o, "from_node", 0, POLICY_MAX_NODE, "a NUMA node", 1, -1);
 	r->distance = (int)read_int(rd, o, "distance", -1, 255, "a NUMA distance or -1", 0, -1);
 	r->ratio = read_double(rd, o, "ratio", 0, 1000, 1, 1);
 	read_array_into(rd, o, &remote_cells_array, r->cells, r);
-	pop(rd, mark);
-	r->present = !rd->failed;
 }
 
 static void read_cxl_memdev(struct rd *rd, struct json_object *jm, void *elems, size_t i,
@@ -1546,13 +1559,10 @@ static const struct array_of cxl_memdevs_array = {
 	.read = read_cxl_memdev,
 };
 
-static void read_cxl(struct rd *rd, struct json_object *jt, struct policy_cxl *c)
+static void read_cxl(struct rd *rd, struct json_object *o, void *dst)
 {
-	size_t mark;
-	struct json_object *o = enter_object_member(rd, jt, "cxl", &mark);
+	struct policy_cxl *c = dst;
 
-	if (!o)
-		return;
 	read_name(rd, o, "region", c->region, sizeof(c->region));
 	c->interleave_ways = (unsigned)read_int(rd, o, "interleave_ways", 0, 1024,
 						"an interleave count", 0, 0);
@@ -1561,8 +1571,6 @@ static void read_cxl(struct rd *rd, struct json_object *jt, struct policy_cxl *c
 	c->host_bridges = (unsigned)read_int(rd, o, "host_bridges", 0, 1024,
 					     "a host bridge count", 0, 0);
 	read_array_into(rd, o, &cxl_memdevs_array, c->memdevs, c);
-	pop(rd, mark);
-	c->present = !rd->failed;
 }
 
 static void read_placement(struct rd *rd, struct json_object *jt, struct policy_target *t)
@@ -1587,7 +1595,8 @@ static void read_placement(struct rd *rd, struct json_object *jt, struct policy_
 	if (!read_bool(rd, jt, "memory_bound", &t->memory_bound))
 		t->memory_bound = -1;
 	read_saturation(rd, jt, t);
-	read_remote(rd, jt, &t->remote_penalty);
+	read_object_member(rd, jt, "remote_penalty", read_remote, &t->remote_penalty,
+			   &t->remote_penalty.present);
 }
 
 static void read_dimm(struct rd *rd, struct json_object *jd, void *elems, size_t i, size_t n,
@@ -1645,7 +1654,7 @@ static void read_target(struct rd *rd, struct json_object *jt, struct policy *p)
 					   "a size in bytes", 0, 0);
 	t->ceiling_mib_s = read_double(rd, jt, "ceiling_mib_s", 0, POLICY_MAX_MIB_S, 1, 0);
 	t->dimms = read_array(rd, jt, &dimms_array, NULL, &t->ndimms);
-	read_cxl(rd, jt, &t->cxl);
+	read_object_member(rd, jt, "cxl", read_cxl, &t->cxl, &t->cxl.present);
 	ops = need_array(rd, jt, "ops", POLICY_MAX_OPS, 1);
 	if (!ops)
 		return;
