@@ -57,15 +57,30 @@ static const char *cpus_of(const struct topo_choice *c)
 #define NODE "sys/devices/system/node/"
 #define CPU "sys/devices/system/cpu/"
 
+/* The online CPUs' and nodes' lists */
+static void put_online(const char *cpus, const char *nodes)
+{
+	put(CPU "online", cpus);
+	put(NODE "online", nodes);
+}
+
+/* Node n's CPUs and its row of the distance table */
+static void put_node(unsigned n, const char *cpulist, const char *distance)
+{
+	char rel[64];
+
+	snprintf(rel, sizeof(rel), NODE "node%u/cpulist", n);
+	put(rel, cpulist);
+	snprintf(rel, sizeof(rel), NODE "node%u/distance", n);
+	put(rel, distance);
+}
+
 static void two_nodes(const char *online)
 {
 	fresh_root();
-	put(CPU "online", online);
-	put(NODE "online", "0-1\n");
-	put(NODE "node0/cpulist", "0-3\n");
-	put(NODE "node0/distance", "10 20\n");
-	put(NODE "node1/cpulist", "4-7\n");
-	put(NODE "node1/distance", "20 10\n");
+	put_online(online, "0-1\n");
+	put_node(0, "0-3\n", "10 20\n");
+	put_node(1, "4-7\n", "20 10\n");
 }
 
 static void test_cpulist(void)
@@ -99,10 +114,8 @@ static void test_one_node(void)
 	struct topo_choice c;
 
 	fresh_root();
-	put(CPU "online", "0-3\n");
-	put(NODE "online", "0\n");
-	put(NODE "node0/cpulist", "0-3\n");
-	put(NODE "node0/distance", "10\n");
+	put_online("0-3\n", "0\n");
+	put_node(0, "0-3\n", "10\n");
 	CHECK_INT(topo_load(root, &all, &t), 0);
 	CHECK(t.numa);
 	CHECK_INT(topo_choose(&t, 0, &c), 0);
@@ -175,12 +188,9 @@ static void test_cpuless_node(void)
 	struct topo_choice c;
 
 	fresh_root();
-	put(CPU "online", "0-7\n");
-	put(NODE "online", "0-2\n");
-	put(NODE "node0/cpulist", "0-3\n");
-	put(NODE "node0/distance", "10 20 17\n");
-	put(NODE "node1/cpulist", "4-7\n");
-	put(NODE "node1/distance", "20 10 28\n");
+	put_online("0-7\n", "0-2\n");
+	put_node(0, "0-3\n", "10 20 17\n");
+	put_node(1, "4-7\n", "20 10 28\n");
 	put(NODE "node2/cpulist", "\n");	/* the kernel writes an empty line */
 	put(NODE "node2/distance", "17 28 10\n");
 	CHECK_INT(topo_load(root, &all, &t), 0);
@@ -250,12 +260,9 @@ static void test_holes(void)
 	struct topo_choice c;
 
 	fresh_root();
-	put(CPU "online", "0-3\n");
-	put(NODE "online", "0,2\n");
-	put(NODE "node0/cpulist", "0-1\n");
-	put(NODE "node0/distance", "10 21\n");
-	put(NODE "node2/cpulist", "2-3\n");
-	put(NODE "node2/distance", "21 10\n");
+	put_online("0-3\n", "0,2\n");
+	put_node(0, "0-1\n", "10 21\n");
+	put_node(2, "2-3\n", "21 10\n");
 	CHECK_INT(topo_load(root, &all, &t), 0);
 	CHECK_INT(t.nnodes, 3);
 	CHECK(!topo_node_online(&t, 1));
@@ -279,10 +286,8 @@ static void test_smt_order(void)
 	struct topo_choice c;
 
 	fresh_root();
-	put(CPU "online", "0-3\n");
-	put(NODE "online", "0\n");
-	put(NODE "node0/cpulist", "0-3\n");
-	put(NODE "node0/distance", "10\n");
+	put_online("0-3\n", "0\n");
+	put_node(0, "0-3\n", "10\n");
 	/* cores {0,2} and {1,3}: one thread per core first */
 	put(CPU "cpu0/topology/core_cpus_list", "0,2\n");
 	put(CPU "cpu2/topology/core_cpus_list", "0,2\n");
