@@ -695,6 +695,32 @@ static void draw_chosen(FILE *f, const struct policy_op *op, const struct panel 
 		      "</title></path>\n", f);
 }
 
+/* How a cell the rule looked at twice is marked, and what its title says. */
+struct cell_mark {
+	const char *class, *r, *fill, *width, *what;
+};
+
+static const struct cell_mark suspect_mark = {
+	"suspect", "3.5", "#fff", "1.4", "implausible after a second measurement, not used",
+}, confirmed_mark = {
+	"confirmed", "5.5", "none", "1.2", "a one-size island measured again and confirmed: kept",
+};
+
+static void draw_cell_mark(FILE *f, const struct policy_op *op, const struct policy_curve *c,
+			   const struct panel *p, const struct series *s, size_t k,
+			   const struct cell_mark *m)
+{
+	char sz[24];
+
+	fprintf(f, "<circle class=\"%s\" cx=\"%s\" cy=\"%s\" r=\"%s\" fill=\"%s\" "
+		"stroke=\"%s\" stroke-width=\"%s\"><title>", m->class,
+		N(px(p, (double)op->sizes_bytes[k])), N(py(p, c->median_mib_s[k])), m->r, m->fill,
+		s->color, m->width);
+	put_esc(f, c->strategy);
+	fprintf(f, " at %s: %.0f MiB/s, %s</title></circle>\n",
+		fmt_size(op->sizes_bytes[k], sz, sizeof(sz)), c->median_mib_s[k], m->what);
+}
+
 /*
  * The median curve: one path (a subpath per run of measured cells) and
  * its points.  A family's lead is bold, its other members faint.  A
@@ -706,7 +732,6 @@ static void draw_curve(FILE *f, const struct policy_op *op, const struct policy_
 		       const struct panel *p, const struct series *s, const char *id, bool lead)
 {
 	bool pen = false, first = true;
-	char sz[24];
 
 	fprintf(f, "<path class=\"curve%s%s%s\" id=\"%s\" data-strategy=\"",
 		c->reference_only ? " reference" : "", lead ? " lead" : " member",
@@ -747,30 +772,12 @@ static void draw_curve(FILE *f, const struct policy_op *op, const struct policy_
 			}
 		fputs("\"/>\n", f);
 	}
-	for (size_t k = 0; k < op->nsizes; k++) {
-		if (!usable(c->median_mib_s[k]) || !suspect(c, k))
-			continue;
-		fprintf(f, "<circle class=\"suspect\" cx=\"%s\" cy=\"%s\" r=\"3.5\" fill=\"#fff\" "
-			"stroke=\"%s\" stroke-width=\"1.4\"><title>",
-			N(px(p, (double)op->sizes_bytes[k])), N(py(p, c->median_mib_s[k])),
-			s->color);
-		put_esc(f, c->strategy);
-		fprintf(f, " at %s: %.0f MiB/s, implausible after a second "
-			"measurement, not used</title></circle>\n",
-			fmt_size(op->sizes_bytes[k], sz, sizeof(sz)), c->median_mib_s[k]);
-	}
-	for (size_t k = 0; k < op->nsizes; k++) {
-		if (!usable(c->median_mib_s[k]) || suspect(c, k) || !confirmed(c, k))
-			continue;
-		fprintf(f, "<circle class=\"confirmed\" cx=\"%s\" cy=\"%s\" r=\"5.5\" "
-			"fill=\"none\" stroke=\"%s\" stroke-width=\"1.2\"><title>",
-			N(px(p, (double)op->sizes_bytes[k])), N(py(p, c->median_mib_s[k])),
-			s->color);
-		put_esc(f, c->strategy);
-		fprintf(f, " at %s: %.0f MiB/s, a one-size island measured again "
-			"and confirmed: kept</title></circle>\n",
-			fmt_size(op->sizes_bytes[k], sz, sizeof(sz)), c->median_mib_s[k]);
-	}
+	for (size_t k = 0; k < op->nsizes; k++)
+		if (usable(c->median_mib_s[k]) && suspect(c, k))
+			draw_cell_mark(f, op, c, p, s, k, &suspect_mark);
+	for (size_t k = 0; k < op->nsizes; k++)
+		if (usable(c->median_mib_s[k]) && !suspect(c, k) && confirmed(c, k))
+			draw_cell_mark(f, op, c, p, s, k, &confirmed_mark);
 }
 
 /*
