@@ -122,6 +122,9 @@ file(WRITE ${CMAKE_BINARY_DIR}/deb/changelog
 "pmem-tuned (${_pt_debver}) unstable; urgency=medium
 
   * Packages built with CPack from pmem-tuned ${CPACK_PACKAGE_VERSION}.
+  * pmem-tune --strategies-list --json gives the strategy object of --list:
+    \"missing\" and \"needs_persistence_domain\" where it wrote \"needs\" and
+    \"persistent_only_with_eadr\"; every command's JSON in ndctl's style.
 
  -- ${CPACK_PACKAGE_CONTACT}  ${_pt_date}
 ")

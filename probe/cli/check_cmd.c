@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "cli/commands.h"
+#include "cli/json_out.h"
 #include "policy/environment.h"
 #include "policy/fingerprint.h"
 #include "policy/policy.h"
@@ -110,8 +111,7 @@ static int print_json(const char *path, const struct verdict *v)
 			json_object_array_add(changes, json_object_new_string(policy_env_name(w)));
 	json_object_object_add(o, "environment_changes", changes);
 	json_object_object_add(o, "environment", v->entry ? env_json(v) : NULL);
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-					    JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_out(stdout, o);
 	json_object_put(o);
 	return 0;
 }

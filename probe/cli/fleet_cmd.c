@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "cli/commands.h"
+#include "cli/json_out.h"
 #include "policy/policy.h"
 #include "rule/export.h"
 #include "rule/fleet.h"
@@ -57,8 +58,7 @@ int diff_cmd(const char *a, const char *b, unsigned flags, bool json)
 	if (json) {
 		o = diff_json(a, b, pa, pb, &n);
 		if (o)
-			puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-							    JSON_C_TO_STRING_NOSLASHESCAPE));
+			json_out(stdout, o);
 		else
 			n = -1;
 		json_object_put(o);

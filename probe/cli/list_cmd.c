@@ -20,6 +20,7 @@
 #include <ndctl/libndctl.h>
 
 #include "cli/commands.h"
+#include "cli/json_out.h"
 #include "measure/strategy.h"
 #include "platform/cpu.h"
 #include "platform/list_cxl.h"
@@ -133,25 +134,8 @@ static struct json_object *strategies_json(struct list_ctx *lc)
 {
 	struct json_object *a = json_object_new_array();
 
-	for (unsigned i = 0; a && i < strategy_count; i++) {
-		const struct strategy *s = &strategy_table[i];
-		struct json_object *o = json_object_new_object();
-		const char *missing = NULL;
-		bool ok = strategy_supported(s, &lc->ci, &missing);
-
-		if (!o) {
-			lc->oom = true;
-			continue;
-		}
-		jstr(lc, o, "name", s->name);
-		jbool(lc, o, "supported", ok);
-		if (!ok && missing)
-			jstr(lc, o, "missing", missing);
-		if (s->cpu_cache_domain_only)
-			jstr(lc, o, "needs_persistence_domain", "cpu_cache");
-		jstr(lc, o, "summary", s->summary);
-		jpush(&lc->oom, a, o);
-	}
+	for (unsigned i = 0; a && i < strategy_count; i++)
+		jpush(&lc->oom, a, strategy_json(&strategy_table[i], &lc->ci));
 	return a;
 }
 
@@ -658,9 +642,7 @@ int list_cmd(bool json)
 	if (!rc && lc.oom)
 		rc = -ENOMEM;
 	if (json && !rc)
-		printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-							       JSON_C_TO_STRING_SPACED |
-							       JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_out(stdout, root);
 	if (root)
 		json_object_put(root);
 	free(lc.links);

@@ -7,6 +7,7 @@
 #include <json-c/json.h>
 
 #include "cli/commands.h"
+#include "cli/json_out.h"
 #include "measure/strategy.h"
 #include "platform/cpu.h"
 
@@ -33,31 +34,17 @@ static void print_json(const struct cpu_info *ci)
 	struct json_object *o = json_object_new_object(), *cpu = json_object_new_object();
 	struct json_object *list = json_object_new_array();
 
-	json_object_object_add(cpu, "brand", json_object_new_string(ci->brand));
 	json_object_object_add(cpu, "vendor", json_object_new_string(ci->vendor));
+	json_object_object_add(cpu, "brand", json_object_new_string(ci->brand));
 	json_object_object_add(cpu, "family", json_object_new_int64(ci->family));
 	json_object_object_add(cpu, "model", json_object_new_int64(ci->model));
 	json_object_object_add(cpu, "stepping", json_object_new_int64(ci->stepping));
 	json_object_object_add(cpu, "llc_bytes", json_object_new_int64((int64_t)ci->llc_bytes));
 	json_object_object_add(o, "cpu", cpu);
-	for (unsigned i = 0; i < strategy_count; i++) {
-		const struct strategy *s = &strategy_table[i];
-		struct json_object *e = json_object_new_object();
-		const char *missing = NULL;
-		bool ok = strategy_supported(s, ci, &missing);
-
-		json_object_object_add(e, "name", json_object_new_string(s->name));
-		json_object_object_add(e, "supported", json_object_new_boolean(ok));
-		json_object_object_add(e, "summary", json_object_new_string(s->summary));
-		json_object_object_add(e, "persistent_only_with_eadr",
-				       json_object_new_boolean(s->cpu_cache_domain_only));
-		if (!ok)
-			json_object_object_add(e, "needs", json_object_new_string(missing));
-		json_object_array_add(list, e);
-	}
+	for (unsigned i = 0; i < strategy_count; i++)
+		json_object_array_add(list, strategy_json(&strategy_table[i], ci));
 	json_object_object_add(o, "strategies", list);
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-					    JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_out(stdout, o);
 	json_object_put(o);
 }
 

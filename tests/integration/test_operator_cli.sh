@@ -100,6 +100,16 @@ jq -e '.same == true and .changes == []' "$tmp/out" >/dev/null && ok || bad "dif
 expect 0 "strategies-list --json" -- --strategies-list --json
 jq -e '(.strategies | map(.name) | index("movnt_avx512")) != null and (.cpu.family | type) == "number"' \
 	"$tmp/out" >/dev/null && ok || bad "strategies-list --json: $(head -c 300 "$tmp/out")"
+# one strategy object in --list and --strategies-list; every command's JSON in
+# ndctl's style ("key":value, two spaces), whichever prints it
+cp "$tmp/out" "$tmp/strategies.json"
+expect 0 "list --json" -- --list --json
+cmp -s <(jq -c .strategies "$tmp/out") <(jq -c .strategies "$tmp/strategies.json") && ok ||
+	bad "--list and --strategies-list give other strategy objects"
+for f in "$tmp/out" "$tmp/strategies.json"; do
+	grep -q '^  "[a-z_]*":' "$f" && ! grep -q '": ' "$f" && ok ||
+		bad "$(basename "$f"): not in ndctl's JSON style: $(head -c 200 "$f")"
+done
 
 # an option the command does not take is an error, not ignored
 expect_refusal "--json on --merge" "--json" -- --merge "$tmp/m.json" --json "$tmp/a.json"
