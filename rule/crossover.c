@@ -5,6 +5,7 @@
  * which writes op->ranges, op->crossovers, op->margin and the suspect
  * flags of the cells it will not believe.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/policy_limits.h"
 #include "rule/crossover.h"
 #include "rule/stats.h"
 #include "rule/strategy_class.h"
@@ -269,8 +271,9 @@ static double family_value(const struct policy_op *op, enum policy_family f, con
 static int family_bounds(const struct policy_op *op, enum policy_family f, size_t i,
 			 double *lo, double *hi)
 {
-	double l[op->ncurves ? op->ncurves : 1], h[op->ncurves ? op->ncurves : 1];
+	double l[POLICY_MAX_CURVES], h[POLICY_MAX_CURVES];
 
+	assert(op->ncurves <= POLICY_MAX_CURVES);
 	for (size_t c = 0; c < op->ncurves; c++) {
 		bool ok = cell_ok(op, (int)c, i);
 
@@ -704,11 +707,12 @@ size_t crossover_rechecks(const struct policy_op *op, const struct crossover_cel
 
 bool crossover_looks_agree(const struct policy_op *op, size_t i, const double *first_mib_s)
 {
-	double now[op && op->ncurves ? op->ncurves : 1];
+	double now[POLICY_MAX_CURVES];
 	double limit;
 
 	if (!op || !first_mib_s || i >= op->nsizes)
 		return true;
+	assert(op->ncurves <= POLICY_MAX_CURVES);
 	for (size_t c = 0; c < op->ncurves; c++)
 		now[c] = measured(op, c, i) ? cell_median(op, (int)c, i) : NAN;
 	limit = log1p(CROSSOVER_LOOK_AGREE_MARGINS * crossover_margin(op));

@@ -17,6 +17,7 @@
  *           difference is the copy's).
  */
 #include <ctype.h>
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <inttypes.h>
@@ -29,6 +30,7 @@
 #include "common/macros.h"
 #include "common/read_file.h"
 #include "policy/export_keys.h"
+#include "policy/policy_limits.h"
 #include "rule/crossover.h"
 #include "rule/export.h"
 #include "rule/strategy_class.h"
@@ -368,8 +370,9 @@ static int pair_view(const struct policy_op *op, const char *high, const char *l
 		grid[i] = true;
 	}
 	if (!rc) {
-		int raw[v->n + 1];
+		int raw[POLICY_MAX_SIZES];
 
+		assert(v->n <= POLICY_MAX_SIZES);
 		memcpy(raw, verdict, v->n * sizeof(*raw));
 		rc = crossover_smooth(verdict, grid, v->n, 1, side, island);
 		for (size_t i = 0; !rc && i < v->n; i++) {
@@ -422,8 +425,10 @@ static void rule_loss(const struct side_view *views, size_t nv, int low, uint64_
 	out->worst_bytes = 0;
 	for (size_t o = 0; o < nv; o++) {
 		const struct side_view *v = &views[o];
-		size_t idx[v->n + 1], m = 0;
+		size_t idx[POLICY_MAX_SIZES], m = 0;
 		double num = 0, den = 0, mis = 0;
+
+		assert(v->n <= POLICY_MAX_SIZES);
 
 		for (size_t i = 0; i < v->n; i++)
 			if (v->side[i] >= 0)

@@ -15,6 +15,7 @@
  * hand with fixed number formats: no scripts, no external fonts or files,
  * and the same policy gives the same bytes.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -32,6 +33,7 @@
 #include "common/macros.h"
 #include "policy/export_keys.h"
 #include "policy/policy.h"
+#include "policy/policy_limits.h"
 #include "rule/strategy_class.h"
 
 /* Geometry in px.  Two panels a row fit a laptop browser at 100 %. */
@@ -951,8 +953,10 @@ static void draw_end_labels(FILE *f, const struct policy_op *op, const struct pa
 			    double (*yof)(const struct panel *, const struct policy_op *, size_t c,
 					  size_t k))
 {
-	struct end_label l[op->ncurves ? op->ncurves : 1];
+	struct end_label l[POLICY_MAX_CURVES];
 	size_t n = 0;
+
+	assert(op->ncurves <= POLICY_MAX_CURVES);
 
 	for (size_t i = 0; i < op->ncurves; i++) {
 		bool lead = is_lead(op, i);

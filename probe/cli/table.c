@@ -271,9 +271,14 @@ static void print_families(FILE *f, const struct policy_op *op,
 
 static void print_op(FILE *f, const struct policy_op *op, const struct table_style *st)
 {
-	struct crossover_cell cells[op->nsizes ? op->nsizes : 1];
+	struct crossover_cell *cells = calloc(op->nsizes ? op->nsizes : 1, sizeof(*cells));
 	size_t first_unmeasurable = SIZE_MAX, blank = 0;
 	char sz[32];
+
+	if (!cells) {
+		fprintf(f, "\n%s %s, %u threads: out of memory\n", op->op, op->pattern, op->threads);
+		return;
+	}
 
 	fprintf(f, "\n%s%s %s, %u thread%s%s: MiB/s, median", st->color ? BOLD : "", op->op,
 		op->pattern, op->threads, op->threads == 1 ? "" : "s", st->color ? RESET : "");
@@ -319,6 +324,7 @@ static void print_op(FILE *f, const struct policy_op *op, const struct table_sty
 	if (!op->ncrossovers && op->nranges == 1)
 		fprintf(f, "  no crossover: %s at every size%s\n", op->ranges[0].strategy,
 			op->ranges[0].tie ? " (by the tie rule)" : "");
+	free(cells);
 }
 
 /* Where the threads ran, from the policy's placement fields (absent in older policies). */
