@@ -81,6 +81,8 @@ check_line "pmem-tune-devices.service: waits for the nd and cxl buses' devices" 
 	pmem-tune-devices.service '^[[:space:]]+--subsystem-match=nd --subsystem-match=cxl$'
 check_line "pmem-tune-devices.service: and first for the NVDIMM and CXL firmware devices" yes \
 	pmem-tune-devices.service 'sysname-match=ACPI0012:\* --sysname-match=ACPI0017:\*$'
+check_line "pmem-tune-devices.service: triggers only where the probe may run" yes \
+	pmem-tune-devices.service '^ExecCondition=.*pmem-tuned --need-probe$'
 check_line "pmem-tune-devices.service: no systemd-udev-settle either" no \
 	pmem-tune-devices.service '^(After|Wants|Requires|BindsTo)=.*systemd-udev-settle'
 
