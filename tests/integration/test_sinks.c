@@ -1118,6 +1118,19 @@ static void drop_privileges(void)
 }
 
 /*
+ * A tree and a policy exporting PMEM_NO_FLUSH=1 for region0, cpu_cache;
+ * the knob escapes' region9, which shows no domain, taken out.
+ */
+static void no_flush_policy(struct mkpolicy_opts *o)
+{
+	make_tree();
+	unlink(P("sys/bus/nd/devices/region9"));
+	o->env[o->nenv++] = "PMEM_NO_FLUSH=1";
+	o->region_domain = "cpu_cache";
+	write_policy(o);
+}
+
+/*
  * PMEM_NO_FLUSH=1 drops the flushes ADR needs: exported only for a pmem
  * region this host's sysfs shows as cpu_cache, never on the policy's word.
  */
@@ -1126,12 +1139,7 @@ static void test_no_flush_evidence(void)
 	struct mkpolicy_opts o = base_policy;
 	struct daemon d;
 
-	make_tree();
-	/* the knob escapes' region9 shows no domain: test_no_flush_every_region() */
-	unlink(P("sys/bus/nd/devices/region9"));
-	o.env[o.nenv++] = "PMEM_NO_FLUSH=1";
-	o.region_domain = "cpu_cache";
-	write_policy(&o);
+	no_flush_policy(&o);
 	/* region0 is cpu_cache in the fake sysfs too: the evidence is there */
 	daemon_setup(&d, MODE_ONESHOT);
 	daemon_reload(&d, "no flush, eADR");
@@ -1211,11 +1219,7 @@ static void test_no_flush_every_region(void)
 	struct mkpolicy_opts o = base_policy;
 	struct daemon d;
 
-	make_tree();
-	unlink(P("sys/bus/nd/devices/region9"));
-	o.env[o.nenv++] = "PMEM_NO_FLUSH=1";
-	o.region_domain = "cpu_cache";
-	write_policy(&o);
+	no_flush_policy(&o);
 
 	/* the export's region0 is cpu_cache, region1 on the same bus is ADR */
 	put_link(root, "sys/bus/nd/devices/region1", "../../../devices/ndbus0/region1");
