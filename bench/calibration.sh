@@ -5,7 +5,8 @@
 # patterns, match the most common set within one step of the probe's
 # sqrt(2) grid, i.e. at most 1.5x apart), for several modes and every op,
 # and "exports identical: K/N" (K runs whose exports, as consumers read them,
-# match the most common set: regret, source, margin and baseline left out).
+# match the most common set: regret, source, margin and baseline left out),
+# then the same count for each consumer alone.
 # Figures only; each mode's block ends with those two lines.
 # Usage: calibration.sh PMEM_TUNE [N] [MODES] [TARGET]
 #   MODES: comma list of quick, standard, thorough (default quick,standard)
@@ -84,7 +85,12 @@ for mode in modes:
         sets.append(json.dumps({c: {k: v for k, v in e.items() if k not in account}
                                 for c, e in ex.items()}, sort_keys=True))
     seen = collections.Counter(sets).most_common()
-    print(f"exports identical: {seen[0][1]}/{n}")
+    # per consumer: which one moves decides who sees the change
+    per = []
+    for c in sorted({c for s in sets for c in json.loads(s)}):
+        one = collections.Counter(json.dumps(json.loads(s).get(c), sort_keys=True) for s in sets)
+        per.append(f"{c} {one.most_common(1)[0][1]}/{n}")
+    print(f"exports identical: {seen[0][1]}/{n} ({', '.join(per)})")
     for e, k in seen if len(seen) > 1 else []:
         print(f"    {k:3d} x  {e}")
 PY
