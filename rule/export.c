@@ -337,6 +337,33 @@ static int family_view(const struct policy_op *op, struct side_view *v)
 }
 
 /*
+ * A pair's effect holds over a size range, as a member's range does: a
+ * side's wins by separation count only in runs of
+ * CROSSOVER_MEMBER_MIN_SIZES consecutive sizes spanning
+ * CROSSOVER_MEMBER_MIN_SPAN; a shorter run is a tie, losing nothing.
+ * Two curves of one family or of two cached ones (rep movsb against a
+ * vector copy, streaming against plain stores for glibc) trade places
+ * size by size within the probe-to-probe spread of a shared host.
+ */
+static void pair_effect_runs(struct side_view *v)
+{
+	size_t run0 = 0;
+
+	for (size_t i = 1; i <= v->n; i++) {
+		bool same = i < v->n && v->sep[i] && v->sep[run0] && v->side[i] == v->side[run0];
+
+		if (same)
+			continue;
+		if (v->sep[run0] && (i - run0 < CROSSOVER_MEMBER_MIN_SIZES ||
+				     (double)v->sizes[i - 1] / (double)v->sizes[run0] <
+				     CROSSOVER_MEMBER_MIN_SPAN))
+			for (size_t j = run0; j < i; j++)
+				v->sep[j] = false;
+		run0 = i;
+	}
+}
+
+/*
  * A pair of curves (high: side 0, low: side 1), smoothed like the
  * families with the low side as the prior and every island dropped.
  */
@@ -383,6 +410,8 @@ static int pair_view(const struct policy_op *op, const char *high, const char *l
 			}
 		}
 	}
+	if (!rc && v->n)
+		pair_effect_runs(v);
 	free(verdict);
 	free(side);
 	free(grid);
@@ -416,8 +445,32 @@ struct rule_loss {
 	uint64_t worst_bytes;	/* the size of the worst loss, 0 if none */
 };
 
+/*
+ * What side f loses at size i of v where it was decided by separation for
+ * the other side (0 elsewhere), at the bound of rule_loss().
+ */
+static double cell_loss(const struct side_view *v, size_t i, int f, int bound)
+{
+	int d = v->side[i];
+	double got, best;
+
+	if (d == f || !v->sep[i] || !(v->val[d][i] > 0))
+		return 0;
+	got = bound < 0 ? v->hi[f][i] : bound > 0 ? v->lo[f][i] : v->val[f][i];
+	best = bound < 0 ? v->lo[d][i] : bound > 0 ? v->hi[d][i] : v->val[d][i];
+	return fmax(0.0, 1 - got / best);
+}
+
+/* Is size in [span[0], span[1])?  A NULL span holds every size. */
+static bool in_span(uint64_t size, const uint64_t *span)
+{
+	return !span || (size >= span[0] && size < span[1]);
+}
+
+/* worst counts only the sizes in span (NULL: all of them); the mean all. */
 static void rule_loss(const struct side_view *views, size_t nv, int low, uint64_t t,
-		      const struct export_weights *w, int bound, struct rule_loss *out)
+		      const struct export_weights *w, int bound, const uint64_t *span,
+		      struct rule_loss *out)
 {
 	double rsum = 0, msum = 0, worst = 0;
 	size_t nr = 0;
@@ -442,18 +495,11 @@ static void rule_loss(const struct side_view *views, size_t nv, int low, uint64_
 			if (f == v->side[i])
 				continue;
 			mis += wi;
-			if (v->sep[i] && v->val[v->side[i]][i] > 0) {
-				const double *got = bound < 0 ? v->hi[f] : bound > 0 ? v->lo[f] :
-						    v->val[f];
-				const double *best = bound < 0 ? v->lo[v->side[i]] :
-						     bound > 0 ? v->hi[v->side[i]] : v->val[v->side[i]];
-
-				loss = fmax(0.0, 1 - got[i] / best[i]);
-				num += wi * loss;
-				if (wi > 0 && loss > worst) {
-					worst = loss;
-					out->worst_bytes = v->sizes[i];
-				}
+			loss = cell_loss(v, i, f, bound);
+			num += wi * loss;
+			if (wi > 0 && loss > worst && in_span(v->sizes[i], span)) {
+				worst = loss;
+				out->worst_bytes = v->sizes[i];
 			}
 		}
 		if (den > 0) {
@@ -474,27 +520,24 @@ static long long loss_key(double x)
 }
 
 /*
- * Does moving from old to new gain more than r_margin, at the least the
- * cells' intervals allow (old's losses at their least, new's at their
- * most)?  The worst size first: a gain there by more than the margin is
- * one; else, the worst size no worse, a gain in the mean loss by more
- * than the margin is.  A gain by the medians that sits at the margin is a
- * coin toss between probes of one host; at the least it is not.
+ * Does moving from old to new gain more than r_margin where it acts: at
+ * the worst of the sizes the two put on different sides, by the medians?
+ * Elsewhere both lose the same, and a loss there that no value avoids
+ * must not hide the gain (nor a mean over the whole grid dilute it).  The
+ * margin is the op's noise already; the move also has to hold on a
+ * second look at those sizes (export_rechecks()).
  */
 static bool gains(const struct side_view *views, size_t nv, int low, uint64_t old,
 		  uint64_t new, const struct export_weights *w, double r_margin)
 {
-	struct rule_loss least_old, most_old, most_new;
+	uint64_t span[2] = { old < new ? old : new, old < new ? new : old };
+	struct rule_loss o, n;
 
-	rule_loss(views, nv, low, old, w, -1, &least_old);
-	rule_loss(views, nv, low, old, w, +1, &most_old);
-	rule_loss(views, nv, low, new, w, +1, &most_new);
-	if (isnan(least_old.worst) || isnan(most_new.worst))
+	rule_loss(views, nv, low, old, w, 0, span, &o);
+	rule_loss(views, nv, low, new, w, 0, span, &n);
+	if (isnan(o.worst) || isnan(n.worst))
 		return false;
-	if (least_old.worst - most_new.worst > r_margin)
-		return true;
-	return loss_key(most_new.worst) <= loss_key(most_old.worst) &&
-	       least_old.mean - most_new.mean > r_margin;
+	return loss_key(o.worst) - loss_key(n.worst) > loss_key(r_margin);
 }
 
 static double log_distance(uint64_t a, uint64_t b)
@@ -571,8 +614,8 @@ struct threshold {
 /*
  * The threshold for a single knob, from the candidates (0, each decided
  * size, "never"), each scored with every loss at the most its cells'
- * intervals allow: T*, the one of least worst-size loss, worst-size
- * losses within r_margin of the least counting as equal, then of least
+ * intervals allow.  T*: among those the one of least worst-size loss
+ * does not gain on (gains(): where the two differ), the one of least
  * mean loss, then least mismatch, then nearest the default.  Then the
  * baseline's value, else the consumer's default, is kept unless T* gains
  * on it by more than r_margin (gains()).  Any move from the baseline's
@@ -589,7 +632,7 @@ static int knob_threshold(const struct side_view *views, size_t nv, int low,
 			  struct threshold *out)
 {
 	const uint64_t *old = baseline ? baseline : dflt;
-	size_t nc = 2, total = 2, m = 0;
+	size_t nc = 2, total = 2, m = 0, t0 = 0;
 	uint64_t *cand;
 	struct rule_loss *loss, med;
 	long long least_worst = LLONG_MAX, best_m = LLONG_MAX, best_x = LLONG_MAX;
@@ -625,16 +668,21 @@ static int knob_threshold(const struct side_view *views, size_t nv, int low,
 		if (k && cand[k] == cand[k - 1])
 			continue;
 		cand[m] = cand[k];
-		rule_loss(views, nv, low, cand[m], w, +1, &loss[m]);
-		if (loss_key(loss[m].worst) < least_worst)
+		rule_loss(views, nv, low, cand[m], w, +1, NULL, &loss[m]);
+		if (loss_key(loss[m].worst) < least_worst ||
+		    (loss_key(loss[m].worst) == least_worst &&
+		     loss_key(loss[m].mean) < loss_key(loss[t0].mean))) {
 			least_worst = loss_key(loss[m].worst);
+			t0 = m;
+		}
 		m++;
 	}
 	for (size_t k = 0; k < m; k++) {
 		long long lm = loss_key(loss[k].mean), lx = loss_key(loss[k].mismatch);
 		double d = dflt ? log_distance(cand[k], *dflt) : 0;
 
-		if (loss_key(loss[k].worst) > least_worst + loss_key(r_margin))
+		/* as good as the least worst where the two differ */
+		if (gains(views, nv, low, cand[k], cand[t0], w, r_margin))
 			continue;
 		if (lm < best_m || (lm == best_m && (lx < best_x || (lx == best_x && d < best_d)))) {
 			best_m = lm;
@@ -645,7 +693,7 @@ static int knob_threshold(const struct side_view *views, size_t nv, int low,
 	}
 	free(cand);
 	free(loss);
-	rule_loss(views, nv, low, tstar, w, 0, &med);
+	rule_loss(views, nv, low, tstar, w, 0, NULL, &med);
 	*out = (struct threshold){ .bytes = tstar, .regret = med.mean, .src = FROM_MEASURED };
 	/* the baseline first: a re-probe keeps what is installed unless beaten */
 	for (int k = 0; k < 2; k++) {
@@ -653,7 +701,7 @@ static int knob_threshold(const struct side_view *views, size_t nv, int low,
 
 		if (!t)
 			continue;
-		rule_loss(views, nv, low, u64_max(*t, least), w, 0, &med);
+		rule_loss(views, nv, low, u64_max(*t, least), w, 0, NULL, &med);
 		if (!isnan(med.mean) &&
 		    !gains(views, nv, low, u64_max(*t, least), tstar, w, r_margin)) {
 			*out = (struct threshold){ .bytes = *t, .regret = med.mean,
@@ -921,9 +969,8 @@ static void member_losses(const struct policy_op *const *ops, size_t nops,
  * chosen as thresholds are: each loss at the most its cells allow, least
  * worst-size loss first (within r_margin equal), then least mean; the
  * baseline's setting, else the default's, is kept unless the best gains
- * on it by more than r_margin, at the worst size or, that no worse, in
- * the mean (old at its least, new at its most).  A one-size member
- * island keeps its range and moves no switch.
+ * on it as gains() has it, over every size the family serves.  A
+ * one-size member island keeps its range and moves no switch.
  */
 static void export_member(struct policy_export *e, const struct policy_op *const *ops,
 			  size_t nops, enum policy_family f, uint64_t thr, double r_margin,
@@ -932,7 +979,7 @@ static void export_member(struct policy_export *e, const struct policy_op *const
 	const struct policy_export *base = bp && bp->exports.libpmem.present ?
 					   &bp->exports.libpmem : NULL;
 	struct member_setting s[MEMBER_SETTINGS_MAX];
-	struct rule_loss most[MEMBER_SETTINGS_MAX], least[MEMBER_SETTINGS_MAX];
+	struct rule_loss most[MEMBER_SETTINGS_MAX], med[MEMBER_SETTINGS_MAX];
 	const char *dflt = family_default(ops, nops, f);
 	size_t ns, pick = 0, bk = 0;
 	long long least_worst = LLONG_MAX, best = LLONG_MAX;
@@ -948,7 +995,6 @@ static void export_member(struct policy_export *e, const struct policy_op *const
 			k++;
 	}
 	member_losses(ops, nops, s, ns, f == POLICY_FAMILY_CACHED_FLUSH, thr, w, +1, most);
-	member_losses(ops, nops, s, ns, f == POLICY_FAMILY_CACHED_FLUSH, thr, w, -1, least);
 	for (size_t k = 0; k < ns; k++) {
 		if (loss_key(most[k].worst) < least_worst)
 			least_worst = loss_key(most[k].worst);
@@ -965,13 +1011,13 @@ static void export_member(struct policy_export *e, const struct policy_op *const
 			pick = k;
 		}
 	/* the baseline's setting first, then the default, each kept unless beaten */
+	member_losses(ops, nops, s, ns, f == POLICY_FAMILY_CACHED_FLUSH, thr, w, 0, med);
 	for (int k = 0; k < 2; k++) {
 		size_t old = k ? 0 : bk;
-		bool gain = least[old].worst - most[pick].worst > r_margin ||
-			    (loss_key(most[pick].worst) <= loss_key(most[old].worst) &&
-			     least[old].mean - most[pick].mean > r_margin);
 
-		if (!isnan(most[old].worst) && !gain) {
+		/* as gains(): every size the family serves is one the switch acts on */
+		if (!isnan(med[old].worst) &&
+		    loss_key(med[old].worst) - loss_key(med[pick].worst) <= loss_key(r_margin)) {
 			pick = old;
 			break;
 		}
@@ -1219,7 +1265,7 @@ int export_knob_loss(const struct policy *p, enum export_knob k, uint64_t thresh
 	int low, rc = knob_views(p, k, &tv, &low);
 
 	if (!rc) {
-		rule_loss(tv.v, tv.nv, low, threshold_bytes, w, bound, &l);
+		rule_loss(tv.v, tv.nv, low, threshold_bytes, w, bound, NULL, &l);
 		rc = isnan(l.worst) ? -ENOENT : 0;
 		*out = (struct export_knob_loss){ threshold_bytes, l.worst, l.mean, l.worst_bytes };
 	}
@@ -1240,7 +1286,7 @@ int export_knob_best(const struct policy *p, enum export_knob k, int bound,
 				     POLICY_SIZE_OPEN;
 			struct rule_loss l;
 
-			rule_loss(tv.v, tv.nv, low, t, w, bound, &l);
+			rule_loss(tv.v, tv.nv, low, t, w, bound, NULL, &l);
 			if (loss_key(l.worst) < bw ||
 			    (loss_key(l.worst) == bw && loss_key(l.mean) < bm)) {
 				bw = loss_key(l.worst);

@@ -53,9 +53,9 @@ int export_compute(struct policy *p, const struct export_weights *w);
 /*
  * The same, keeping each of baseline's export values (NULL: none), else
  * the consumer's default, unless the best value gains on it by more than
- * the export margin: at its worst size first, else, the worst size no
- * worse, in the mean loss; each loss at the end of its cells' 95 %
- * intervals that favours the old value (see knob_threshold()).
+ * the export margin where the two act differently: the old value's worst
+ * loss by the medians at the sizes they put on different sides, less the
+ * new one's (see knob_threshold()).
  */
 int export_compute_with_baseline(struct policy *p, const struct export_weights *w,
 				 const struct policy *baseline);

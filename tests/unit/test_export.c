@@ -178,11 +178,12 @@ static void test_compute(void)
 
 	CHECK(p->exports.libpmem.present);
 	/*
-	 * cached+flush leads by 5 % below 1024: PMDK's own 256 costs less
-	 * than the export margin in regret, so it stays
+	 * cached+flush leads by 5-6.25 % below 1024 (1600 against 1500 at 512
+	 * B): where PMDK's own 256 and 1024 differ, 256 loses 0.0625 at worst,
+	 * over the 0.05 margin, so the threshold moves to 1024
 	 */
 	v = kv(&p->exports.libpmem, "PMEM_MOVNT_THRESHOLD");
-	CHECK_MSG(v && !strcmp(v, "256"), "PMEM_MOVNT_THRESHOLD=%s", v ? v : "(none)");
+	CHECK_MSG(v && !strcmp(v, "1024"), "PMEM_MOVNT_THRESHOLD=%s", v ? v : "(none)");
 	/* the default members hold everywhere: no feature switch */
 	CHECK(kv(&p->exports.libpmem, "PMEM_AVX") == NULL);
 	CHECK(kv(&p->exports.libpmem, "PMEM_NO_CLWB") == NULL);
@@ -199,7 +200,7 @@ static void test_compute(void)
 	CHECK_MSG(v && !strcmp(v, "0x4041"), "x86_non_temporal_threshold=%s", v ? v : "(none)");
 
 	/* where each value came from, the margin it had to beat; no baseline: new */
-	CHECK_STR(p->exports.libpmem.source, "default");
+	CHECK_STR(p->exports.libpmem.source, "measured");
 	CHECK_STR(p->exports.glibc.source, "measured");
 	CHECK_STR(p->exports.libpmem.baseline, "new");
 	CHECK_STR(p->exports.kernel.baseline, "new");
@@ -498,10 +499,9 @@ static void widen(struct policy *p, double frac)
 
 /*
  * nt 10 % ahead over 3 of the 8 log steps: the default loses 0.091 at its
- * worst size by the medians, over the margin of 0.05.  With intervals of
- * +-1 % the least the move gains (the default's loss at its least, the
- * new value's at its most) still clears the margin, and the threshold
- * moves; with +-4 % it gains 0.015, and the default stays.
+ * worst size by the medians, over the margin of 0.05, and the threshold
+ * moves.  On a host whose cells are +-10 % wide the margin (the op's
+ * noise) is 0.10: the same gain does not clear it, and the default stays.
  */
 static void test_least_gain(void)
 {
@@ -524,7 +524,8 @@ static void test_least_gain(void)
 	CHECK_NEAR(l.worst, 1 - 1000.0 / 1100, 1e-9);
 	CHECK_INT(l.worst_bytes, 32768);
 	CHECK_INT(export_knob_value(p, EXPORT_KNOB_PMEM_MOVNT, &t), -ENOENT);
-	widen(p, 0.04);
+	widen(p, 0.10);
+	crossover_decide(&p->targets[0].ops[0]);
 	CHECK_INT(export_compute(p, NULL), 0);
 	CHECK_MSG(!nt_threshold(p), "x86_non_temporal_threshold=%s",
 		  nt_threshold(p) ? nt_threshold(p) : "(none)");
@@ -536,8 +537,9 @@ static void test_least_gain(void)
  * nt 2x ahead at 4-16 KiB, where glibc takes no threshold (its least is
  * 0x4041), and 8 % ahead from 32 KiB: the value 4 KiB would lose nothing,
  * but glibc takes it as 0x4041, which loses the same 0.5 at 4 KiB as the
- * default.  Scored as glibc takes it, the move gains only 8 % at three
- * sizes, 0.02 in the mean: the default stays.
+ * default.  Scored as glibc takes it, the move acts from 32 KiB on, where
+ * it gains 0.074 at three sizes spanning 4x: the threshold moves there,
+ * and to no value below glibc's least.
  */
 static void test_least_value(void)
 {
@@ -547,9 +549,9 @@ static void test_least_value(void)
 	set_curve(&p->targets[0].ops[0], "movnt_avx512", nt);
 	crossover_decide(&p->targets[0].ops[0]);
 	CHECK_INT(export_compute(p, NULL), 0);
-	CHECK_MSG(!nt_threshold(p), "x86_non_temporal_threshold=%s",
-		  nt_threshold(p) ? nt_threshold(p) : "(none)");
-	CHECK_STR(p->exports.glibc.source, "default");
+	CHECK_MSG(nt_threshold(p) && !strcmp(nt_threshold(p), "0x8000"),
+		  "x86_non_temporal_threshold=%s", nt_threshold(p) ? nt_threshold(p) : "(none)");
+	CHECK_STR(p->exports.glibc.source, "measured");
 	policy_free(p);
 }
 
