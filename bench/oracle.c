@@ -4,8 +4,10 @@
  * what any rule can reach, so a choice is scored on measurements it was
  * not made from: within a sweep by its halves, across sweeps by the runs.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdlib.h>
 
 #include "oracle.h"
 
@@ -89,4 +91,70 @@ unsigned oracle_probe_pick(const double *med, unsigned n, size_t nsizes, size_t 
 		}
 	}
 	return best;
+}
+
+void oracle_knob_score(const struct oracle_knob *k, uint64_t threshold_bytes,
+		       struct oracle_knob_score *out)
+{
+	double logsum = 0;
+
+	*out = (struct oracle_knob_score){ .threshold_bytes = threshold_bytes, .worst = NAN,
+					   .mean = NAN, .worst_pair = NAN };
+	for (size_t r = 0; r < k->nruns; r++)
+		for (size_t x = 0; x < k->ncells; x++) {
+			const double *side = k->sizes_bytes[x] < threshold_bytes ? k->low : k->high;
+			double v = side[r * k->ncells + x];
+			double lo = k->low[r * k->ncells + x], hi = k->high[r * k->ncells + x];
+
+			if (!(v > 0))	/* NAN: not measured */
+				continue;
+			if (lo > 0 && hi > 0 && !(v / fmax(lo, hi) >= out->worst_pair))
+				out->worst_pair = v / fmax(lo, hi);
+			if (!out->n || v < out->worst) {
+				out->worst = v;
+				out->worst_cell = x;
+				out->worst_run = r;
+			}
+			logsum += log(v);
+			out->n++;
+		}
+	if (out->n)
+		out->mean = exp(logsum / (double)out->n);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int oracle_knob_best(const struct oracle_knob *k, struct oracle_knob_score *out)
+{
+	uint64_t *cand = malloc((k->ncells + 2) * sizeof(*cand));
+	size_t nc = 0;
+	bool any = false;
+
+	if (!cand)
+		return -ENOMEM;
+	cand[nc++] = 0;
+	cand[nc++] = ORACLE_KNOB_NEVER;
+	for (size_t x = 0; x < k->ncells; x++)
+		cand[nc++] = k->sizes_bytes[x];
+	/* ascending, so that on a full tie the smallest stays */
+	qsort(cand, nc, sizeof(*cand), cmp_u64);
+	for (size_t c = 0; c < nc; c++) {
+		struct oracle_knob_score s;
+
+		if (c && cand[c] == cand[c - 1])
+			continue;
+		oracle_knob_score(k, cand[c], &s);
+		if (!s.n)
+			continue;
+		if (!any || s.worst > out->worst || (s.worst == out->worst && s.mean > out->mean))
+			*out = s;
+		any = true;
+	}
+	free(cand);
+	return any ? 0 : -ENOENT;
 }

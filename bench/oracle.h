@@ -40,4 +40,43 @@ uint32_t oracle_best_fixed_runs(const uint32_t *const *pass, const unsigned *npi
  */
 unsigned oracle_probe_pick(const double *med, unsigned n, size_t nsizes, size_t i, size_t half);
 
+/* A knob's value above every size: the low side everywhere. */
+#define ORACLE_KNOB_NEVER UINT64_MAX
+
+/*
+ * A consumer's single knob, as the judge sees it: over ncells sizes
+ * (sizes_bytes[x], in any order, repeats allowed) in nruns runs, the
+ * ratio to run r's oracle of the strategy it runs below its threshold,
+ * low[r * ncells + x], and of the one at and above it, high[...]; NAN
+ * where not measured.
+ */
+struct oracle_knob {
+	size_t ncells, nruns;
+	const uint64_t *sizes_bytes;
+	const double *low, *high;
+};
+
+/* A knob at one threshold over every run and size: NAN ratios do not count. */
+struct oracle_knob_score {
+	uint64_t threshold_bytes;
+	double worst;		/* the least ratio, NAN where no cell counts */
+	double mean;		/* the geometric mean of the ratios */
+	/*
+	 * the least ratio to the better of the two sides at the same size and
+	 * run, where both were measured: what the value alone loses, 1 at best
+	 */
+	double worst_pair;
+	size_t worst_cell, worst_run;
+	size_t n;		/* the (run, size) pairs counted */
+};
+
+void oracle_knob_score(const struct oracle_knob *k, uint64_t threshold_bytes,
+		       struct oracle_knob_score *out);
+/*
+ * The best single value in hindsight: of the candidates (0, each size,
+ * ORACLE_KNOB_NEVER), the one of highest worst ratio, then highest mean,
+ * then the smallest.  0, or -ENOENT where no cell counts at any.
+ */
+int oracle_knob_best(const struct oracle_knob *k, struct oracle_knob_score *out);
+
 #endif

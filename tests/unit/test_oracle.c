@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The benchmarks' oracles and their saved sweeps (bench/oracle.c, bench/sweep_record.c). */
+/*
+ * The benchmarks' oracles, the knobs' scores and their saved sweeps (bench/oracle.c,
+ * bench/sweep_record.c).
+ */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -153,8 +156,69 @@ static void test_probe_pick(void)
 	CHECK_INT(oracle_probe_pick(none, 2, 2, 1, 0), 0);
 }
 
+/*
+ * A knob over three sizes in two runs: the cached side ahead at 64 B, the
+ * streaming side from 256 B.  Switching at 256 B keeps every ratio at 0.9
+ * or more; 4 KiB leaves 0.80 at 256 B in run 1, never 0.4.
+ */
+static void test_knob(void)
+{
+	const uint64_t sizes[3] = { 64, 256, 4096 };
+	const double low[2 * 3] = { 1.0, 0.95, 0.5, 0.98, 0.80, 0.4 };
+	const double high[2 * 3] = { 0.6, 0.9, 1.0, 0.7, 0.92, NAN };
+	struct oracle_knob k = { .ncells = 3, .nruns = 2, .sizes_bytes = sizes, .low = low,
+				 .high = high };
+	/* one run, two sizes: 0 and never tie at the worst size, never has the better mean */
+	const uint64_t two[2] = { 256, 64 };
+	const double tl[2] = { 0.95, 0.9 }, th[2] = { 0.92, 0.9 }, none[2] = { NAN, NAN };
+	struct oracle_knob t = { .ncells = 2, .nruns = 1, .sizes_bytes = two, .low = tl,
+				 .high = th };
+	struct oracle_knob_score s;
+
+	CHECK_INT(oracle_knob_best(&k, &s), 0);
+	CHECK_INT(s.threshold_bytes, 256);
+	CHECK_NEAR(s.worst, 0.9, 1e-12);
+	CHECK_INT(s.worst_cell, 1);
+	CHECK_INT(s.worst_run, 0);
+	/* run 1's 4 KiB streaming cell is not measured: five pairs count */
+	CHECK_INT(s.n, 5);
+	CHECK_NEAR(s.mean, pow(1.0 * 0.98 * 0.9 * 0.92 * 1.0, 1.0 / 5), 1e-12);
+	/* against its own pair it loses only at 256 B in run 0 (0.9 to 0.95) */
+	CHECK_NEAR(s.worst_pair, 0.9 / 0.95, 1e-12);
+	/* a value between two sizes acts as the next one up */
+	oracle_knob_score(&k, 300, &s);
+	CHECK_NEAR(s.worst, 0.80, 1e-12);
+	CHECK_INT(s.worst_cell, 1);
+	CHECK_INT(s.worst_run, 1);
+	CHECK_NEAR(s.worst_pair, 0.80 / 0.92, 1e-12);
+	oracle_knob_score(&k, ORACLE_KNOB_NEVER, &s);
+	CHECK_NEAR(s.worst, 0.4, 1e-12);
+	CHECK_INT(s.n, 6);
+	/* run 1's 4 KiB has no streaming cell to lose to: 0.5 of 1.0 in run 0 */
+	CHECK_NEAR(s.worst_pair, 0.5, 1e-12);
+	oracle_knob_score(&k, 0, &s);
+	CHECK_NEAR(s.worst, 0.6, 1e-12);
+
+	/* the worst sizes tie: the mean decides */
+	CHECK_INT(oracle_knob_best(&t, &s), 0);
+	CHECK_INT(s.threshold_bytes, ORACLE_KNOB_NEVER);
+	CHECK_NEAR(s.mean, sqrt(0.95 * 0.9), 1e-12);
+	/* everything alike: the smallest value */
+	t.low = th;
+	CHECK_INT(oracle_knob_best(&t, &s), 0);
+	CHECK_INT(s.threshold_bytes, 0);
+	/* nothing measured: no best */
+	t.low = t.high = none;
+	CHECK_INT(oracle_knob_best(&t, &s), -ENOENT);
+	oracle_knob_score(&t, 64, &s);
+	CHECK_INT(s.n, 0);
+	CHECK(isnan(s.worst));
+	CHECK(isnan(s.worst_pair));
+}
+
 int main(void)
 {
+	test_knob();
 	test_cross_validated();
 	test_probe_pick();
 	test_best_fixed_runs();
