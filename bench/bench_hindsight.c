@@ -30,10 +30,25 @@
  * With the probes it also prints, per size and family, the member that
  * leads the family's default most in the judge, and what the probes gave
  * for the same two: whether a lead the rule leaves alone is one the probe
- * sees too.  Prints figures; never pass/fail.
+ * sees too.
+ *
+ * Then each consumer's single knob, as the consumer runs it: strategy A
+ * below the value, B at and above (PMEM_MOVNT_THRESHOLD: the cached+flush
+ * family's default, then the streaming one's; flushcache_nt_max_bytes:
+ * movnt, then clflushopt, as dm-writecache; x86_non_temporal_threshold:
+ * noflush, then the streaming default; x86_rep_movsb_threshold: clwb,
+ * then rep_movsb_clwb), over every run's one-thread ops together, each
+ * ratio to its run's cross-validated oracle.  The best single value in
+ * hindsight is the one of highest worst ratio, then highest geometric
+ * mean (oracle_knob_best()); with the probes, each run's exported value
+ * (export_knob_value()) is scored the same way, with how far its worst
+ * ratio is under the best's and whether that is within max(0.03, the
+ * run's margin), the mean margin of its probe's one-thread ops.  Prints
+ * figures; never pass/fail.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +58,7 @@
 #include "oracle.h"
 #include "policy/policy.h"
 #include "rule/crossover.h"
+#include "rule/export.h"
 #include "rule/stats.h"
 #include "rule/strategy_class.h"
 #include "sweep_record.h"
@@ -50,6 +66,8 @@
 #define DEFAULT_BAR 0.97
 /* "probe, 5 sizes": the grid sizes either side of the one decided */
 #define PROBE_RUN_HALF 2
+/* an exported value is as good as the best when within max(this, the run's margin) of it */
+#define KNOB_BAR_FLOOR 0.03
 
 struct judged {
 	size_t nruns;
@@ -63,6 +81,10 @@ struct judged {
 	double **probe_med;
 	/* with --probe: [nops][2] each family's default as the rule takes it, a contender; -1 */
 	int *dflt;
+	/* with --probe: [nruns][EXPORT_KNOBS] each run's exported value, where it has one */
+	uint64_t *exported;
+	bool *has_export;
+	double *margin;			/* [nruns] the mean margin of each probe's one-thread ops */
 };
 
 /* Every run must hold the first one's ops, sizes and contenders. */
@@ -457,6 +479,194 @@ static void print_members(const struct judged *j)
 	}
 }
 
+/* ---- the consumers' knobs ---- */
+
+/*
+ * A consumer's knob as it runs: contender names low below the value and
+ * high at and above it; NULL names the family's default (the member PMDK
+ * and the kernel run: strategy_default_rank()).
+ */
+static const struct knob {
+	enum export_knob k;
+	const char *name;
+	const char *low, *high;
+	enum policy_family low_family, high_family;
+} knobs[] = {
+	{ .k = EXPORT_KNOB_PMEM_MOVNT, .name = "PMEM_MOVNT_THRESHOLD",
+	  .low_family = POLICY_FAMILY_CACHED_FLUSH, .high_family = POLICY_FAMILY_STREAMING },
+	/* dm-writecache's pair: movnti, then a cached copy and clflushopt */
+	{ .k = EXPORT_KNOB_KERNEL_NT, .name = "flushcache_nt_max_bytes", .low = "movnt",
+	  .high = "clflushopt" },
+	{ .k = EXPORT_KNOB_GLIBC_NT, .name = "x86_non_temporal_threshold", .low = "noflush",
+	  .high_family = POLICY_FAMILY_STREAMING },
+	{ .k = EXPORT_KNOB_GLIBC_REP_MOVSB, .name = "x86_rep_movsb_threshold", .low = "clwb",
+	  .high = "rep_movsb_clwb" },
+};
+
+/* The strategy contender named name, else family f's default in op; -1 where op lacks it. */
+static int knob_contender(const struct sweep_record_op *op, const char *name,
+			  enum policy_family f)
+{
+	int best = -1, best_rank = INT_MAX;
+
+	for (unsigned c = op->first_strategy; c < op->first_strategy + op->nstrategies; c++) {
+		int rank = name ? (strcmp(op->names[c], name) ? -1 : 0) :
+			   strategy_default_rank(f, op->names[c]);
+
+		if (rank >= 0 && rank < best_rank) {
+			best = (int)c;
+			best_rank = rank;
+		}
+	}
+	return best;
+}
+
+/* The knob's cells: every one-thread op's sizes, each run's ratio of either side. */
+struct knob_cells {
+	struct oracle_knob ok;
+	int low, high;			/* contenders */
+	size_t *op, *size;		/* [ncells] where each cell is */
+	uint64_t *sizes;
+	double *lo, *hi;		/* [nruns][ncells] */
+};
+
+static void knob_cells_free(struct knob_cells *kc)
+{
+	free(kc->op);
+	free(kc->size);
+	free(kc->sizes);
+	free(kc->lo);
+	free(kc->hi);
+}
+
+/* 0, -ENOENT where the sweeps lack a side, -ENOMEM. */
+static int knob_cells(const struct judged *j, const struct knob *kn, struct knob_cells *kc)
+{
+	const struct sweep_record *a = &j->rec[0];
+	size_t n = 0;
+
+	memset(kc, 0, sizeof(*kc));
+	if (!a->nops)
+		return -ENOENT;
+	kc->low = knob_contender(&a->ops[0], kn->low, kn->low_family);
+	kc->high = knob_contender(&a->ops[0], kn->high, kn->high_family);
+	if (kc->low < 0 || kc->high < 0)
+		return -ENOENT;
+	for (size_t k = 0; k < a->nops; k++)
+		n += a->ops[k].threads == 1 ? a->ops[k].nsizes : 0;
+	kc->op = calloc(n + 1, sizeof(*kc->op));
+	kc->size = calloc(n + 1, sizeof(*kc->size));
+	kc->sizes = calloc(n + 1, sizeof(*kc->sizes));
+	kc->lo = calloc(j->nruns * n + 1, sizeof(*kc->lo));
+	kc->hi = calloc(j->nruns * n + 1, sizeof(*kc->hi));
+	if (!kc->op || !kc->size || !kc->sizes || !kc->lo || !kc->hi) {
+		knob_cells_free(kc);
+		return -ENOMEM;
+	}
+	n = 0;
+	for (size_t k = 0; k < a->nops; k++)
+		for (size_t i = 0; a->ops[k].threads == 1 && i < a->ops[k].nsizes; i++, n++) {
+			kc->op[n] = k;
+			kc->size[n] = i;
+			kc->sizes[n] = a->ops[k].sizes_bytes[i];
+		}
+	for (size_t r = 0; r < j->nruns; r++)
+		for (size_t x = 0; x < n; x++) {
+			kc->lo[r * n + x] = ratio(j, r, kc->op[x], kc->size[x], (unsigned)kc->low);
+			kc->hi[r * n + x] = ratio(j, r, kc->op[x], kc->size[x], (unsigned)kc->high);
+		}
+	kc->ok = (struct oracle_knob){ .ncells = n, .nruns = j->nruns, .sizes_bytes = kc->sizes,
+				       .low = kc->lo, .high = kc->hi };
+	return 0;
+}
+
+static const char *knob_value_name(uint64_t t, char *buf, size_t len)
+{
+	/* glibc's "never" is 1 TiB */
+	if (t == ORACLE_KNOB_NEVER || t >= 1ull << 40)
+		return "never";
+	return policy_format_bytes(t, buf, len);
+}
+
+/* The columns value, worst, at, mean of one score. */
+static void print_knob_score(const struct judged *j, const struct knob_cells *kc,
+			     const char *label, const struct oracle_knob_score *s)
+{
+	const struct sweep_record_op *op = &j->rec[0].ops[kc->op[s->worst_cell]];
+	char vb[32], sb[32], at[64];
+
+	snprintf(at, sizeof(at), "%s %s, run %zu",
+		 policy_format_bytes(kc->sizes[s->worst_cell], sb, sizeof(sb)), op->pattern,
+		 s->worst_run + 1);
+	printf("    %-18s %-9s %6.3f  %-24s %6.3f %7.3f", label,
+	       knob_value_name(s->threshold_bytes, vb, sizeof(vb)), s->worst, at, s->mean,
+	       s->worst_pair);
+}
+
+/*
+ * Per knob, the best single value in hindsight over every run's sweep,
+ * and, with the probes, each run's exported value scored the same way.
+ */
+static int print_knobs(const struct judged *j)
+{
+	printf("\nconsumers' knobs, one value over the one-thread ops of all %zu runs: ratios to "
+	       "each run's\ncross-validated oracle, the worst and the geometric mean; of pair: "
+	       "the worst ratio to the\nbetter of the knob's two strategies\n", j->nruns);
+	if (j->exported)
+		printf("under the best: the best's worst ratio less the value's, within the bar "
+		       "max(0.03, the run's\nmargin) or beyond it; own run: the worst on the "
+		       "value's own run alone\n");
+	for (size_t n = 0; n < sizeof(knobs) / sizeof(knobs[0]); n++) {
+		const struct knob *kn = &knobs[n];
+		struct oracle_knob_score best;
+		struct knob_cells kc;
+		int rc = knob_cells(j, kn, &kc);
+
+		if (rc == -ENOMEM) {
+			fprintf(stderr, "bench_hindsight: out of memory\n");
+			return rc;
+		}
+		if (rc || oracle_knob_best(&kc.ok, &best)) {
+			printf("  %s: the sweeps lack %s or %s\n", kn->name,
+			       kn->low ? kn->low : strategy_family_name(kn->low_family),
+			       kn->high ? kn->high : strategy_family_name(kn->high_family));
+			knob_cells_free(&kc);
+			continue;
+		}
+		printf("  %s: %s below the value, %s at and above\n", kn->name,
+		       j->rec[0].ops[0].names[kc.low], j->rec[0].ops[0].names[kc.high]);
+		printf("    %-18s %-9s %6s  %-24s %6s %7s%s\n", "", "value", "worst", "at", "mean",
+		       "of pair", j->exported ? "  under the best (bar)  own run" : "");
+		print_knob_score(j, &kc, "best in hindsight", &best);
+		printf("\n");
+		for (size_t r = 0; j->exported && r < j->nruns; r++) {
+			const uint64_t t = j->exported[r * EXPORT_KNOBS + kn->k];
+			struct oracle_knob one = kc.ok;
+			struct oracle_knob_score s, own;
+			double bar = fmax(KNOB_BAR_FLOOR, j->margin[r]), under;
+			char label[48];
+
+			snprintf(label, sizeof(label), "run %zu exported", r + 1);
+			if (!j->has_export[r * EXPORT_KNOBS + kn->k]) {
+				printf("    %-18s -\n", label);
+				continue;
+			}
+			oracle_knob_score(&kc.ok, t, &s);
+			/* the same value on its own run's sweep alone */
+			one.nruns = 1;
+			one.low += r * kc.ok.ncells;
+			one.high += r * kc.ok.ncells;
+			oracle_knob_score(&one, t, &own);
+			under = best.worst - s.worst;
+			print_knob_score(j, &kc, label, &s);
+			printf("  %.3f (%.3f) %-6s %6.3f\n", under, bar,
+			       under <= bar ? "within" : "beyond", own.worst);
+		}
+		knob_cells_free(&kc);
+	}
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: bench_hindsight [--bar RATIO] [--probe POLICY.json]... "
@@ -495,15 +705,22 @@ static int load_probes(struct judged *j, char *const *paths, char *const *sweeps
 
 	j->probe_med = calloc(j->nruns * nops + 1, sizeof(*j->probe_med));
 	j->dflt = calloc(2 * nops + 1, sizeof(*j->dflt));
-	if (!j->probe_med || !j->dflt)
+	j->exported = calloc(j->nruns * EXPORT_KNOBS, sizeof(*j->exported));
+	j->has_export = calloc(j->nruns * EXPORT_KNOBS, sizeof(*j->has_export));
+	j->margin = calloc(j->nruns, sizeof(*j->margin));
+	if (!j->probe_med || !j->dflt || !j->exported || !j->has_export || !j->margin)
 		goto nomem;
 	for (size_t r = 0; r < j->nruns && !rc; r++) {
 		struct policy *p = policy_load(paths[r], err, sizeof(err));
+		unsigned nmargin = 0;
 
 		if (!p) {
 			fprintf(stderr, "bench_hindsight: %s\n", err);
 			return -EINVAL;
 		}
+		for (int x = 0; x < EXPORT_KNOBS; x++)
+			j->has_export[r * EXPORT_KNOBS + x] =
+				!export_knob_value(p, x, &j->exported[r * EXPORT_KNOBS + x]);
 		for (size_t k = 0; k < nops && !rc; k++) {
 			const struct sweep_record_op *op = &j->rec[r].ops[k];
 			const struct policy_op *po = find_probe_op(p, op);
@@ -518,7 +735,13 @@ static int load_probes(struct judged *j, char *const *paths, char *const *sweeps
 			} else if (!r) {
 				family_defaults(po, op, &j->dflt[k * 2]);
 			}
+			if (po && op->threads == 1) {
+				j->margin[r] += crossover_margin(po);
+				nmargin++;
+			}
 		}
+		if (nmargin)
+			j->margin[r] /= nmargin;
 		policy_free(p);
 	}
 	if (rc != -ENOMEM)
@@ -611,11 +834,16 @@ int main(int argc, char **argv)
 	rc = print_bound(&j) ? 1 : 0;
 	if (!rc && nprobes)
 		print_members(&j);
+	if (!rc)
+		rc = print_knobs(&j) ? 1 : 0;
 out:
 	for (size_t r = 0; j.probe_med && r < j.nruns * j.rec[0].nops; r++)
 		free(j.probe_med[r]);
 	free(j.probe_med);
 	free(j.dflt);
+	free(j.exported);
+	free(j.has_export);
+	free(j.margin);
 	for (size_t r = 0; r < j.nruns; r++)
 		sweep_record_free(&j.rec[r]);
 	free(j.rec);
