@@ -101,13 +101,6 @@ static void check_xo(const struct policy_op *op, size_t x, uint64_t size,
 	CHECK_MSG(op->crossovers[x].confidence > 0 && op->crossovers[x].confidence <= 1,
 		  "confidence %g not in (0, 1]", op->crossovers[x].confidence);
 }
-
-/* A crossover's confidence, NAN (fails every check) if it is missing. */
-static double xo_conf(const struct policy_op *op, size_t x)
-{
-	return x < op->ncrossovers ? op->crossovers[x].confidence : NAN;
-}
-
 static void test_strategy_class(void)
 {
 	static const char *const nt[] = {
@@ -142,43 +135,256 @@ static void test_strategy_class(void)
 	CHECK_INT(strategy_tie_rank("bogus"), strategy_tie_rank("other"));
 }
 
-/* movnt wins below 1024, clwb from 1024 up; both well separated. */
-static struct policy_op *clean_op(void)
-{
-	struct policy_op *op = new_op(grid, NGRID);
-	double nt[NGRID], fl[NGRID];
+/*
+ * The rule as a table: each row a set of curves on one op, and what the
+ * rule decides from them -- ranges, crossovers, the sizes the probe must
+ * measure again, and where given the exports.
+ */
+#define OPEN POLICY_SIZE_OPEN
+#define ROW_CURVES 6
+/* a curve flat at x (only the first nsizes values count) */
+#define FLAT(x) { x, x, x, x, x, x, x, x, x, x, x }
+#define X NAN	/* not measured */
+#define SIZES(a) .sizes = (a), .nsizes = sizeof(a) / sizeof((a)[0])
 
-	for (size_t i = 0; i < NGRID; i++) {
-		nt[i] = grid[i] < 1024 ? 2000 : 1000;
-		fl[i] = grid[i] < 1024 ? 1000 : 2000;
+/*
+ * One curve: its medians (MiB/s) per size, each with a 95 % interval of
+ * +-halfw, or +-rel of the median (neither: no interval).
+ */
+struct row_curve {
+	const char *strategy;
+	double halfw, rel;
+	double v[NSIZES_MAX];
+	bool reference_only;
+	unsigned confirmed;	/* cells flagged POLICY_CELL_CONFIRMED, a bit per size */
+	unsigned unsampled;	/* cells with a median but no samples: no measurement */
+	struct { size_t at; double halfw; } wide;	/* one cell's own interval (0: none) */
+};
+
+struct row_range {
+	uint64_t from, to;
+	const char *strategy;
+	bool tie;
+	const char *family;	/* NULL: not asserted */
+};
+
+/* A crossover; its confidence in (0, 1], above conf_gt and, where set, below conf_lt. */
+struct row_xo {
+	uint64_t size;
+	const char *below, *above;
+	double conf_gt, conf_lt;
+	const char *kind;	/* NULL: not asserted */
+};
+#define CONF_NEAR(x) .conf_gt = (x) - 1e-12, .conf_lt = (x) + 1e-12
+
+/* A size to measure again: its curve against the rival's, for the separated verdict claimed. */
+struct row_recheck {
+	size_t index;
+	enum crossover_recheck_why why;
+	const char *own, *rival;
+	int verdict;
+};
+
+/* One decided cell, asserted where on. */
+struct row_cell {
+	bool on;
+	size_t at;
+	int verdict, family;
+	bool island, confirmed;
+};
+
+struct rule_row {
+	const char *name;
+	const uint64_t *sizes;	/* NULL: grid */
+	size_t nsizes;
+	unsigned samples;	/* per cell; 0: 25 */
+	struct row_curve c[ROW_CURVES];
+	struct row_range r[4];		/* up to the first without a strategy */
+	struct row_xo x[3];		/* up to the first without below */
+	struct row_recheck rc[3];	/* crossover_rechecks() */
+	struct row_recheck mrc[3];	/* crossover_member_rechecks() */
+	struct row_cell cell;
+	double margin;			/* 0: not asserted */
+	/* exports from a pmem target of this op alone; pmem_movnt NULL: not asserted */
+	struct {
+		const char *pmem_movnt;
+		uint64_t kernel_nt;
+	} ex;
+	/* what a row asserts beyond its columns (after crossover_decide()) */
+	void (*more)(const struct rule_row *row, struct policy_op *op,
+		     const struct crossover_cell *cells);
+};
+
+#define ROW_CHECK(row, cond, ...) CHECK_MSG(cond, "row \"%s\": " __VA_ARGS__)
+#define ROW_INT(row, what, got, want)						\
+	CHECK_MSG((long long)(got) == (long long)(want), "row \"%s\": %s %lld, want %lld", \
+		  (row)->name, what, (long long)(got), (long long)(want))
+#define ROW_STR(row, what, got, want)						\
+	CHECK_MSG(!strcmp((got), (want)), "row \"%s\": %s %s, want %s", (row)->name, what, \
+		  (got), (want))
+
+/* row's op, in target t, its curves added in the row's order */
+static struct policy_op *row_op(const struct rule_row *row, struct policy_target *t)
+{
+	const uint64_t *sizes = row->sizes ? row->sizes : grid;
+	size_t n = row->sizes ? row->nsizes : NGRID;
+	struct policy_op *op = policy_target_add_op(t, "write", "sequential", 1, sizes, n);
+
+	if (!op) {
+		fprintf(stderr, "policy_target_add_op failed\n");
+		exit(EXIT_FAILURE);
 	}
-	set_curve(op, "movnt", nt, 20);
-	set_curve(op, "clwb", fl, 20);
+	for (size_t k = 0; k < ROW_CURVES && row->c[k].strategy; k++) {
+		const struct row_curve *rc = &row->c[k];
+		struct policy_curve *c = curve(op, rc->strategy);
+
+		c->reference_only = rc->reference_only;
+		for (size_t i = 0; i < n; i++) {
+			double m = rc->v[i], h = rc->wide.halfw && rc->wide.at == i ?
+						 rc->wide.halfw : rc->rel ? m * rc->rel : rc->halfw;
+
+			if (isnan(m))
+				continue;
+			c->median_mib_s[i] = m;
+			c->ci_lo_mib_s[i] = h ? m - h : NAN;
+			c->ci_hi_mib_s[i] = h ? m + h : NAN;
+			c->samples[i] = rc->unsampled & (1u << i) ? 0 :
+					row->samples ? row->samples : 25;
+			if (rc->confirmed & (1u << i))
+				c->cell_flags[i] |= POLICY_CELL_CONFIRMED;
+		}
+	}
 	return op;
 }
 
-static void test_clean_crossover(void)
+/* A policy of one pmem target holding row's op alone; *op gets it. */
+static struct policy *row_policy(const struct rule_row *row, struct policy_op **op)
 {
-	struct policy_op *op = clean_op();
-	struct crossover_cell cells[NGRID];
+	struct policy *p = policy_new();
+	struct policy_target *t = p ? policy_add_target(p, "region0") : NULL;
+
+	if (!t) {
+		fprintf(stderr, "policy_new failed\n");
+		exit(EXIT_FAILURE);
+	}
+	snprintf(t->kind, sizeof(t->kind), "pmem");
+	*op = row_op(row, t);
+	return p;
+}
+
+static void check_rechecks(const struct rule_row *row, const char *what,
+			   const struct policy_op *op, const struct row_recheck *want,
+			   const struct crossover_recheck *got, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < 3 && want[k].own; k++) {
+		if (k >= n)
+			break;
+		ROW_INT(row, what, got[k].index, want[k].index);
+		ROW_INT(row, what, got[k].why, want[k].why);
+		ROW_INT(row, what, got[k].verdict, want[k].verdict);
+		ROW_INT(row, what, got[k].ncurves, 2);
+		ROW_INT(row, what, got[k].curves[0], curve_index(op, want[k].own));
+		ROW_INT(row, what, got[k].curves[1], curve_index(op, want[k].rival));
+	}
+	while (k < 3 && want[k].own)
+		k++;
+	ROW_INT(row, what, n, k);
+}
+
+static const char *env(const struct policy_export *e, const char *key)
+{
+	for (size_t i = 0; i < e->nkv; i++)
+		if (!strcmp(e->kv[i].key, key))
+			return e->kv[i].value;
+	return "(none)";
+}
+
+static void run_row(const struct rule_row *row)
+{
+	struct policy_op *op;
+	struct policy *p = row_policy(row, &op);
+	struct crossover_cell cells[NSIZES_MAX];
+	struct crossover_recheck rc[NSIZES_MAX];
+	size_t k;
+
+	ROW_INT(row, "crossover_cells()", crossover_cells(op, cells), 0);
+	check_rechecks(row, "recheck", op, row->rc, rc,
+		       crossover_rechecks(op, cells, rc, NSIZES_MAX));
+	check_rechecks(row, "member recheck", op, row->mrc, rc,
+		       crossover_member_rechecks(op, cells, rc, NSIZES_MAX));
+	if (row->cell.on) {
+		const struct crossover_cell *c = &cells[row->cell.at];
+
+		ROW_INT(row, "cell verdict", c->verdict, row->cell.verdict);
+		ROW_INT(row, "cell family", c->family, row->cell.family);
+		ROW_INT(row, "cell island", c->island, row->cell.island);
+		ROW_INT(row, "cell confirmed", c->confirmed, row->cell.confirmed);
+	}
+	ROW_INT(row, "crossover_decide()", crossover_decide(op), 0);
+	for (k = 0; k < 4 && row->r[k].strategy; k++) {
+		const struct row_range *w = &row->r[k];
+
+		if (k >= op->nranges)
+			continue;
+		ROW_INT(row, "range from", op->ranges[k].from_bytes, w->from);
+		ROW_INT(row, "range to", op->ranges[k].to_bytes, w->to);
+		ROW_STR(row, "range strategy", op->ranges[k].strategy, w->strategy);
+		ROW_INT(row, "range tie", op->ranges[k].tie, w->tie);
+		if (w->family)
+			ROW_STR(row, "range family", op->ranges[k].family, w->family);
+	}
+	ROW_INT(row, "ranges", op->nranges, k);
+	for (k = 0; k < 3 && row->x[k].below; k++) {
+		const struct row_xo *w = &row->x[k];
+		double conf;
+
+		if (k >= op->ncrossovers)
+			continue;
+		conf = op->crossovers[k].confidence;
+		ROW_INT(row, "crossover at", op->crossovers[k].size_bytes, w->size);
+		ROW_STR(row, "crossover below", op->crossovers[k].below, w->below);
+		ROW_STR(row, "crossover above", op->crossovers[k].above, w->above);
+		ROW_CHECK(row, conf > 0 && conf <= 1 && conf > w->conf_gt &&
+			  (!w->conf_lt || conf < w->conf_lt),
+			  "confidence %g, want in (%g, %g)", row->name, conf, w->conf_gt,
+			  w->conf_lt ? w->conf_lt : 1.0);
+		if (w->kind)
+			ROW_STR(row, "crossover kind", op->crossovers[k].kind, w->kind);
+	}
+	ROW_INT(row, "crossovers", op->ncrossovers, k);
+	if (row->margin)
+		ROW_CHECK(row, fabs(op->margin - row->margin) < 1e-12, "margin %g, want %g",
+			  row->name, op->margin, row->margin);
+	if (row->more)
+		row->more(row, op, cells);
+	if (row->ex.pmem_movnt) {
+		ROW_INT(row, "export_compute()", export_compute(p, NULL), 0);
+		ROW_CHECK(row, p->exports.libpmem.present, "no libpmem export", row->name);
+		ROW_STR(row, "PMEM_MOVNT_THRESHOLD", env(&p->exports.libpmem,
+							 "PMEM_MOVNT_THRESHOLD"),
+			row->ex.pmem_movnt);
+		ROW_CHECK(row, p->exports.kernel.present, "no kernel export", row->name);
+		ROW_INT(row, "flushcache_nt_max_bytes", p->exports.kernel.threshold_bytes,
+			row->ex.kernel_nt);
+	}
+	policy_free(p);
+}
+
+/* movnt ahead below 1 KiB, clwb from it: every cell decided, by separation */
+static void clean_more(const struct rule_row *row, struct policy_op *op,
+		       const struct crossover_cell *cells)
+{
 	int nt = curve_index(op, "movnt"), fl = curve_index(op, "clwb");
 
-	CHECK_INT(crossover_cells(op, cells), 0);
 	for (size_t i = 0; i < NGRID; i++) {
-		CHECK_INT(cells[i].winner, grid[i] < 1024 ? nt : fl);
-		CHECK_INT(cells[i].runner_up, grid[i] < 1024 ? fl : nt);
-		CHECK_INT(cells[i].tie, 0);
-		CHECK(cells[i].p_win > 0.999 && cells[i].p_win <= 1);
+		ROW_INT(row, "winner", cells[i].winner, grid[i] < 1024 ? nt : fl);
+		ROW_INT(row, "runner-up", cells[i].runner_up, grid[i] < 1024 ? fl : nt);
+		ROW_INT(row, "tie", cells[i].tie, 0);
+		ROW_CHECK(row, cells[i].p_win > 0.999 && cells[i].p_win <= 1, "p_win %g",
+			  row->name, cells[i].p_win);
 	}
-
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 2);
-	check_range(op, 0, 0, 1024, "movnt", false);
-	check_range(op, 1, 1024, POLICY_SIZE_OPEN, "clwb", false);
-	CHECK_INT(op->ncrossovers, 1);
-	check_xo(op, 0, 1024, "movnt", "clwb");
-	CHECK(xo_conf(op, 0) > 0.9);
-
 	/* deciding again replaces, same answer */
 	CHECK_INT(crossover_decide(op), 0);
 	CHECK_INT(op->nranges, 2);
@@ -186,157 +392,441 @@ static void test_clean_crossover(void)
 	check_xo(op, 0, 1024, "movnt", "clwb");
 }
 
-static void test_two_crossovers(void)
+/* every size a tie, p_win the true probability: below 0.5 where clwb's median is higher */
+static void noisy_more(const struct rule_row *row, struct policy_op *op,
+		       const struct crossover_cell *cells)
 {
-	struct policy_op *op = new_op(grid, NGRID);
-	double nt[NGRID], fl[NGRID];
+	int nt = curve_index(op, "movnt_avx2"), fl = curve_index(op, "clwb");
 
-	/* clwb below 512, movnt_avx512 in [512, 16384), clwb again above */
 	for (size_t i = 0; i < NGRID; i++) {
-		bool mid = grid[i] >= 512 && grid[i] < 16384;
-
-		nt[i] = mid ? 3000 : 1500 + i;
-		fl[i] = mid ? 2000 + i : 2800;
+		ROW_INT(row, "winner", cells[i].winner, nt);
+		ROW_INT(row, "runner-up", cells[i].runner_up, fl);
+		ROW_INT(row, "tie", cells[i].tie, 1);
+		if (row->c[0].v[i] > row->c[1].v[i])
+			ROW_CHECK(row, cells[i].p_win < 0.5 && cells[i].p_win > 0.3, "p_win %g",
+				  row->name, cells[i].p_win);
+		else
+			ROW_CHECK(row, cells[i].p_win >= 0.5 && cells[i].p_win < 0.7, "p_win %g",
+				  row->name, cells[i].p_win);
 	}
-	set_curve(op, "clwb", fl, 50);
-	set_curve(op, "movnt_avx512", nt, 50);
+}
+
+/* a reference curve far above the copies is neither winner nor runner-up */
+static void reference_more(const struct rule_row *row, struct policy_op *op,
+			   const struct crossover_cell *cells)
+{
+	int ri = curve_index(op, "noflush");
+
+	for (size_t i = 0; i < NGRID; i++) {
+		ROW_CHECK(row, cells[i].winner != ri, "winner is the reference", row->name);
+		ROW_CHECK(row, cells[i].runner_up != ri, "runner-up is the reference", row->name);
+		ROW_INT(row, "tie", cells[i].tie, 0);
+	}
+}
+
+/*
+ * no decision where neither is measured, where a median has no samples,
+ * and where one family is measured alone (no comparison)
+ */
+static void missing_more(const struct rule_row *row, struct policy_op *op,
+			 const struct crossover_cell *cells)
+{
+	ROW_INT(row, "winner at 64", cells[0].winner, -1);
+	ROW_INT(row, "winner at 128", cells[1].winner, -1);
+	ROW_INT(row, "verdict at 128", cells[1].verdict, VERDICT_NONE);
+	ROW_INT(row, "winner at 256", cells[2].winner, -1);
+	ROW_INT(row, "winner at 1024", cells[4].winner, curve_index(op, "clwb"));
+}
+
+/* the island is marked; max bounds the list; no cells or no op, no list */
+static void island_more(const struct rule_row *row, struct policy_op *op,
+			const struct crossover_cell *cells)
+{
+	struct crossover_recheck rc[NGRID];
+
+	ROW_CHECK(row, cells[4].island, "1 KiB is no island", row->name);
+	CHECK_INT(crossover_rechecks(op, cells, rc, 0), 0);
+	CHECK_INT(crossover_rechecks(op, NULL, rc, NGRID), 0);
+	CHECK_INT(crossover_rechecks(NULL, cells, rc, NGRID), 0);
+}
+
+/* the confirmed island at 96 B is clwb's by separation; no other size is touched */
+static void kept_island_more(const struct rule_row *row, struct policy_op *op,
+			     const struct crossover_cell *cells)
+{
+	ROW_INT(row, "winner at 96", cells[1].winner, curve_index(op, "clwb"));
+	ROW_INT(row, "tie at 96", cells[1].tie, 0);
+	for (size_t i = 0; i < op->nsizes; i++)
+		if (i != 1)
+			ROW_CHECK(row, !cells[i].confirmed &&
+				  cells[i].family == POLICY_FAMILY_STREAMING,
+				  "size %zu confirmed %d family %d", row->name, i,
+				  cells[i].confirmed, cells[i].family);
+	/* deciding again (a replay) gives the same: the flags are in the op */
 	CHECK_INT(crossover_decide(op), 0);
 	CHECK_INT(op->nranges, 3);
-	check_range(op, 0, 0, 512, "clwb", false);
-	check_range(op, 1, 512, 16384, "movnt_avx512", false);
-	check_range(op, 2, 16384, POLICY_SIZE_OPEN, "clwb", false);
 	CHECK_INT(op->ncrossovers, 2);
-	check_xo(op, 0, 512, "clwb", "movnt_avx512");
-	check_xo(op, 1, 16384, "movnt_avx512", "clwb");
-	CHECK(xo_conf(op, 0) > 0.9);
-	CHECK(xo_conf(op, 1) > 0.9);
 }
 
-static void test_noisy_tie(void)
+/* a 1 % lead is a tie: the default member wins every size */
+static void member_tie_more(const struct rule_row *row, struct policy_op *op,
+			    const struct crossover_cell *cells)
 {
-	struct policy_op *op = new_op(grid, NGRID);
-	struct crossover_cell cells[NGRID];
-	double nt[NGRID], fl[NGRID];
-	int nti, fli;
+	for (size_t i = 0; i < op->nsizes; i++)
+		ROW_INT(row, "winner", cells[i].winner, curve_index(op, "movnt_avx2"));
+}
 
-	/* medians wobble around each other, intervals always overlap */
-	for (size_t i = 0; i < NGRID; i++) {
-		nt[i] = 1000 + ((i % 2) ? 30 : -30);
-		fl[i] = 1000 + ((i % 3) ? -20 : 25);
-	}
-	set_curve(op, "clwb", fl, 200);
-	set_curve(op, "movnt_avx2", nt, 200);
-	nti = curve_index(op, "movnt_avx2");
-	fli = curve_index(op, "clwb");
-	CHECK_INT(crossover_cells(op, cells), 0);
-	for (size_t i = 0; i < NGRID; i++) {
-		CHECK_INT(cells[i].winner, nti);
-		CHECK_INT(cells[i].runner_up, fli);
-		CHECK_INT(cells[i].tie, 1);
-		/* the true probability, below 0.5 where clwb's median is higher */
-		if (fl[i] > nt[i])
-			CHECK(cells[i].p_win < 0.5 && cells[i].p_win > 0.3);
-		else
-			CHECK(cells[i].p_win >= 0.5 && cells[i].p_win < 0.7);
-	}
+/*
+ * the member rechecks are bounded by max; a fresh look that shows the
+ * lead at 1 KiB only makes no run spanning 4x: the range is gone
+ */
+static void member_fresh_more(const struct rule_row *row, struct policy_op *op,
+			      const struct crossover_cell *cells)
+{
+	struct crossover_recheck rc[4];
+	struct policy_curve *a = curve(op, "movnt_sse2");
+
+	ROW_INT(row, "member rechecks, max 2", crossover_member_rechecks(op, cells, rc, 2), 2);
+	a->median_mib_s[1] = a->median_mib_s[2] = 10100;
+	a->ci_lo_mib_s[1] = a->ci_lo_mib_s[2] = 10100 * 0.999;
+	a->ci_hi_mib_s[1] = a->ci_hi_mib_s[2] = 10100 * 1.001;
 	CHECK_INT(crossover_decide(op), 0);
 	CHECK_INT(op->nranges, 1);
-	check_range(op, 0, 0, POLICY_SIZE_OPEN, "movnt_avx2", true);
-	CHECK_INT(op->ncrossovers, 0);
+	CHECK_STR(op->ranges[0].strategy, "movnt_avx2");
 }
 
-static void test_one_winner(void)
+static const uint64_t six[] = { 64, 128, 256, 512, 1024, 2048 };
+static const uint64_t five[] = { 256, 512, 1024, 2048, 4096 };
+/* The standard grid's first sizes: 96 B ends in a partial line. */
+static const uint64_t lines[] = { 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048 };
+static const uint64_t members[] = { 1024, 2048, 4096, 8192 };
+/* --quick's grid (x4) */
+static const uint64_t quick[] = { 64, 256, 1024, 4096 };
+
+/* movnt and clwb in the clean row's shape */
+#define MOVNT_LOW { 2000, 2000, 2000, 2000, 1000, 1000, 1000, 1000, 1000, 1000, 1000 }
+#define CLWB_HIGH { 1000, 1000, 1000, 1000, 2000, 2000, 2000, 2000, 2000, 2000, 2000 }
+/* the island rows: movnt 50 % ahead everywhere but 96 B, where clwb leads (or not) */
+#define ISLAND(nt96) { 3000, nt96, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000, 3000 }
+#define ISLAND_CLWB(c96) { 2000, c96, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000 }
+/* the unresolved rows: streaming flat, cached well below but at 1 KiB */
+#define CACHED_1K { 1000, 1000, 1000, 1000, 3000, 1000, 1000, 1000, 1000, 1000, 1000 }
+#define CACHED_1K_BY_A_HAIR { 1000, 1000, 1000, 1000, 3001, 1000, 1000, 1000, 1000, 1000, 1000 }
+#define STREAMING_FAMILY(hw)								\
+	{ "movnt", hw, 0, FLAT(2000) }, { "movnt_sse2", hw, 0, FLAT(2000) },		\
+	{ "movnt_avx2", hw, 0, FLAT(2000) }
+
+static const struct rule_row rows[] = {
+	{
+		.name = "clean: movnt below 1 KiB, clwb from it, far apart and tight",
+		.c = { { "movnt", 20, 0, MOVNT_LOW }, { "clwb", 20, 0, CLWB_HIGH } },
+		.r = { { 0, 1024, "movnt" }, { 1024, OPEN, "clwb" } },
+		.x = { { 1024, "movnt", "clwb", .conf_gt = 0.99 } },
+		.more = clean_more,
+	},
+	{
+		.name = "clean, medians only: decided, each side of the boundary a coin toss",
+		.c = { { "movnt", 0, 0, MOVNT_LOW }, { "clwb", 0, 0, CLWB_HIGH } },
+		.r = { { 0, 1024, "movnt" }, { 1024, OPEN, "clwb" } },
+		.x = { { 1024, "movnt", "clwb", CONF_NEAR(0.25) } },
+	},
+	{
+		.name = "clean, and a reference curve far above: it decides nothing",
+		.c = { { "movnt", 20, 0, MOVNT_LOW }, { "clwb", 20, 0, CLWB_HIGH },
+		       { "noflush", 10, 0, FLAT(50000), .reference_only = true } },
+		.r = { { 0, 1024, "movnt" }, { 1024, OPEN, "clwb" } },
+		.x = { { 1024, "movnt", "clwb", .conf_gt = 0.9 } },
+		.more = reference_more,
+	},
+	{
+		.name = "only a reference curve: nothing to decide",
+		.c = { { "noflush", 10, 0, FLAT(50000), .reference_only = true } },
+	},
+	{
+		.name = "two crossovers: clwb, movnt_avx512 in [512, 16 KiB), clwb",
+		.c = { { "clwb", 50, 0,
+			 { 2800, 2800, 2800, 2003, 2004, 2005, 2006, 2007, 2800, 2800, 2800 } },
+		       { "movnt_avx512", 50, 0,
+			 { 1500, 1501, 1502, 3000, 3000, 3000, 3000, 3000, 1508, 1509, 1510 } } },
+		.r = { { 0, 512, "clwb" }, { 512, 16384, "movnt_avx512" },
+		       { 16384, OPEN, "clwb" } },
+		.x = { { 512, "clwb", "movnt_avx512", .conf_gt = 0.9 },
+		       { 16384, "movnt_avx512", "clwb", .conf_gt = 0.9 } },
+	},
+	{
+		.name = "noisy tie: medians wobble around each other, intervals overlap",
+		.c = { { "clwb", 200, 0,
+			 { 1025, 980, 980, 1025, 980, 980, 1025, 980, 980, 1025, 980 } },
+		       { "movnt_avx2", 200, 0,
+			 { 970, 1030, 970, 1030, 970, 1030, 970, 1030, 970, 1030, 970 } } },
+		.r = { { 0, OPEN, "movnt_avx2", true } },
+		.more = noisy_more,
+	},
+	{
+		.name = "one winner throughout; the reference above both decides nothing",
+		.c = { { "movnt_avx2", 30, 0,
+			 { 2000, 2300, 2600, 2900, 3200, 3500, 3800, 4100, 4400, 4700, 5000 } },
+		       { "clflushopt", 30, 0,
+			 { 5000, 5100, 5200, 5300, 5400, 5500, 5600, 5700, 5800, 5900, 6000 } },
+		       { "noflush", 30, 0, FLAT(9000), .reference_only = true } },
+		.r = { { 0, OPEN, "clflushopt" } },
+	},
+	{
+		.name = "all tied, streaming prior: movnt_avx512, never the highest median",
+		.c = { { "clflushopt", 100, 0, FLAT(1000) }, { "movnt", 100, 0, FLAT(1010) },
+		       { "clwb", 100, 0, FLAT(1020) }, { "movnt_avx512", 100, 0, FLAT(990) },
+		       { "movdir64b", 100, 0, FLAT(1040) } },
+		.r = { { 0, OPEN, "movnt_avx512", true } },
+	},
+	{
+		.name = "all tied, cached only: clwb",
+		.c = { { "clflush", 100, 0, FLAT(1000) }, { "memcpy_clwb", 100, 0, FLAT(1010) },
+		       { "clflushopt", 100, 0, FLAT(1020) }, { "clwb", 100, 0, FLAT(990) } },
+		.r = { { 0, OPEN, "clwb", true } },
+	},
+	{
+		.name = "all tied, an unknown name: clflush",
+		.c = { { "zzz_unknown", 100, 0, FLAT(1000) }, { "clflush", 100, 0, FLAT(990) } },
+		.r = { { 0, OPEN, "clflush", true } },
+	},
+	{
+		.name = "near-ties never make a range: six members within 3 %",
+		.c = { { "movnt_avx512", 60, 0, { 5000, 5075, 5150, 5037.5, 5112.5, 5000, 5075,
+						  5150, 5037.5, 5112.5, 5000 } },
+		       { "movnt_avx2", 60, 0, { 5112.5, 5000, 5075, 5150, 5037.5, 5112.5, 5000,
+						5075, 5150, 5037.5, 5112.5 } },
+		       { "movdir64b", 60, 0, { 5037.5, 5112.5, 5000, 5075, 5150, 5037.5, 5112.5,
+					       5000, 5075, 5150, 5037.5 } },
+		       { "clwb", 60, 0, { 5150, 5037.5, 5112.5, 5000, 5075, 5150, 5037.5, 5112.5,
+					  5000, 5075, 5150 } },
+		       { "clflushopt", 60, 0, { 5075, 5150, 5037.5, 5112.5, 5000, 5075, 5150,
+						5037.5, 5112.5, 5000, 5075 } },
+		       { "rep_movsb_clwb", 60, 0, { 5000, 5075, 5150, 5037.5, 5112.5, 5000, 5075,
+						    5150, 5037.5, 5112.5, 5000 } } },
+		.r = { { 0, OPEN, "movnt_avx512", true } },
+		.margin = CROSSOVER_MARGIN_FLOOR,
+	},
+	{
+		.name = "unknown names are in no family: nothing decided",
+		.c = { { "vendor_a", 100, 0, FLAT(1000) }, { "vendor_b", 100, 0, FLAT(1010) } },
+	},
+	{
+		.name = "missing cells: 64 and 256 unmeasured, movnt missing at 512, clwb at 128",
+		SIZES(six),
+		.c = { { "movnt", 10, 0, { X, 3000, X, X, 1000, 1000 } },
+		       /* a median without samples at 64 does not count */
+		       { "clwb", 10, 0, { 99999, X, X, 3000, 3000, 3000 }, .unsampled = 1 << 0 } },
+		.r = { { 0, OPEN, "clwb" } },
+		.more = missing_more,
+	},
+	{
+		.name = "the boundary is judged at the nearest sizes both were measured",
+		SIZES(six),
+		.c = { { "movnt", 10, 0, { 3000, 3000, 3000, 3000, 1000, 1000 } },
+		       { "clwb", 10, 0, { 1000, 1000, 1000, X, 3000, 3000 } } },
+		.r = { { 0, 1024, "movnt" }, { 1024, OPEN, "clwb" } },
+		.x = { { 1024, "movnt", "clwb", .conf_gt = 0.9 } },
+	},
+	{
+		/*
+		 * 512 and 1024 tie: between the two families they take the
+		 * prior, streaming, so the boundary at 2048 is backed by a tied
+		 * size below it: P(movnt > clwb at 1024) < 0.5
+		 */
+		.name = "confidence: a tied size backs the boundary",
+		SIZES(five),
+		.c = { { "movnt_sse2", 30, 0, { 3000, 1000, 990, 900, 900 } },
+		       { "clwb", 30, 0, { 1000, 990, 1000, 2000, 2000 } } },
+		.r = { { 0, 2048, "movnt_sse2" }, { 2048, OPEN, "clwb" } },
+		.x = { { 2048, "movnt_sse2", "clwb", .conf_lt = 0.5 } },
+	},
+	{
+		.name = "confidence: marginal but right, 1000 vs 980 at the last lower size",
+		SIZES(five),
+		.c = { { "movnt_sse2", 30, 0, { 3000, 2000, 1000, 900, 900 } },
+		       { "clwb", 30, 0, { 1000, 1000, 980, 2000, 2000 } } },
+		.r = { { 0, 2048, "movnt_sse2" }, { 2048, OPEN, "clwb" } },
+		.x = { { 2048, "movnt_sse2", "clwb", .conf_gt = 0.5, .conf_lt = 0.9 } },
+	},
+	{
+		.name = "rechecks: one clean winner everywhere, nothing to measure again",
+		.c = { { "clwb", 50, 0, FLAT(3000) }, { "movnt", 50, 0, FLAT(2000) } },
+		.r = { { 0, OPEN, "clwb" } },
+	},
+	{
+		.name = "rechecks: C C S C C won by separation, an island dropped and listed",
+		.c = { { "clwb", 50, 0, FLAT(3000) },
+		       { "movnt", 50, 0, { 2000, 2000, 2000, 2000, 3500, 2000, 2000, 2000, 2000,
+					   2000, 2000 } } },
+		.rc = { { 4, CROSSOVER_RECHECK_ISLAND, "movnt", "clwb", VERDICT_STREAMING } },
+		.r = { { 0, OPEN, "clwb" } },
+		.more = island_more,
+	},
+	{
+		.name = "rechecks: within the margin it is a tie, no island, no range",
+		.c = { { "clwb", 50, 0, FLAT(3000) },
+		       { "movnt", 50, 0, { 2000, 2000, 2000, 2000, 3100, 2000, 2000, 2000, 2000,
+					   2000, 2000 } } },
+		.r = { { 0, OPEN, "clwb" } },
+	},
+	{
+		.name = "rechecks: a one-size departure from the prior at an edge is an island",
+		.c = { { "clwb", 50, 0, { 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000,
+					  1000, 3000 } },
+		       { "movnt", 50, 0, FLAT(2000) } },
+		.rc = { { NGRID - 1, CROSSOVER_RECHECK_EDGE, "clwb", "movnt", VERDICT_CACHED } },
+		.r = { { 0, OPEN, "movnt" } },
+	},
+	{
+		.name = "rechecks: two sizes are a range, not an island",
+		.c = { { "clwb", 50, 0, { 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000,
+					  3000, 3000 } },
+		       { "movnt", 50, 0, FLAT(2000) } },
+		.r = { { 0, 32768, "movnt" }, { 32768, OPEN, "clwb" } },
+		.x = { { 32768, "movnt", "clwb", .kind = "family" } },
+	},
+	{
+		/* clflushopt best by a hair, clwb second (the representative), wide */
+		.name = "unresolved: a tie that only the representative's interval makes",
+		.c = { STREAMING_FAMILY(50),
+		       { "clwb", 50, 0, CACHED_1K, .wide = { 4, 1500 } },
+		       { "clflushopt", 50, 0, CACHED_1K_BY_A_HAIR },
+		       { "clflush", 50, 0, CACHED_1K } },
+		.rc = { { 4, CROSSOVER_RECHECK_UNRESOLVED, "clwb", "movnt_sse2", VERDICT_CACHED } },
+		/* the rule itself is unchanged: a tie, and the streaming run holds */
+		.r = { { 0, OPEN, "movnt_avx2" } },
+	},
+	{
+		.name = "unresolved: a tie two members' intervals make is not listed",
+		.c = { STREAMING_FAMILY(50),
+		       { "clwb", 50, 0, CACHED_1K, .wide = { 4, 1500 } },
+		       { "clflushopt", 50, 0, CACHED_1K_BY_A_HAIR, .wide = { 4, 1500 } },
+		       { "clflush", 50, 0, CACHED_1K } },
+		.r = { { 0, OPEN, "movnt_avx2" } },
+	},
+	{
+		.name = "island: clwb 25 % ahead at 96 B, measured once: dropped, listed",
+		SIZES(lines),
+		.c = { { "movnt", 30, 0, ISLAND(2400) }, { "clwb", 30, 0, ISLAND_CLWB(3000) } },
+		.rc = { { 1, CROSSOVER_RECHECK_ISLAND, "clwb", "movnt", VERDICT_CACHED } },
+		.cell = { true, 1, VERDICT_CACHED, POLICY_FAMILY_STREAMING, .island = true },
+		.r = { { 0, OPEN, "movnt" } },
+		/* streaming from the first size */
+		.ex = { "64", OPEN },
+	},
+	{
+		.name = "island: confirmed on one family's representative only, still dropped",
+		SIZES(lines),
+		.c = { { "movnt", 30, 0, ISLAND(2400) },
+		       { "clwb", 30, 0, ISLAND_CLWB(3000), .confirmed = 1 << 1 } },
+		.rc = { { 1, CROSSOVER_RECHECK_ISLAND, "clwb", "movnt", VERDICT_CACHED } },
+		.cell = { true, 1, VERDICT_CACHED, POLICY_FAMILY_STREAMING, .island = true },
+		.r = { { 0, OPEN, "movnt" } },
+	},
+	{
+		/*
+		 * a threshold cannot express it: the exports take the value
+		 * that reproduces the rest of the decision, as without it
+		 */
+		.name = "island: confirmed on both, kept: a range and a crossover each side",
+		SIZES(lines),
+		.c = { { "movnt", 30, 0, ISLAND(2400), .confirmed = 1 << 1 },
+		       { "clwb", 30, 0, ISLAND_CLWB(3000), .confirmed = 1 << 1 } },
+		.cell = { true, 1, VERDICT_CACHED, POLICY_FAMILY_CACHED_FLUSH, .confirmed = true },
+		.r = { { 0, 96, "movnt" }, { 96, 128, "clwb" }, { 128, OPEN, "movnt" } },
+		.x = { { 96, "movnt", "clwb", .conf_gt = 0.9, .kind = "family" },
+		       { 128, "clwb", "movnt", .conf_gt = 0.9, .kind = "family" } },
+		.ex = { "64", OPEN },
+		.more = kept_island_more,
+	},
+	{
+		.name = "island: confirmed, but within the margin: a tie, no range",
+		SIZES(lines),
+		.c = { { "movnt", 30, 0, ISLAND(2950), .confirmed = 1 << 1 },
+		       { "clwb", 30, 0, ISLAND_CLWB(3000), .confirmed = 1 << 1 } },
+		.cell = { true, 1, VERDICT_TIE, POLICY_FAMILY_STREAMING },
+		.r = { { 0, OPEN, "movnt" } },
+	},
+	{
+		.name = "island: a confirmed size that is no island needs no keeping",
+		SIZES(lines),
+		.c = { { "movnt", 30, 0, ISLAND(3000), .confirmed = 1 << 1 },
+		       { "clwb", 30, 0, ISLAND_CLWB(2000), .confirmed = 1 << 1 } },
+		.cell = { true, 1, VERDICT_STREAMING, POLICY_FAMILY_STREAMING },
+		.r = { { 0, OPEN, "movnt" } },
+	},
+	{
+		/* sse2 ahead by 1 %, 1 %, then 10 % once, each with a 0.2 % interval */
+		.name = "member: a 1 % lead is a tie, one 10 % size no run: the default",
+		SIZES(members), .samples = 41,
+		.c = { { "movnt_sse2", 0, 0.001, { 10100, 10100, 11000, 10000 } },
+		       { "movnt_avx2", 0, 0.001, FLAT(10000) } },
+		.r = { { 0, OPEN, "movnt_avx2", true, "streaming" } },
+		.more = member_tie_more,
+	},
+	{
+		/* one family only: no family was won by separation */
+		.name = "member: a 10 % lead from 1 KiB to 4 KiB, a run spanning 4x",
+		SIZES(members), .samples = 41,
+		.c = { { "movnt_sse2", 0, 0.001, { 11000, 11000, 11000, 10000 } },
+		       { "movnt_avx2", 0, 0.001, FLAT(10000) } },
+		.r = { { 0, 8192, "movnt_sse2", true }, { 8192, OPEN, "movnt_avx2", true } },
+		.x = { { 8192, "movnt_sse2", "movnt_avx2", .kind = "member" } },
+		/* each size of the member range: sse2 and the default, avx2 */
+		.mrc = { { 0, CROSSOVER_RECHECK_MEMBER, "movnt_sse2", "movnt_avx2", VERDICT_NONE },
+			 { 1, CROSSOVER_RECHECK_MEMBER, "movnt_sse2", "movnt_avx2", VERDICT_NONE },
+			 { 2, CROSSOVER_RECHECK_MEMBER, "movnt_sse2", "movnt_avx2",
+			   VERDICT_NONE } },
+		.more = member_fresh_more,
+	},
+	{
+		/* on --quick's grid two sizes span 4x: a member needs three */
+		.name = "member, quick grid: movdir64b 10 % ahead at 64 and 256 B is no range",
+		SIZES(quick), .samples = 15,
+		.c = { { "movdir64b", 0, 0.001, { 1100, 1100, 1000, 1000 } },
+		       { "movnt_avx512", 0, 0.001, FLAT(1000) } },
+		.r = { { 0, OPEN, "movnt_avx512", true } },
+	},
+	{
+		.name = "member, quick grid: movdir64b 10 % ahead from 64 B to 1 KiB is",
+		SIZES(quick), .samples = 15,
+		.c = { { "movdir64b", 0, 0.001, { 1100, 1100, 1100, 1000 } },
+		       { "movnt_avx512", 0, 0.001, FLAT(1000) } },
+		.r = { { 0, 4096, "movdir64b", true }, { 4096, OPEN, "movnt_avx512", true } },
+		.x = { { 4096, "movdir64b", "movnt_avx512", .kind = "member" } },
+		.mrc = { { 0, CROSSOVER_RECHECK_MEMBER, "movdir64b", "movnt_avx512", VERDICT_NONE },
+			 { 1, CROSSOVER_RECHECK_MEMBER, "movdir64b", "movnt_avx512", VERDICT_NONE },
+			 { 2, CROSSOVER_RECHECK_MEMBER, "movdir64b", "movnt_avx512",
+			   VERDICT_NONE } },
+	},
+};
+
+static void test_rule_table(void)
 {
-	struct policy_op *op = new_op(grid, NGRID);
-	double hi[NGRID], lo[NGRID], ref[NGRID];
-
-	for (size_t i = 0; i < NGRID; i++) {
-		hi[i] = 5000 + 100 * i;
-		lo[i] = 2000 + 300 * i;
-		ref[i] = 9000;
-	}
-	set_curve(op, "movnt_avx2", lo, 30);
-	set_curve(op, "clflushopt", hi, 30);
-	set_curve(op, "noflush", ref, 30);
-	curve(op, "noflush")->reference_only = true;
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 1);
-	check_range(op, 0, 0, POLICY_SIZE_OPEN, "clflushopt", false);
-	CHECK_INT(op->ncrossovers, 0);
+	for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++)
+		run_row(&rows[k]);
 }
 
-static void test_all_tied(void)
+static const struct rule_row *row_named(const char *prefix)
 {
-	static const char *const nt_mix[] = { "clflushopt", "movnt", "clwb",
-					      "movnt_avx512", "movdir64b" };
-	static const char *const fl_mix[] = { "clflush", "memcpy_clwb", "clflushopt",
-					      "clwb" };
-	static const char *const unk_mix[] = { "zzz_unknown", "clflush" };
-	struct {
-		const char *const *names;
-		size_t n;
-		const char *want;
-	} cases[] = {
-		{ nt_mix, 5, "movnt_avx512" },
-		{ fl_mix, 4, "clwb" },
-		{ unk_mix, 2, "clflush" },
-	};
-
-	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-		struct policy_op *op = new_op(grid, NGRID);
-		double med[NGRID];
-
-		for (size_t s = 0; s < cases[k].n; s++) {
-			/* the preferred one never has the highest median */
-			for (size_t i = 0; i < NGRID; i++)
-				med[i] = strcmp(cases[k].names[s], cases[k].want) ?
-					 1000 + 10 * s : 990;
-			set_curve(op, cases[k].names[s], med, 100);
-		}
-		CHECK_INT(crossover_decide(op), 0);
-		CHECK_INT(op->nranges, 1);
-		check_range(op, 0, 0, POLICY_SIZE_OPEN, cases[k].want, true);
-		CHECK_INT(op->ncrossovers, 0);
-	}
+	for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++)
+		if (!strncmp(rows[k].name, prefix, strlen(prefix)))
+			return &rows[k];
+	fprintf(stderr, "no row %s\n", prefix);
+	exit(EXIT_FAILURE);
 }
 
-static void test_unknown_and_median_only(void)
+static struct policy_op *clean_op(void)
 {
-	struct policy_op *op = new_op(grid, NGRID);
-	double a[NGRID], b[NGRID];
-
-	/* unknown names are in no family: they never decide anything */
-	for (size_t i = 0; i < NGRID; i++) {
-		a[i] = 1000;
-		b[i] = 1010;
-	}
-	set_curve(op, "vendor_a", a, 100);
-	set_curve(op, "vendor_b", b, 100);
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 0);
-
-	/*
-	 * Medians without intervals: decided on the medians, but with an
-	 * unknown spread each side of the boundary is a coin toss.
-	 */
-	op = clean_op();
-	for (size_t c = 0; c < op->ncurves; c++)
-		for (size_t i = 0; i < NGRID; i++)
-			op->curves[c].ci_lo_mib_s[i] = op->curves[c].ci_hi_mib_s[i] = NAN;
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 2);
-	check_range(op, 0, 0, 1024, "movnt", false);
-	check_range(op, 1, 1024, POLICY_SIZE_OPEN, "clwb", false);
-	CHECK_NEAR(xo_conf(op, 0), 0.25, 1e-12);
+	return row_op(row_named("clean:"), tgt);
 }
 
-static void test_missing_cells(void)
+/* What an op without measurements decides, and the API's bad input. */
+static void test_nothing_measured(void)
 {
 	static const uint64_t sizes[] = { 64, 128, 256, 512, 1024, 2048 };
-	struct policy_op *op;
 	struct crossover_cell cells[6];
-	double nt[6], fl[6];
-	int nti;
+	struct policy_op *op;
 
 	/* an op with nothing measured: no ranges, old ones dropped */
 	op = new_op(sizes, 6);
@@ -368,219 +858,30 @@ static void test_missing_cells(void)
 	CHECK_INT(op->nranges, 0);
 	CHECK_INT(crossover_cells(NULL, cells), -EINVAL);
 	CHECK_INT(crossover_decide(NULL), -EINVAL);
-
-	/*
-	 * 64 unmeasured everywhere, 256 unmeasured everywhere, movnt missing
-	 * at 512 and clwb at 128: movnt wins 128, clwb 512 up.
-	 */
-	op = new_op(sizes, 6);
-	for (size_t i = 0; i < 6; i++) {
-		nt[i] = sizes[i] <= 256 ? 3000 : 1000;
-		fl[i] = sizes[i] <= 256 ? 1000 : 3000;
-	}
-	nt[0] = fl[0] = NAN;
-	nt[2] = fl[2] = NAN;
-	nt[3] = NAN;
-	fl[1] = NAN;
-	set_curve(op, "movnt", nt, 10);
-	set_curve(op, "clwb", fl, 10);
-	nti = curve_index(op, "movnt");
-	/* a median whose samples count is 0 does not count */
-	curve(op, "clwb")->median_mib_s[0] = 99999;
-	CHECK_INT(crossover_cells(op, cells), 0);
-	CHECK_INT(cells[0].winner, -1);
-	/* one family measured alone is no comparison: no decision there */
-	CHECK_INT(cells[1].winner, -1);
-	CHECK_INT(cells[1].verdict, VERDICT_NONE);
-	CHECK_INT(cells[2].winner, -1);
-	CHECK_INT(cells[4].winner, curve_index(op, "clwb"));
-	(void)nti;
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 1);
-	check_range(op, 0, 0, POLICY_SIZE_OPEN, "clwb", false);
-
-	/* the boundary is judged at the nearest sizes where both were measured */
-	op = new_op(sizes, 6);
-	for (size_t i = 0; i < 6; i++) {
-		nt[i] = sizes[i] < 1024 ? 3000 : 1000;
-		fl[i] = sizes[i] < 1024 ? 1000 : 3000;
-	}
-	fl[3] = NAN;
-	set_curve(op, "movnt", nt, 10);
-	set_curve(op, "clwb", fl, 10);
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->ncrossovers, 1);
-	check_xo(op, 0, 1024, "movnt", "clwb");
-	CHECK(xo_conf(op, 0) > 0.9);
-}
-
-static void test_reference_only(void)
-{
-	struct policy_op *op = clean_op();
-	struct crossover_cell cells[NGRID];
-	double ref[NGRID];
-	int ri;
-
-	for (size_t i = 0; i < NGRID; i++)
-		ref[i] = 50000;
-	set_curve(op, "noflush", ref, 10);
-	ri = curve_index(op, "noflush");
-	op->curves[ri].reference_only = true;
-	CHECK_INT(crossover_cells(op, cells), 0);
-	for (size_t i = 0; i < NGRID; i++) {
-		CHECK(cells[i].winner != ri);
-		CHECK(cells[i].runner_up != ri);
-		CHECK_INT(cells[i].tie, 0);
-	}
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 2);
-	check_range(op, 0, 0, 1024, "movnt", false);
-	check_range(op, 1, 1024, POLICY_SIZE_OPEN, "clwb", false);
-
-	/* only a reference curve measured: nothing to decide */
-	op = new_op(grid, NGRID);
-	set_curve(op, "noflush", ref, 10);
-	curve(op, "noflush")->reference_only = true;
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 0);
-}
-
-/* Decide op's cells and list its rechecks into rc (NGRID at most). */
-static size_t rechecks_of(const struct policy_op *op, struct crossover_recheck *rc)
-{
-	struct crossover_cell cells[NGRID];
-
-	CHECK_INT(crossover_cells(op, cells), 0);
-	return crossover_rechecks(op, cells, rc, NGRID);
-}
-
-static void check_recheck(const struct policy_op *op, const struct crossover_recheck *rc,
-			  size_t index, enum crossover_recheck_why why, const char *own,
-			  const char *rival)
-{
-	CHECK_INT(rc->index, index);
-	CHECK_INT(rc->why, why);
-	CHECK_INT(rc->ncurves, 2);
-	CHECK_INT(rc->curves[0], curve_index(op, own));
-	CHECK_INT(rc->curves[1], curve_index(op, rival));
-}
-
-/* Which one-size ranges the probe must measure again before they are believed. */
-static void test_rechecks(void)
-{
-	struct crossover_recheck rc[NGRID];
-	struct crossover_cell cells[NGRID];
-	struct policy_op *op;
-	double nt[NGRID], fl[NGRID];
-
-	for (size_t i = 0; i < NGRID; i++) {
-		fl[i] = 3000;
-		nt[i] = 2000;
-	}
-
-	/* one clean winner everywhere: nothing to re-measure */
-	op = new_op(grid, NGRID);
-	set_curve(op, "clwb", fl, 50);
-	set_curve(op, "movnt", nt, 50);
-	CHECK_INT(rechecks_of(op, rc), 0);
-
-	/* C C S C C won by separation: an island, dropped and listed for a fresh look */
-	op = new_op(grid, NGRID);
-	nt[4] = 3500;
-	set_curve(op, "clwb", fl, 50);
-	set_curve(op, "movnt", nt, 50);
-	CHECK_INT(rechecks_of(op, rc), 1);
-	check_recheck(op, &rc[0], 4, CROSSOVER_RECHECK_ISLAND, "movnt", "clwb");
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 1);
-	check_range(op, 0, 0, POLICY_SIZE_OPEN, "clwb", false);
-	/* max bounds the list; no cells or no room, no list */
-	CHECK_INT(crossover_cells(op, cells), 0);
-	CHECK(cells[4].island);
-	CHECK_INT(crossover_rechecks(op, cells, rc, 0), 0);
-	CHECK_INT(crossover_rechecks(op, NULL, rc, NGRID), 0);
-	CHECK_INT(crossover_rechecks(NULL, cells, rc, NGRID), 0);
-
-	/* within the margin it is a tie: no island, no range */
-	op = new_op(grid, NGRID);
-	nt[4] = 3100;
-	set_curve(op, "clwb", fl, 50);
-	set_curve(op, "movnt", nt, 50);
-	CHECK_INT(rechecks_of(op, rc), 0);
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 1);
-
-	/* a one-size departure from the prior at an edge is an island too */
-	op = new_op(grid, NGRID);
-	nt[4] = 2000;
-	for (size_t i = 0; i < NGRID; i++)
-		fl[i] = i + 1 < NGRID ? 1000 : 3000;
-	set_curve(op, "clwb", fl, 50);
-	set_curve(op, "movnt", nt, 50);
-	CHECK_INT(rechecks_of(op, rc), 1);
-	check_recheck(op, &rc[0], NGRID - 1, CROSSOVER_RECHECK_EDGE, "clwb", "movnt");
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 1);
-	check_range(op, 0, 0, POLICY_SIZE_OPEN, "movnt", false);
-
-	/* two sizes are a range, not an island */
-	op = new_op(grid, NGRID);
-	fl[NGRID - 2] = 3000;
-	set_curve(op, "clwb", fl, 50);
-	set_curve(op, "movnt", nt, 50);
-	CHECK_INT(rechecks_of(op, rc), 0);
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 2);
-	check_range(op, 1, grid[NGRID - 2], POLICY_SIZE_OPEN, "clwb", false);
-	CHECK_STR(op->crossovers[0].kind, "family");
 }
 
 /*
- * A tie that only the representative's own wide interval makes is
- * listed to be measured again (UNRESOLVED), with the family the bounds
- * give; a tie that two members' intervals make is not.
+ * A threshold cannot express a kept island: the island's size shows as
+ * regret, the values are those without it (the rows' ex column).
  */
-static void test_rechecks_unresolved(void)
+static void test_confirmed_island_regret(void)
 {
-	static const char *const streaming[] = { "movnt", "movnt_sse2", "movnt_avx2" };
-	static const char *const cached[] = { "clwb", "clflushopt", "clflush" };
-	struct crossover_recheck rc[NGRID];
 	struct policy_op *op;
-	double v[NGRID];
+	struct policy *dropped = row_policy(row_named("island: clwb 25 %"), &op);
+	struct policy *kept;
 
-	for (int wide = 1; wide <= 2; wide++) {
-		op = new_op(grid, NGRID);
-		for (size_t i = 0; i < NGRID; i++)
-			v[i] = 2000;
-		for (size_t k = 0; k < 3; k++)
-			set_curve(op, streaming[k], v, 50);
-		for (size_t i = 0; i < NGRID; i++)
-			v[i] = i == 4 ? 3000 : 1000;
-		for (size_t k = 0; k < 3; k++)
-			set_curve(op, cached[k], v, 50);
-		/* clflushopt best by a hair, clwb second (the representative), wide */
-		set_cell(curve(op, "clflushopt"), 4, 3001, wide == 2 ? 1500 : 50);
-		set_cell(curve(op, "clwb"), 4, 3000, 1500);
-		if (wide == 1) {
-			CHECK_INT(rechecks_of(op, rc), 1);
-			check_recheck(op, &rc[0], 4, CROSSOVER_RECHECK_UNRESOLVED, "clwb",
-				      "movnt_sse2");
-			CHECK_INT(rc[0].verdict, VERDICT_CACHED);
-		} else {
-			CHECK_INT(rechecks_of(op, rc), 0);
-		}
-		/* the rule itself is unchanged: a tie, and the streaming run holds */
-		CHECK_INT(crossover_decide(op), 0);
-		CHECK_INT(op->nranges, 1);
-		check_range(op, 0, 0, POLICY_SIZE_OPEN, "movnt_avx2", false);
-	}
+	CHECK_INT(crossover_decide(op), 0);
+	kept = row_policy(row_named("island: confirmed on both"), &op);
+	CHECK_INT(crossover_decide(op), 0);
+	CHECK_INT(export_compute(dropped, NULL), 0);
+	CHECK_INT(export_compute(kept, NULL), 0);
+	CHECK_MSG(kept->exports.libpmem.regret > dropped->exports.libpmem.regret,
+		  "regret %g, dropped %g", kept->exports.libpmem.regret,
+		  dropped->exports.libpmem.regret);
+	policy_free(dropped);
+	policy_free(kept);
 }
 
-/*
- * A second look at a size against the first: the first probe after boot
- * read every strategy at a third; one member alone, or the reference,
- * moving is no family moving.
- */
 static void test_looks_agree(void)
 {
 	static const char *const names[] = { "movnt", "movnt_sse2", "movnt_avx2",
@@ -638,50 +939,6 @@ static void test_looks_agree(void)
 	CHECK(crossover_looks_agree(op, NGRID, first));
 }
 
-static void test_confidence(void)
-{
-	static const uint64_t sizes[] = { 256, 512, 1024, 2048, 4096 };
-	struct policy_op *op = new_op(sizes, 5);
-	static const double nt[] = { 3000, 1000, 990, 900, 900 };
-	static const double fl[] = { 1000, 990, 1000, 2000, 2000 };
-	double clean;
-
-	/*
-	 * 512 and 1024 tie: between the two families they take the prior,
-	 * streaming (one range [0, 2048)), so the boundary at 2048 is backed
-	 * by a tied size below it: P(movnt > clwb at 1024) < 0.5.
-	 */
-	set_curve(op, "movnt_sse2", nt, 30);
-	set_curve(op, "clwb", fl, 30);
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 2);
-	check_range(op, 0, 0, 2048, "movnt_sse2", false);
-	check_range(op, 1, 2048, POLICY_SIZE_OPEN, "clwb", false);
-	CHECK_INT(op->ncrossovers, 1);
-	check_xo(op, 0, 2048, "movnt_sse2", "clwb");
-	CHECK(xo_conf(op, 0) < 0.5);
-
-	/* marginal but right: 1000 vs 980 at the last lower size */
-	op = new_op(sizes, 5);
-	{
-		static const double nt2[] = { 3000, 2000, 1000, 900, 900 };
-		static const double fl2[] = { 1000, 1000, 980, 2000, 2000 };
-
-		set_curve(op, "movnt_sse2", nt2, 30);
-		set_curve(op, "clwb", fl2, 30);
-	}
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->ncrossovers, 1);
-	check_xo(op, 0, 2048, "movnt_sse2", "clwb");
-	CHECK(xo_conf(op, 0) > 0.5 && xo_conf(op, 0) < 0.9);
-
-	/* clean: far apart, tight */
-	op = clean_op();
-	CHECK_INT(crossover_decide(op), 0);
-	clean = xo_conf(op, 0);
-	CHECK(clean > 0.99 && clean <= 1);
-}
-
 static void test_brackets_midpoint(void)
 {
 	struct policy_op *op = clean_op();
@@ -737,310 +994,6 @@ static void test_brackets_midpoint(void)
 	CHECK_INT(crossover_brackets(op, 1.5, 64, b, 4), 0);
 }
 
-/* Cells 0..n-1 of curve c: medians v[i] with a 0.2 % interval. */
-static void set_tight_cells(struct policy_curve *c, const double *v, size_t n, unsigned samples)
-{
-	for (size_t i = 0; i < n; i++) {
-		c->median_mib_s[i] = v[i];
-		c->ci_lo_mib_s[i] = v[i] * 0.999;
-		c->ci_hi_mib_s[i] = v[i] * 1.001;
-		c->samples[i] = samples;
-	}
-}
-
-/*
- * A policy of its own (*p, freed by the caller) with one sequential op
- * over four sizes and two curves, looked up once both exist.
- */
-static struct policy_op *two_member_op(struct policy **p, const uint64_t *sz4,
-				       const char *na, const char *nb,
-				       struct policy_curve **a, struct policy_curve **b)
-{
-	struct policy_target *t;
-	struct policy_op *op;
-
-	*p = policy_new();
-	t = *p ? policy_add_target(*p, "t") : NULL;
-	op = t ? policy_target_add_op(t, "write", "sequential", 1, sz4, 4) : NULL;
-	if (!op || !policy_op_add_curve(op, na) || !policy_op_add_curve(op, nb)) {
-		fprintf(stderr, "two_member_op: out of memory\n");
-		exit(EXIT_FAILURE);
-	}
-	*a = policy_op_find_curve(op, na);
-	*b = policy_op_find_curve(op, nb);
-	return op;
-}
-
-/*
- * Within a family the default member holds unless another beats it by
- * the margin on consecutive sizes spanning CROSSOVER_MEMBER_MIN_SPAN.
- */
-static void test_member_default(void)
-{
-	static const uint64_t sz[4] = { 1024, 2048, 4096, 8192 };
-	struct policy *p;
-	struct policy_curve *a, *b;
-	struct policy_op *op = two_member_op(&p, sz, "movnt_sse2", "movnt_avx2", &a, &b);
-	struct crossover_cell cells[4];
-	struct crossover_recheck rc[4];
-	/* sse2 ahead by 1 %, 1 %, then 10 % once, each with a 0.2 % interval */
-	double va[4] = { 10100, 10100, 11000, 10000 }, vb[4] = { 10000, 10000, 10000, 10000 };
-
-	for (int round = 0; round < 2; round++) {
-		set_tight_cells(a, va, 4, 41);
-		set_tight_cells(b, vb, 4, 41);
-		CHECK_INT(crossover_cells(op, cells), 0);
-		CHECK_INT(crossover_decide(op), 0);
-		if (round == 0) {
-			/* a 1 % lead is a tie; one 10 % size is no run: avx2 everywhere */
-			for (int i = 0; i < 4; i++)
-				CHECK_INT(cells[i].winner, 1);
-			CHECK_INT(op->nranges, 1);
-			CHECK_STR(op->ranges[0].strategy, "movnt_avx2");
-			CHECK_STR(op->ranges[0].family, "streaming");
-			CHECK_INT(op->ncrossovers, 0);
-			/* the default everywhere: no member range to look at again */
-			CHECK_INT(crossover_member_rechecks(op, cells, rc, 4), 0);
-			/* the same lead from 1 KiB to 4 KiB: a run spanning 4x */
-			va[0] = va[1] = 11000;
-		} else {
-			CHECK_INT(op->nranges, 2);
-			/* one family only: no family was won by separation */
-			check_range(op, 0, 0, 8192, "movnt_sse2", true);
-			check_range(op, 1, 8192, POLICY_SIZE_OPEN, "movnt_avx2", true);
-			CHECK_STR(op->crossovers[0].kind, "member");
-			/* each size of the member range: sse2 and the default, avx2 */
-			CHECK_INT(crossover_member_rechecks(op, cells, rc, 4), 3);
-			for (size_t k = 0; k < 3; k++) {
-				CHECK_INT(rc[k].index, k);
-				CHECK_INT(rc[k].why, CROSSOVER_RECHECK_MEMBER);
-				CHECK_INT(rc[k].ncurves, 2);
-				CHECK_INT(rc[k].curves[0], 0);
-				CHECK_INT(rc[k].curves[1], 1);
-			}
-			CHECK_INT(crossover_member_rechecks(op, cells, rc, 2), 2);
-			/*
-			 * the fresh look shows the lead at 1 KiB only: no run
-			 * spanning 4x, the range is gone
-			 */
-			a->median_mib_s[1] = a->median_mib_s[2] = 10100;
-			a->ci_lo_mib_s[1] = a->ci_lo_mib_s[2] = 10100 * 0.999;
-			a->ci_hi_mib_s[1] = a->ci_hi_mib_s[2] = 10100 * 1.001;
-			CHECK_INT(crossover_decide(op), 0);
-			CHECK_INT(op->nranges, 1);
-			CHECK_STR(op->ranges[0].strategy, "movnt_avx2");
-		}
-	}
-	policy_free(p);
-}
-
-/*
- * On --quick's grid (x4) two sizes span 4x: a member needs
- * CROSSOVER_MEMBER_MIN_SIZES of them, as it needs five half steps on the
- * standard grid.  movdir64b 10 % ahead of movnt_avx512 at 64 and 256 B
- * is no range; at 64 B to 1 KiB it is.
- */
-static void test_member_quick_grid(void)
-{
-	static const uint64_t sz[4] = { 64, 256, 1024, 4096 };
-	struct policy *p;
-	struct policy_curve *a, *b;
-	struct policy_op *op = two_member_op(&p, sz, "movdir64b", "movnt_avx512", &a, &b);
-	double va[4] = { 1100, 1100, 1000, 1000 }, vb[4] = { 1000, 1000, 1000, 1000 };
-
-	for (int round = 0; round < 2; round++) {
-		set_tight_cells(a, va, 4, 15);
-		set_tight_cells(b, vb, 4, 15);
-		CHECK_INT(crossover_decide(op), 0);
-		if (round == 0) {
-			CHECK_INT(op->nranges, 1);
-			CHECK_STR(op->ranges[0].strategy, "movnt_avx512");
-			va[2] = 1100;
-		} else {
-			CHECK_INT(op->nranges, 2);
-			CHECK_STR(op->ranges[0].strategy, "movdir64b");
-			CHECK_INT(op->ranges[0].to_bytes, 4096);
-			CHECK_STR(op->ranges[1].strategy, "movnt_avx512");
-		}
-	}
-	policy_free(p);
-}
-
-/* Near-ties never make a range: 11 members within 3 % give the defaults only. */
-static void test_ties_no_range(void)
-{
-	static const char *const names[] = { "movnt_avx512", "movnt_avx2", "movdir64b",
-					     "clwb", "clflushopt", "rep_movsb_clwb" };
-	struct policy_op *op = new_op(grid, NGRID);
-	double v[NGRID];
-
-	for (size_t k = 0; k < 6; k++) {
-		for (size_t i = 0; i < NGRID; i++)
-			v[i] = 5000 * (1 + 0.03 * (double)((i * 7 + k * 3) % 5) / 4);
-		set_curve(op, names[k], v, 60);
-	}
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 1);
-	check_range(op, 0, 0, POLICY_SIZE_OPEN, "movnt_avx512", true);
-	CHECK_NEAR(op->margin, CROSSOVER_MARGIN_FLOOR, 1e-12);
-}
-
-/* The standard grid's first sizes: 96 B ends in a partial line. */
-static const uint64_t lines[] = { 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048 };
-#define NLINES (sizeof(lines) / sizeof(lines[0]))
-
-/*
- * movnt ahead by 50 % at every size but 96 B, where clwb leads it by
- * clwb96 / nt96; confirm (a bit per family: 1 movnt, 2 clwb) flags 96 B.
- */
-static struct policy_op *island_op(double nt96, double clwb96, unsigned confirm)
-{
-	struct policy_op *op = new_op(lines, NLINES);
-	double nt[NLINES], fl[NLINES];
-
-	for (size_t i = 0; i < NLINES; i++) {
-		nt[i] = lines[i] == 96 ? nt96 : 3000;
-		fl[i] = lines[i] == 96 ? clwb96 : 2000;
-	}
-	set_curve(op, "movnt", nt, 30);
-	set_curve(op, "clwb", fl, 30);
-	if (confirm & 1)
-		curve(op, "movnt")->cell_flags[1] |= POLICY_CELL_CONFIRMED;
-	if (confirm & 2)
-		curve(op, "clwb")->cell_flags[1] |= POLICY_CELL_CONFIRMED;
-	return op;
-}
-
-/* A one-size island is kept only when a fresh measurement confirmed it on both families. */
-static void test_confirmed_islands(void)
-{
-	struct crossover_cell cells[NLINES];
-	struct crossover_recheck rc[NLINES];
-	struct policy_op *op;
-
-	/* clwb 25 % ahead at 96 B, measured once: dropped, listed for a fresh look */
-	op = island_op(2400, 3000, 0);
-	CHECK_INT(crossover_cells(op, cells), 0);
-	CHECK(cells[1].island && !cells[1].confirmed);
-	CHECK_INT(cells[1].verdict, VERDICT_CACHED);
-	CHECK_INT(cells[1].family, POLICY_FAMILY_STREAMING);
-	CHECK_INT(crossover_rechecks(op, cells, rc, NLINES), 1);
-	CHECK_INT(rc[0].index, 1);
-	CHECK_INT(rc[0].why, CROSSOVER_RECHECK_ISLAND);
-	CHECK_INT(rc[0].verdict, VERDICT_CACHED);
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 1);
-	check_range(op, 0, 0, POLICY_SIZE_OPEN, "movnt", false);
-
-	/* confirmed on one family's representative only: still dropped */
-	op = island_op(2400, 3000, 2);
-	CHECK_INT(crossover_cells(op, cells), 0);
-	CHECK(cells[1].island && !cells[1].confirmed);
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 1);
-
-	/* confirmed on both: kept, a range of its own and a crossover on each side */
-	op = island_op(2400, 3000, 3);
-	CHECK_INT(crossover_cells(op, cells), 0);
-	CHECK(!cells[1].island && cells[1].confirmed);
-	CHECK_INT(cells[1].family, POLICY_FAMILY_CACHED_FLUSH);
-	CHECK_INT(cells[1].winner, curve_index(op, "clwb"));
-	CHECK_INT(cells[1].tie, 0);
-	for (size_t i = 0; i < NLINES; i++)
-		if (i != 1)
-			CHECK(!cells[i].confirmed && cells[i].family == POLICY_FAMILY_STREAMING);
-	CHECK_INT(crossover_rechecks(op, cells, rc, NLINES), 0);
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 3);
-	check_range(op, 0, 0, 96, "movnt", false);
-	check_range(op, 1, 96, 128, "clwb", false);
-	check_range(op, 2, 128, POLICY_SIZE_OPEN, "movnt", false);
-	CHECK_INT(op->ncrossovers, 2);
-	check_xo(op, 0, 96, "movnt", "clwb");
-	check_xo(op, 1, 128, "clwb", "movnt");
-	CHECK(xo_conf(op, 0) > 0.9 && xo_conf(op, 1) > 0.9);
-	CHECK_STR(op->crossovers[0].kind, "family");
-	CHECK_STR(op->crossovers[1].kind, "family");
-	/* deciding again (a replay) gives the same: the flags are in the op */
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 3);
-	CHECK_INT(op->ncrossovers, 2);
-
-	/* confirmed, but within the margin: a tie, which never makes a range */
-	op = island_op(2950, 3000, 3);
-	CHECK_INT(crossover_cells(op, cells), 0);
-	CHECK_INT(cells[1].verdict, VERDICT_TIE);
-	CHECK(!cells[1].island && !cells[1].confirmed);
-	CHECK_INT(cells[1].family, POLICY_FAMILY_STREAMING);
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 1);
-	check_range(op, 0, 0, POLICY_SIZE_OPEN, "movnt", false);
-
-	/* a confirmed size that is no island needs no keeping: nothing changes */
-	op = island_op(3000, 2000, 3);
-	CHECK_INT(crossover_cells(op, cells), 0);
-	CHECK(!cells[1].confirmed && !cells[1].island);
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 1);
-}
-
-/* One pmem target with island_op()'s curves, decided and exported. */
-static struct policy *island_policy(unsigned confirm)
-{
-	struct policy *p = policy_new(), *keep = pol;
-	struct policy_target *t = p ? policy_add_target(p, "region0") : NULL, *keep_t = tgt;
-	struct policy_op *op;
-
-	if (!t) {
-		fprintf(stderr, "policy_new failed\n");
-		exit(EXIT_FAILURE);
-	}
-	snprintf(t->kind, sizeof(t->kind), "pmem");
-	pol = p;
-	tgt = t;
-	op = island_op(2400, 3000, confirm);
-	pol = keep;
-	tgt = keep_t;
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(export_compute(p, NULL), 0);
-	return p;
-}
-
-static const char *env(const struct policy_export *e, const char *key)
-{
-	for (size_t i = 0; i < e->nkv; i++)
-		if (!strcmp(e->kv[i].key, key))
-			return e->kv[i].value;
-	return "(none)";
-}
-
-/*
- * A threshold cannot express a kept island: the exports take the value
- * that reproduces the rest of the decision, as without it, and the
- * island's size shows as regret.
- */
-static void test_confirmed_island_exports(void)
-{
-	struct policy *dropped = island_policy(0), *kept = island_policy(3);
-	const struct policy_exports *d = &dropped->exports, *k = &kept->exports;
-
-	CHECK_INT(kept->targets[0].ops[0].nranges, 3);
-	CHECK_INT(dropped->targets[0].ops[0].nranges, 1);
-	CHECK(d->libpmem.present && k->libpmem.present);
-	CHECK_STR(env(&k->libpmem, "PMEM_MOVNT_THRESHOLD"),
-		  env(&d->libpmem, "PMEM_MOVNT_THRESHOLD"));
-	/* streaming from the first size, the island left out */
-	CHECK_STR(env(&k->libpmem, "PMEM_MOVNT_THRESHOLD"), "64");
-	CHECK(d->kernel.present && k->kernel.present);
-	CHECK(k->kernel.threshold_bytes == d->kernel.threshold_bytes);
-	CHECK(k->kernel.threshold_bytes == POLICY_SIZE_OPEN);
-	CHECK_MSG(k->libpmem.regret > d->libpmem.regret, "regret %g, dropped %g",
-		  k->libpmem.regret, d->libpmem.regret);
-	policy_free(dropped);
-	policy_free(kept);
-}
-
-/* The smoothing itself: keep[] in, only the islands it kept out. */
 static void test_smooth_confirmed(void)
 {
 	enum { S = VERDICT_STREAMING, C = VERDICT_CACHED, T = VERDICT_TIE };
@@ -1185,29 +1138,15 @@ int main(void)
 	}
 
 	test_strategy_class();
-	test_clean_crossover();
-	test_two_crossovers();
-	test_noisy_tie();
-	test_one_winner();
-	test_all_tied();
-	test_unknown_and_median_only();
-	test_missing_cells();
-	test_reference_only();
-	test_rechecks();
-	test_rechecks_unresolved();
+	test_rule_table();
+	test_nothing_measured();
 	test_looks_agree();
-	test_confirmed_islands();
-	test_confirmed_island_exports();
+	test_confirmed_island_regret();
 	test_smooth_confirmed();
-	test_confidence();
 	test_brackets_midpoint();
-
-	test_ties_no_range();
 	test_suspect_cells();
 	test_spike_cells();
 
 	policy_free(pol);
-	test_member_default();
-	test_member_quick_grid();
 	return check_report("test_crossover");
 }
