@@ -33,7 +33,5 @@
 #define EXPORT_PMDK_DEFAULT		256	/* PMEM_MOVNT_THRESHOLD */
 #define EXPORT_KERNEL_DEFAULT		768	/* dm-writecache: non-temporal below 768 */
 #define EXPORT_GLIBC_REP_MOVSB_DEFAULT	4096	/* 2 KiB per 16 bytes of vector, AVX2 */
-/* Mean regrets closer than this are the same (export_best_threshold(), the tests' reference). */
-#define EXPORT_REGRET_TOLERANCE		0.005
 
 #endif

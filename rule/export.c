@@ -89,107 +89,6 @@ static double size_weight(const struct policy_op *op, size_t i, const struct exp
 			      op->sizes_bytes[i + 1 < n ? i + 1 : i], i > 0 && i + 1 < n, w);
 }
 
-double export_rule_regret(const struct policy_op *op, const char *low, const char *high,
-			  uint64_t threshold_bytes, const struct export_weights *w)
-{
-	const struct policy_curve *cl = policy_op_find_curve(op, low);
-	const struct policy_curve *ch = policy_op_find_curve(op, high);
-	double sum = 0, wsum = 0;
-
-	for (size_t i = 0; i < op->nsizes; i++) {
-		double v = op->sizes_bytes[i] < threshold_bytes ? cell(cl, i) : cell(ch, i);
-		double best = 0, wi;
-
-		if (isnan(v))
-			continue;
-		for (size_t k = 0; k < op->ncurves; k++) {
-			const struct policy_curve *c = &op->curves[k];
-			double x = cell(c, i);
-
-			/*
-			 * The oracle is what either rule strategy or any valid
-			 * persistent strategy achieves; a reference-only curve
-			 * counts only when the rule itself uses it.
-			 */
-			if (c->reference_only && c != cl && c != ch)
-				continue;
-			if (!isnan(x) && x > best)
-				best = x;
-		}
-		if (best <= 0)
-			continue;
-		wi = size_weight(op, i, w);
-		sum += wi * (1.0 - v / best);
-		wsum += wi;
-	}
-	return wsum > 0 ? sum / wsum : NAN;
-}
-
-/* Mean regret over the ops that have both curves; NAN if none does. */
-static double mean_regret(const struct policy_op *const *ops, size_t nops, const char *low,
-			  const char *high, uint64_t thr, const struct export_weights *w)
-{
-	double sum = 0;
-	size_t n = 0;
-
-	for (size_t k = 0; k < nops; k++) {
-		double r = export_rule_regret(ops[k], low, high, thr, w);
-
-		if (!isnan(r)) {
-			sum += r;
-			n++;
-		}
-	}
-	return n ? sum / (double)n : NAN;
-}
-
-int export_best_threshold(const struct policy_op *const *ops, size_t nops, const char *low,
-			  const char *high, const struct export_weights *w,
-			  const uint64_t *prefer, uint64_t *threshold_bytes, double *regret)
-{
-	double best = INFINITY, r;
-	uint64_t best_thr = POLICY_SIZE_OPEN;
-
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t o = 0; o < nops; o++) {
-			const struct policy_op *op = ops[o];
-
-			if (!policy_op_find_curve(op, low) || !policy_op_find_curve(op, high))
-				continue;
-			/* candidates: 0 (always high), every measured size, no bound */
-			for (size_t i = 0; i <= op->nsizes + 1; i++) {
-				uint64_t thr = i == 0 ? 0 : i <= op->nsizes ? op->sizes_bytes[i - 1]
-									    : POLICY_SIZE_OPEN;
-
-				r = mean_regret(ops, nops, low, high, thr, w);
-				if (isnan(r))
-					continue;
-				/*
-				 * Pass 0 finds the least regret; pass 1 takes the
-				 * smallest threshold within the tolerance of it, so
-				 * that two nearly equal curves do not make the
-				 * exported value wander from probe to probe.
-				 */
-				if (pass == 0 && r < best)
-					best = r;
-				else if (pass == 1 && r <= best + EXPORT_REGRET_TOLERANCE &&
-					 thr < best_thr)
-					best_thr = thr;
-			}
-		}
-	if (isinf(best))
-		return -ENOENT;
-	/* the consumer's own default stays unless measurably worse */
-	if (prefer) {
-		r = mean_regret(ops, nops, low, high, *prefer, w);
-		if (!isnan(r) && r <= best + EXPORT_REGRET_TOLERANCE)
-			best_thr = *prefer;
-	}
-	*threshold_bytes = best_thr;
-	*regret = mean_regret(ops, nops, low, high, best_thr, w);
-	return 0;
-}
-
 /* The ops of a target with a given thread count (0 = all). */
 static size_t target_ops(const struct policy_target *t, unsigned threads,
 			 const struct policy_op **out, size_t max)
@@ -901,8 +800,8 @@ static double cell_bound(const struct policy_curve *c, size_t i, int bound)
  * threshold's side (1: below thr, cached; 0: at and above it, streaming)
  * loses against the best measured strategy there, over the sizes where
  * every setting's member is measured: worst, the largest loss at a size
- * the consumer serves; mean, per op weighted as export_rule_regret()
- * weighs sizes, averaged over the ops (NAN where no op has such a size).
+ * the consumer serves; mean, per op weighted as size_weight() weighs
+ * sizes, averaged over the ops (NAN where no op has such a size).
  * bound +1 takes each loss at the most the intervals allow (the member's
  * low end against the best high end), -1 at the least, 0 the medians.
  */

@@ -27,27 +27,6 @@ struct export_weights {
 	double *weight;		/* >= 0 */
 };
 
-/*
- * Regret on op of: strategy low below threshold_bytes, high at and above
- * it.  Sizes where the rule's strategy was not measured do not count.
- * Returns NAN when no size counts.
- */
-double export_rule_regret(const struct policy_op *op, const char *low, const char *high,
-			  uint64_t threshold_bytes, const struct export_weights *w);
-
-
-/*
- * The threshold for the rule over ops[0..nops): *prefer (the consumer's
- * default, NULL for none) when its mean regret is within
- * EXPORT_REGRET_TOLERANCE of the least one, else the smallest candidate
- * (0, a measured size, or POLICY_SIZE_OPEN) within it, so that nearly
- * equal curves give the same value on every probe.  *regret is the
- * chosen threshold's.  Returns 0, or -ENOENT when no op has both curves.
- */
-int export_best_threshold(const struct policy_op *const *ops, size_t nops, const char *low,
-			  const char *high, const struct export_weights *w,
-			  const uint64_t *prefer, uint64_t *threshold_bytes, double *regret);
-
 /* Fill p->exports (libpmem, kernel, glibc) from p's targets. */
 int export_compute(struct policy *p, const struct export_weights *w);
 /*

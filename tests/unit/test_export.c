@@ -47,89 +47,111 @@ static struct policy *two_curve_policy(const char *low, const double *lv, const 
 	return p;
 }
 
-static void test_rule_regret(void)
+static const char *kv(const struct policy_export *e, const char *key)
 {
-	/* clwb wins below 1024, movnt_avx2 from 1024 on, each by 2x */
-	const double lv[N] = { 200, 400, 800, 1600, 1000, 1000, 1000, 1000 };
-	const double hv[N] = { 100, 200, 400, 800, 2000, 2000, 2000, 2000 };
-	struct policy *p = two_curve_policy("clwb", lv, "movnt_avx2", hv);
-	const struct policy_op *op = &p->targets[0].ops[0], *ops[1] = { op };
-	uint64_t thr;
-	double r;
+	for (size_t i = 0; i < e->nkv; i++)
+		if (!strcmp(e->kv[i].key, key))
+			return e->kv[i].value;
+	return NULL;
+}
+
+/* PMDK's threshold on curves 2x apart: clwb below 1024, movnt_avx2 from it. */
+static const double lv2x[N] = { 200, 400, 800, 1600, 1000, 1000, 1000, 1000 };
+static const double hv2x[N] = { 100, 200, 400, 800, 2000, 2000, 2000, 2000 };
+
+static void test_knob_loss(void)
+{
+	struct policy *p = two_curve_policy("clwb", lv2x, "movnt_avx2", hv2x);
+	struct export_knob_loss l;
 
 	/* the right threshold costs nothing */
-	CHECK_NEAR(export_rule_regret(op, "clwb", "movnt_avx2", 1024, NULL), 0, 1e-12);
+	CHECK_INT(export_knob_loss(p, EXPORT_KNOB_PMEM_MOVNT, 1024, 0, NULL, &l), 0);
+	CHECK_NEAR(l.mean, 0, 1e-12);
+	CHECK_NEAR(l.worst, 0, 1e-12);
 	/* always non-temporal: half the throughput on 4 of 8 evenly weighted sizes */
-	CHECK_NEAR(export_rule_regret(op, "clwb", "movnt_avx2", 0, NULL), 0.25, 1e-12);
+	CHECK_INT(export_knob_loss(p, EXPORT_KNOB_PMEM_MOVNT, 0, 0, NULL, &l), 0);
+	CHECK_NEAR(l.mean, 0.25, 1e-12);
+	CHECK_NEAR(l.worst, 0.5, 1e-12);
+	CHECK_INT(l.worst_bytes, 64);
 	/* never non-temporal: likewise */
-	CHECK_NEAR(export_rule_regret(op, "clwb", "movnt_avx2", POLICY_SIZE_OPEN, NULL), 0.25,
-		   1e-12);
+	CHECK_INT(export_knob_loss(p, EXPORT_KNOB_PMEM_MOVNT, POLICY_SIZE_OPEN, 0, NULL, &l), 0);
+	CHECK_NEAR(l.mean, 0.25, 1e-12);
+	CHECK_INT(l.worst_bytes, 1024);
 	/* one size on the wrong side: 0.5 of it, at 1/8 weight (end sizes weigh half) */
-	CHECK_NEAR(export_rule_regret(op, "clwb", "movnt_avx2", 2048, NULL), 0.5 / 8, 1e-12);
-	CHECK_INT(export_best_threshold(ops, 1, "clwb", "movnt_avx2", NULL, NULL, &thr, &r), 0);
-	CHECK_INT(thr, 1024);
-	CHECK_NEAR(r, 0, 1e-12);
-	/* unknown strategies: no answer */
-	CHECK(isnan(export_rule_regret(op, "nope", "nada", 1024, NULL)));
-	CHECK(export_best_threshold(ops, 1, "nope", "movnt_avx2", NULL, NULL, &thr, &r) < 0);
+	CHECK_INT(export_knob_loss(p, EXPORT_KNOB_PMEM_MOVNT, 2048, 0, NULL, &l), 0);
+	CHECK_NEAR(l.mean, 0.5 / 8, 1e-12);
+	CHECK_INT(export_knob_best(p, EXPORT_KNOB_PMEM_MOVNT, 0, NULL, &l), 0);
+	CHECK_INT(l.threshold_bytes, 1024);
+	CHECK_NEAR(l.mean, 0, 1e-12);
+	/* a knob of curves the policy lacks (no noflush): no answer */
+	CHECK_INT(export_knob_loss(p, EXPORT_KNOB_GLIBC_NT, 1024, 0, NULL, &l), -ENOENT);
+	CHECK_INT(export_knob_best(p, EXPORT_KNOB_GLIBC_NT, 0, NULL, &l), -ENOENT);
+	policy_free(p);
+
+	/* unknown strategies are in no family: no answer */
+	p = two_curve_policy("nope", lv2x, "nada", hv2x);
+	CHECK_INT(export_knob_loss(p, EXPORT_KNOB_PMEM_MOVNT, 1024, 0, NULL, &l), -ENOENT);
+	CHECK_INT(export_knob_best(p, EXPORT_KNOB_PMEM_MOVNT, 0, NULL, &l), -ENOENT);
 	policy_free(p);
 }
 
-/* Nearly equal curves: the same export on every probe, the default kept. */
-static void test_tolerance(void)
+/* Nearly equal curves: every value loses nothing, so the default stays on every probe. */
+static void test_nearly_equal(void)
 {
 	const double lv[N] = { 1000, 1001, 999, 1002, 1000, 998, 1001, 1000 };
 	const double hv[N] = { 1001, 999, 1000, 1000, 1002, 1000, 999, 1001 };
-	struct policy *p = two_curve_policy("clwb", lv, "movnt_avx2", hv);
-	const struct policy_op *op = &p->targets[0].ops[0], *ops[1] = { op };
-	const uint64_t prefer = 256, far = 1 << 20;
-	uint64_t thr;
-	double r;
+	struct policy *p = two_curve_policy("clwb", lv, "movnt_avx2", hv), *base;
+	struct export_knob_loss l;
+	const char *v;
 
-	CHECK_INT(export_best_threshold(ops, 1, "clwb", "movnt_avx2", NULL, NULL, &thr, &r), 0);
-	CHECK_INT(thr, 0);	/* the smallest within the tolerance */
-	CHECK_INT(export_best_threshold(ops, 1, "clwb", "movnt_avx2", NULL, &prefer, &thr, &r), 0);
-	CHECK_INT(thr, 256);	/* the consumer's default stays */
-	CHECK(r <= EXPORT_REGRET_TOLERANCE);
+	/* ties cost nothing: the best in hindsight is the smallest candidate, at no loss */
+	CHECK_INT(export_knob_best(p, EXPORT_KNOB_PMEM_MOVNT, 1, NULL, &l), 0);
+	CHECK_INT(l.threshold_bytes, 0);
+	CHECK_NEAR(l.worst, 0, 1e-12);
+	CHECK_NEAR(l.mean, 0, 1e-12);
+	CHECK_INT(export_compute(p, NULL), 0);
+	v = kv(&p->exports.libpmem, "PMEM_MOVNT_THRESHOLD");
+	CHECK_MSG(v && !strcmp(v, "256"), "PMEM_MOVNT_THRESHOLD=%s", v ? v : "(none)");
+	CHECK_STR(p->exports.libpmem.source, "default");
+	CHECK_NEAR(p->exports.libpmem.regret, 0, 1e-12);
 	policy_free(p);
 
-	/* a default that costs 25 % is not kept */
-	{
-		const double l2[N] = { 200, 400, 800, 1600, 1000, 1000, 1000, 1000 };
-		const double h2[N] = { 100, 200, 400, 800, 2000, 2000, 2000, 2000 };
-
-		p = two_curve_policy("clwb", l2, "movnt_avx2", h2);
-		op = &p->targets[0].ops[0];
-		ops[0] = op;
-		CHECK_INT(export_best_threshold(ops, 1, "clwb", "movnt_avx2", NULL, &far, &thr, &r),
-			  0);
-		CHECK_INT(thr, 1024);
-		policy_free(p);
-	}
+	/* a baseline value that costs 25 % is not kept */
+	p = two_curve_policy("clwb", lv2x, "movnt_avx2", hv2x);
+	base = two_curve_policy("clwb", lv2x, "movnt_avx2", hv2x);
+	CHECK_INT(export_compute(base, NULL), 0);
+	CHECK_STR(base->exports.libpmem.kv[0].key, "PMEM_MOVNT_THRESHOLD");
+	snprintf(base->exports.libpmem.kv[0].value, POLICY_NAME_MAX, "%d", 1 << 20);
+	CHECK_INT(export_compute_with_baseline(p, NULL, base), 0);
+	v = kv(&p->exports.libpmem, "PMEM_MOVNT_THRESHOLD");
+	CHECK_MSG(v && !strcmp(v, "1024"), "PMEM_MOVNT_THRESHOLD=%s", v ? v : "(none)");
+	CHECK_STR(p->exports.libpmem.baseline, "changed");
+	policy_free(base);
+	policy_free(p);
 }
 
 static void test_weights(void)
 {
-	const double lv[N] = { 200, 400, 800, 1600, 1000, 1000, 1000, 1000 };
-	const double hv[N] = { 100, 200, 400, 800, 2000, 2000, 2000, 2000 };
-	struct policy *p = two_curve_policy("clwb", lv, "movnt_avx2", hv);
-	const struct policy_op *op = &p->targets[0].ops[0], *ops[1] = { op };
+	struct policy *p = two_curve_policy("clwb", lv2x, "movnt_avx2", hv2x);
 	struct export_weights w = { 0 };
+	struct export_knob_loss l;
 	char path[] = "/tmp/pt-weights-XXXXXX", err[256];
 	int fd = mkstemp(path);
 	FILE *f = fdopen(fd, "w");
-	uint64_t thr;
-	double r;
 
 	/* a workload of nothing but 8 KiB copies: never-NT costs the full half */
 	fprintf(f, "# size weight\n64 0\n8K 1\n");
 	fclose(f);
 	CHECK_INT(export_weights_load(path, &w, err, sizeof(err)), 0);
-	CHECK_NEAR(export_rule_regret(op, "clwb", "movnt_avx2", POLICY_SIZE_OPEN, &w), 0.5, 1e-12);
-	CHECK_NEAR(export_rule_regret(op, "clwb", "movnt_avx2", 0, &w), 0, 1e-12);
+	CHECK_INT(export_knob_loss(p, EXPORT_KNOB_PMEM_MOVNT, POLICY_SIZE_OPEN, 0, &w, &l), 0);
+	CHECK_NEAR(l.mean, 0.5, 1e-12);
+	/* always non-temporal loses only at sizes of no weight: nothing, at worst too */
+	CHECK_INT(export_knob_loss(p, EXPORT_KNOB_PMEM_MOVNT, 0, 0, &w, &l), 0);
+	CHECK_NEAR(l.mean, 0, 1e-12);
+	CHECK_NEAR(l.worst, 0, 1e-12);
 	/* only the large size counts: the smallest threshold that wins there */
-	CHECK_INT(export_best_threshold(ops, 1, "clwb", "movnt_avx2", &w, NULL, &thr, &r), 0);
-	CHECK_INT(thr, 0);
+	CHECK_INT(export_knob_best(p, EXPORT_KNOB_PMEM_MOVNT, 0, &w, &l), 0);
+	CHECK_INT(l.threshold_bytes, 0);
 	export_weights_free(&w);
 
 	f = fopen(path, "w");
@@ -144,14 +166,6 @@ static void test_weights(void)
 	CHECK_MSG(strstr(err, path) != NULL, "%s", err);
 	unlink(path);
 	policy_free(p);
-}
-
-static const char *kv(const struct policy_export *e, const char *key)
-{
-	for (size_t i = 0; i < e->nkv; i++)
-		if (!strcmp(e->kv[i].key, key))
-			return e->kv[i].value;
-	return NULL;
 }
 
 static void test_compute(void)
@@ -557,8 +571,8 @@ static void test_least_value(void)
 
 int main(void)
 {
-	test_rule_regret();
-	test_tolerance();
+	test_knob_loss();
+	test_nearly_equal();
 	test_weights();
 	test_compute();
 	test_feature_switches();
