@@ -662,7 +662,7 @@ out:
 }
 
 size_t crossover_rechecks(const struct policy_op *op, const struct crossover_cell *cells,
-			  struct crossover_recheck *out, size_t max)
+			  struct second_look *out, size_t max)
 {
 	double margin;
 	size_t n = 0;
@@ -676,11 +676,11 @@ size_t crossover_rechecks(const struct policy_op *op, const struct crossover_cel
 		int u = x->grid ? unresolved_verdict(op, x, i, margin) : VERDICT_TIE;
 
 		if (u != VERDICT_TIE) {
-			out[n++] = (struct crossover_recheck){
-				.index = i, .why = CROSSOVER_RECHECK_UNRESOLVED, .verdict = u,
+			out[n++] = (struct second_look){
+				.index = i, .why = SECOND_LOOK_UNRESOLVED, .verdict = u,
 				.curves = { x->rep[u == VERDICT_STREAMING ? 0 : 1],
 					    x->rep[u == VERDICT_STREAMING ? 1 : 0] },
-				.ncurves = 2 };
+				.ncurves = 2, .every = true };
 			continue;
 		}
 		if (!x->island)
@@ -693,14 +693,13 @@ size_t crossover_rechecks(const struct policy_op *op, const struct crossover_cel
 			left |= sep && j < i;
 			right |= sep && j > i;
 		}
-		out[n].index = i;
-		out[n].why = left && right ? CROSSOVER_RECHECK_ISLAND : CROSSOVER_RECHECK_EDGE;
-		out[n].verdict = x->verdict;
 		/* the verdict was turned into a tie: the family it claimed is the other one */
-		out[n].curves[0] = x->rep[x->family == POLICY_FAMILY_STREAMING ? 1 : 0];
-		out[n].curves[1] = x->rep[x->family == POLICY_FAMILY_STREAMING ? 0 : 1];
-		out[n].ncurves = 2;
-		n++;
+		out[n++] = (struct second_look){
+			.index = i, .why = left && right ? SECOND_LOOK_ISLAND : SECOND_LOOK_EDGE,
+			.verdict = x->verdict,
+			.curves = { x->rep[x->family == POLICY_FAMILY_STREAMING ? 1 : 0],
+				    x->rep[x->family == POLICY_FAMILY_STREAMING ? 0 : 1] },
+			.ncurves = 2, .every = true };
 	}
 	return n;
 }
@@ -727,7 +726,7 @@ bool crossover_looks_agree(const struct policy_op *op, size_t i, const double *f
 }
 
 size_t crossover_member_rechecks(const struct policy_op *op, const struct crossover_cell *cells,
-				 struct crossover_recheck *out, size_t max)
+				 struct second_look *out, size_t max)
 {
 	size_t n = 0;
 
@@ -739,9 +738,9 @@ size_t crossover_member_rechecks(const struct policy_op *op, const struct crosso
 
 		if (x->winner < 0 || d < 0 || x->winner == d)
 			continue;
-		out[n++] = (struct crossover_recheck){ .index = i, .why = CROSSOVER_RECHECK_MEMBER,
-						       .verdict = VERDICT_NONE,
-						       .curves = { x->winner, d }, .ncurves = 2 };
+		out[n++] = (struct second_look){ .index = i, .why = SECOND_LOOK_MEMBER,
+						 .verdict = VERDICT_NONE,
+						 .curves = { x->winner, d }, .ncurves = 2 };
 	}
 	return n;
 }

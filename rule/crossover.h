@@ -31,6 +31,7 @@
 
 #include "policy/policy.h"
 #include "rule/constants.h"
+#include "rule/second_look.h"
 
 /*
  * The practically significant margin: the median relative half-width of
@@ -121,59 +122,41 @@ int crossover_cells(const struct policy_op *op, struct crossover_cell *cells);
  */
 bool crossover_op_thin(const struct policy_op *op);
 
-/* Why a size must be measured again before its decision is believed. */
-enum crossover_recheck_why {
-	CROSSOVER_RECHECK_ISLAND,	/* one size between two of another winner */
-	CROSSOVER_RECHECK_EDGE,		/* one size at the grid's edge, the next differ */
-	CROSSOVER_RECHECK_MEMBER,	/* a size of a member range: not the family's default */
-	CROSSOVER_RECHECK_UNRESOLVED,	/* a tie that one member's wide interval makes */
-};
-
-#define CROSSOVER_RECHECK_MAX_CURVES 2
-
-/* Measure these curves at this size again, fresh; the new cells replace the old. */
-struct crossover_recheck {
-	size_t index;		/* into op->sizes_bytes */
-	enum crossover_recheck_why why;
-	int verdict;		/* the separated verdict claimed (enum crossover_verdict) */
-	int curves[CROSSOVER_RECHECK_MAX_CURVES];	/* curve indexes */
-	unsigned ncurves;
-};
-
 /*
  * The islands of op (cells from crossover_cells()): a size won by one
- * family by separation inside the other's run (ISLAND), or departing
- * from the prior with nothing separated beyond it (EDGE).  They are
- * dropped; the probe may measure the size again, fresh (at least the two
- * families' representatives, curves[0]: the island's, curves[1]: the
- * other), and flag the fresh cells POLICY_CELL_CONFIRMED where they give
- * the same verdict: crossover_cells() then keeps the island.
+ * family by separation inside the other's run (SECOND_LOOK_ISLAND), or
+ * departing from the prior with nothing separated beyond it
+ * (SECOND_LOOK_EDGE).  They are dropped; the probe measures every
+ * strategy at the size again, fresh (curves: the two families'
+ * representatives, the island's first), and flags the fresh cells
+ * POLICY_CELL_CONFIRMED where they give the same verdict:
+ * crossover_cells() then keeps the island.
  *
  * Also the grid sizes that are a tie only because of one member's
- * interval (UNRESOLVED): the families' values are apart by the margin
- * and so are their intervals taken bound by bound as the value is (the
- * second-best lower bound of one family above the second-best upper
- * bound of the other), but the representative's own interval is wide,
- * as a cell cut short with one slow sample is.  verdict is the family
+ * interval (SECOND_LOOK_UNRESOLVED): the families' values are apart by
+ * the margin and so are their intervals taken bound by bound as the
+ * value is (the second-best lower bound of one family above the
+ * second-best upper bound of the other), but the representative's own
+ * interval is wide, as a cell cut short with one slow sample is.  verdict is the family
  * those bounds give; fresh cells that give it count as the repeat.
  *
  * Lists up to max, in size order; returns the count.
  */
 size_t crossover_rechecks(const struct policy_op *op, const struct crossover_cell *cells,
-			  struct crossover_recheck *out, size_t max);
+			  struct second_look *out, size_t max);
 
 /*
  * The sizes of op (cells from crossover_cells()) whose decided member is
- * not its family's default: the member (curves[0]) and the default
- * (curves[1]), verdict VERDICT_NONE.  One look at a member that leads
- * for a moment of a shared host makes a run spanning
+ * not its family's default (SECOND_LOOK_MEMBER): the member (curves[0])
+ * and the default (curves[1]), no verdict claimed.  One look at a member
+ * that leads for a moment of a shared host makes a run spanning
  * CROSSOVER_MEMBER_MIN_SPAN in a probe or two of ten; the probe measures
  * these again, fresh and side by side (POLICY_CELL_REMEASURED), and
  * decides again: the range stands only if the fresh cells give it too.
  * Lists up to max, in size order; returns the count.
  */
 size_t crossover_member_rechecks(const struct policy_op *op, const struct crossover_cell *cells,
-				 struct crossover_recheck *out, size_t max);
+				 struct second_look *out, size_t max);
 
 /*
  * Did a second look at size i of op agree with the first?  first_mib_s

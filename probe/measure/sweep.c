@@ -726,7 +726,7 @@ static void recheck(struct sweep *sw, struct policy_op *op, bool random,
 		    struct contender *all, unsigned nall)
 {
 	struct crossover_cell cells[op->nsizes ? op->nsizes : 1];
-	struct crossover_recheck rc[op->nsizes ? op->nsizes : 1];
+	struct second_look rc[op->nsizes ? op->nsizes : 1];
 	size_t n;
 
 	if (crossover_cells(op, cells))
@@ -897,7 +897,7 @@ static bool recheck_members(struct sweep *sw, struct policy_op *op, bool random,
 			    struct contender *all, unsigned nall)
 {
 	struct crossover_cell cells[op->nsizes ? op->nsizes : 1];
-	struct crossover_recheck rc[op->nsizes ? op->nsizes : 1];
+	struct second_look rc[op->nsizes ? op->nsizes : 1];
 	bool fresh[op->nsizes ? op->nsizes : 1];
 	size_t n;
 	bool any = false;

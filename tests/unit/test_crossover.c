@@ -180,7 +180,7 @@ struct row_xo {
 /* A size to measure again: its curve against the rival's, for the separated verdict claimed. */
 struct row_recheck {
 	size_t index;
-	enum crossover_recheck_why why;
+	enum second_look_why why;
 	const char *own, *rival;
 	int verdict;
 };
@@ -274,7 +274,7 @@ static struct policy *row_policy(const struct rule_row *row, struct policy_op **
 
 static void check_rechecks(const struct rule_row *row, const char *what,
 			   const struct policy_op *op, const struct row_recheck *want,
-			   const struct crossover_recheck *got, size_t n)
+			   const struct second_look *got, size_t n)
 {
 	size_t k;
 
@@ -284,6 +284,8 @@ static void check_rechecks(const struct rule_row *row, const char *what,
 		ROW_INT(row, what, got[k].index, want[k].index);
 		ROW_INT(row, what, got[k].why, want[k].why);
 		ROW_INT(row, what, got[k].verdict, want[k].verdict);
+		/* a claim is confirmed on every strategy measured again; a member on its two */
+		ROW_INT(row, what, got[k].every, want[k].verdict != VERDICT_NONE);
 		ROW_INT(row, what, got[k].ncurves, 2);
 		ROW_INT(row, what, got[k].curves[0], curve_index(op, want[k].own));
 		ROW_INT(row, what, got[k].curves[1], curve_index(op, want[k].rival));
@@ -306,7 +308,7 @@ static void run_row(const struct rule_row *row)
 	struct policy_op *op;
 	struct policy *p = row_policy(row, &op);
 	struct crossover_cell cells[NSIZES_MAX];
-	struct crossover_recheck rc[NSIZES_MAX];
+	struct second_look rc[NSIZES_MAX];
 	size_t k;
 
 	ROW_INT(row, "crossover_cells()", crossover_cells(op, cells), 0);
@@ -442,7 +444,7 @@ static void missing_more(const struct rule_row *row, struct policy_op *op,
 static void island_more(const struct rule_row *row, struct policy_op *op,
 			const struct crossover_cell *cells)
 {
-	struct crossover_recheck rc[NGRID];
+	struct second_look rc[NGRID];
 
 	ROW_CHECK(row, cells[4].island, "1 KiB is no island", row->name);
 	CHECK_INT(crossover_rechecks(op, cells, rc, 0), 0);
@@ -483,7 +485,7 @@ static void member_tie_more(const struct rule_row *row, struct policy_op *op,
 static void member_fresh_more(const struct rule_row *row, struct policy_op *op,
 			      const struct crossover_cell *cells)
 {
-	struct crossover_recheck rc[4];
+	struct second_look rc[4];
 	struct policy_curve *a = curve(op, "movnt_sse2");
 
 	ROW_INT(row, "member rechecks, max 2", crossover_member_rechecks(op, cells, rc, 2), 2);
@@ -658,7 +660,7 @@ static const struct rule_row rows[] = {
 		.c = { { "clwb", 50, 0, FLAT(3000) },
 		       { "movnt", 50, 0, { 2000, 2000, 2000, 2000, 3500, 2000, 2000, 2000, 2000,
 					   2000, 2000 } } },
-		.rc = { { 4, CROSSOVER_RECHECK_ISLAND, "movnt", "clwb", VERDICT_STREAMING } },
+		.rc = { { 4, SECOND_LOOK_ISLAND, "movnt", "clwb", VERDICT_STREAMING } },
 		.r = { { 0, OPEN, "clwb" } },
 		.more = island_more,
 	},
@@ -674,7 +676,7 @@ static const struct rule_row rows[] = {
 		.c = { { "clwb", 50, 0, { 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000,
 					  1000, 3000 } },
 		       { "movnt", 50, 0, FLAT(2000) } },
-		.rc = { { NGRID - 1, CROSSOVER_RECHECK_EDGE, "clwb", "movnt", VERDICT_CACHED } },
+		.rc = { { NGRID - 1, SECOND_LOOK_EDGE, "clwb", "movnt", VERDICT_CACHED } },
 		.r = { { 0, OPEN, "movnt" } },
 	},
 	{
@@ -692,7 +694,7 @@ static const struct rule_row rows[] = {
 		       { "clwb", 50, 0, CACHED_1K, .wide = { 4, 1500 } },
 		       { "clflushopt", 50, 0, CACHED_1K_BY_A_HAIR },
 		       { "clflush", 50, 0, CACHED_1K } },
-		.rc = { { 4, CROSSOVER_RECHECK_UNRESOLVED, "clwb", "movnt_sse2", VERDICT_CACHED } },
+		.rc = { { 4, SECOND_LOOK_UNRESOLVED, "clwb", "movnt_sse2", VERDICT_CACHED } },
 		/* the rule itself is unchanged: a tie, and the streaming run holds */
 		.r = { { 0, OPEN, "movnt_avx2" } },
 	},
@@ -708,7 +710,7 @@ static const struct rule_row rows[] = {
 		.name = "island: clwb 25 % ahead at 96 B, measured once: dropped, listed",
 		SIZES(lines),
 		.c = { { "movnt", 30, 0, ISLAND(2400) }, { "clwb", 30, 0, ISLAND_CLWB(3000) } },
-		.rc = { { 1, CROSSOVER_RECHECK_ISLAND, "clwb", "movnt", VERDICT_CACHED } },
+		.rc = { { 1, SECOND_LOOK_ISLAND, "clwb", "movnt", VERDICT_CACHED } },
 		.cell = { true, 1, VERDICT_CACHED, POLICY_FAMILY_STREAMING, .island = true },
 		.r = { { 0, OPEN, "movnt" } },
 		/* streaming from the first size */
@@ -719,7 +721,7 @@ static const struct rule_row rows[] = {
 		SIZES(lines),
 		.c = { { "movnt", 30, 0, ISLAND(2400) },
 		       { "clwb", 30, 0, ISLAND_CLWB(3000), .confirmed = 1 << 1 } },
-		.rc = { { 1, CROSSOVER_RECHECK_ISLAND, "clwb", "movnt", VERDICT_CACHED } },
+		.rc = { { 1, SECOND_LOOK_ISLAND, "clwb", "movnt", VERDICT_CACHED } },
 		.cell = { true, 1, VERDICT_CACHED, POLICY_FAMILY_STREAMING, .island = true },
 		.r = { { 0, OPEN, "movnt" } },
 	},
@@ -773,9 +775,9 @@ static const struct rule_row rows[] = {
 		.r = { { 0, 8192, "movnt_sse2", true }, { 8192, OPEN, "movnt_avx2", true } },
 		.x = { { 8192, "movnt_sse2", "movnt_avx2", .kind = "member" } },
 		/* each size of the member range: sse2 and the default, avx2 */
-		.mrc = { { 0, CROSSOVER_RECHECK_MEMBER, "movnt_sse2", "movnt_avx2", VERDICT_NONE },
-			 { 1, CROSSOVER_RECHECK_MEMBER, "movnt_sse2", "movnt_avx2", VERDICT_NONE },
-			 { 2, CROSSOVER_RECHECK_MEMBER, "movnt_sse2", "movnt_avx2",
+		.mrc = { { 0, SECOND_LOOK_MEMBER, "movnt_sse2", "movnt_avx2", VERDICT_NONE },
+			 { 1, SECOND_LOOK_MEMBER, "movnt_sse2", "movnt_avx2", VERDICT_NONE },
+			 { 2, SECOND_LOOK_MEMBER, "movnt_sse2", "movnt_avx2",
 			   VERDICT_NONE } },
 		.more = member_fresh_more,
 	},
@@ -794,9 +796,9 @@ static const struct rule_row rows[] = {
 		       { "movnt_avx512", 0, 0.001, FLAT(1000) } },
 		.r = { { 0, 4096, "movdir64b", true }, { 4096, OPEN, "movnt_avx512", true } },
 		.x = { { 4096, "movdir64b", "movnt_avx512", .kind = "member" } },
-		.mrc = { { 0, CROSSOVER_RECHECK_MEMBER, "movdir64b", "movnt_avx512", VERDICT_NONE },
-			 { 1, CROSSOVER_RECHECK_MEMBER, "movdir64b", "movnt_avx512", VERDICT_NONE },
-			 { 2, CROSSOVER_RECHECK_MEMBER, "movdir64b", "movnt_avx512",
+		.mrc = { { 0, SECOND_LOOK_MEMBER, "movdir64b", "movnt_avx512", VERDICT_NONE },
+			 { 1, SECOND_LOOK_MEMBER, "movdir64b", "movnt_avx512", VERDICT_NONE },
+			 { 2, SECOND_LOOK_MEMBER, "movdir64b", "movnt_avx512",
 			   VERDICT_NONE } },
 	},
 };
