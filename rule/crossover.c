@@ -1030,7 +1030,7 @@ out:
 }
 
 size_t crossover_baseline_losses(const struct policy_op *op, const struct policy_op *baseline,
-				 struct crossover_loss *out, size_t max)
+				 struct second_look *out, size_t max)
 {
 	struct decision d;
 	struct crossover_cell *cells;
@@ -1050,10 +1050,10 @@ size_t crossover_baseline_losses(const struct policy_op *op, const struct policy
 		for (size_t i = 0; i < op->nsizes && n < max; i++) {
 			if (win[i] < 0 || bk[i] < 0 || win[i] == bk[i])
 				continue;
-			out[n].index = i;
-			out[n].baseline = bk[i];
-			out[n].challenger = win[i];
-			n++;
+			out[n++] = (struct second_look){ .index = i,
+							 .why = SECOND_LOOK_BASELINE_LOSS,
+							 .verdict = VERDICT_NONE,
+							 .curves = { win[i], bk[i] }, .ncurves = 2 };
 		}
 	}
 	decision_free(&d);

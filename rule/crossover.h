@@ -195,24 +195,19 @@ int crossover_decide(struct policy_op *op);
  */
 int crossover_decide_with_baseline(struct policy_op *op, const struct policy_op *baseline);
 
-/* A size where the baseline's strategy loses to the new decision. */
-struct crossover_loss {
-	size_t index;		/* into op->sizes_bytes */
-	int baseline;		/* the baseline's strategy (curve index) */
-	int challenger;		/* the new decision's */
-};
-
 /*
  * The sizes of op (measured, not yet decided against baseline) where the
  * baseline's strategy loses by the margin with the intervals apart, and
- * member changes pass the member rule: the probe measures both curves
- * there again, fresh (POLICY_CELL_REMEASURED), and decides again.
+ * member changes pass the member rule (SECOND_LOOK_BASELINE_LOSS: the
+ * new decision's curve, then the baseline's; no verdict claimed): the
+ * probe measures both curves there again, fresh (POLICY_CELL_REMEASURED),
+ * and decides again.
  * crossover_decide_with_baseline() changes a decision only where the
  * fresh cells lose too: two losses in a row, and a replay of the file
  * gives the same answer.  Lists up to max, in size order; returns the count.
  */
 size_t crossover_baseline_losses(const struct policy_op *op, const struct policy_op *baseline,
-				 struct crossover_loss *out, size_t max);
+				 struct second_look *out, size_t max);
 
 /*
  * Decide every op of p again from its curves, each against the op of the

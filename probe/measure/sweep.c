@@ -857,12 +857,12 @@ static bool remeasure_losses(struct sweep *sw, struct policy_op *op, bool random
 	const struct policy_op *bo = sw->cfg->baseline ?
 				     policy_find_op(sw->cfg->baseline, op->op, op->pattern,
 						    op->threads) : NULL;
-	struct crossover_loss loss[MAX_GRID];
+	struct second_look loss[MAX_GRID];
 	size_t n = crossover_baseline_losses(op, bo, loss, MAX_GRID);
 
 	for (size_t k = 0; k < n && !(sw->cfg->stop && *sw->cfg->stop); k++) {
-		const char *names[2] = { op->curves[loss[k].baseline].strategy,
-					 op->curves[loss[k].challenger].strategy };
+		const char *names[2] = { op->curves[loss[k].curves[1]].strategy,
+					 op->curves[loss[k].curves[0]].strategy };
 
 		if (!only || only[loss[k].index])
 			measure_again(sw, op, random, all, nall, names, 2, loss[k].index,

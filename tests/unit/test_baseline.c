@@ -94,7 +94,7 @@ static void test_family_two_losses(void)
 {
 	struct policy *p = policy_new();
 	struct policy_op *base = flat_op(p, "base"), *op = flat_op(p, "new");
-	struct crossover_loss loss[NGRID];
+	struct second_look loss[NGRID];
 	size_t n;
 
 	CHECK_INT(crossover_decide(base), 0);
@@ -112,8 +112,13 @@ static void test_family_two_losses(void)
 	CHECK_INT(n, 3);
 	for (size_t k = 0; k < n; k++) {
 		CHECK_INT(loss[k].index, k);
-		CHECK_STR(op->curves[loss[k].baseline].strategy, "movnt_avx512");
-		CHECK_STR(op->curves[loss[k].challenger].strategy, "clwb");
+		CHECK_INT(loss[k].why, SECOND_LOOK_BASELINE_LOSS);
+		/* the challenger, then the baseline's, the two alone */
+		CHECK_INT(loss[k].ncurves, 2);
+		CHECK_STR(op->curves[loss[k].curves[0]].strategy, "clwb");
+		CHECK_STR(op->curves[loss[k].curves[1]].strategy, "movnt_avx512");
+		CHECK_INT(loss[k].verdict, VERDICT_NONE);
+		CHECK(!loss[k].every);
 	}
 	/* the fresh cells lose again: changed there, and only there */
 	for (size_t i = 0; i < 3; i++)
@@ -135,7 +140,7 @@ static void test_member_run(void)
 {
 	struct policy *p = policy_new();
 	struct policy_op *base = flat_op(p, "base"), *op = flat_op(p, "new");
-	struct crossover_loss loss[NGRID];
+	struct second_look loss[NGRID];
 
 	CHECK_INT(crossover_decide(base), 0);
 	/* avx2 ahead at 1, 2 and 4 KiB: a member run of its own */
@@ -166,7 +171,7 @@ static void test_member_sticky(void)
 {
 	struct policy *p = policy_new();
 	struct policy_op *base = flat_op(p, "base"), *op = flat_op(p, "new");
-	struct crossover_loss loss[NGRID];
+	struct second_look loss[NGRID];
 
 	for (size_t i = 4; i < 7; i++)
 		lead(base, "movnt_avx2", i, false);
@@ -197,7 +202,7 @@ static void test_unmeasurable_op(void)
 {
 	struct policy *p = policy_new();
 	struct policy_op *base = flat_op(p, "base"), *op = flat_op(p, "new");
-	struct crossover_loss loss[NGRID];
+	struct second_look loss[NGRID];
 
 	for (size_t i = 0; i < 3; i++)
 		lead(base, "clwb", i, false);

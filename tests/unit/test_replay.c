@@ -274,14 +274,12 @@ static size_t replay_chain(const char *machine, const char *mode, char **files, 
 									   op->threads);
 				const struct policy_op *no = policy_find_op(nt, op->op, op->pattern,
 									   op->threads);
-				struct crossover_loss loss[128];
+				struct second_look loss[128];
 				size_t nl = no ? crossover_baseline_losses(op, bo, loss, 128) : 0;
 
-				for (size_t k = 0; k < nl; k++) {
-					int pair[2] = { loss[k].baseline, loss[k].challenger };
-
-					fresh_cells(op, one_look ? op : no, loss[k].index, pair);
-				}
+				for (size_t k = 0; k < nl; k++)
+					fresh_cells(op, one_look ? op : no, loss[k].index,
+						    loss[k].curves);
 				looked += nl;
 			}
 		}
