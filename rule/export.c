@@ -463,7 +463,7 @@ static uint64_t u64_max(uint64_t a, uint64_t b)
 /* Where export_rechecks() collects the cells of target t; NULL when nobody asks. */
 struct recheck_sink {
 	const struct policy_target *t;
-	struct export_recheck *out;
+	struct second_look *out;
 	size_t max, n;
 };
 
@@ -471,15 +471,23 @@ static void recheck_add(struct recheck_sink *rx, const struct side_view *v, size
 {
 	const struct policy_op *op = v->op;
 	size_t o = (size_t)(op - rx->t->ops);
+	int pair[2] = { -1, -1 };	/* the families */
 
 	if (op < rx->t->ops || o >= rx->t->nops)
 		return;
+	for (size_t c = 0; c < op->ncurves; c++)
+		for (int k = 0; k < 2; k++)
+			if (v->pair[k] == op->curves[c].strategy)
+				pair[k] = (int)c;
 	for (size_t k = 0; k < rx->n; k++)
 		if (rx->out[k].op == o && rx->out[k].index == i &&
-		    rx->out[k].strategy[0] == v->pair[0] && rx->out[k].strategy[1] == v->pair[1])
+		    rx->out[k].curves[0] == pair[0] && rx->out[k].curves[1] == pair[1])
 			return;
 	if (rx->n < rx->max)
-		rx->out[rx->n++] = (struct export_recheck){ o, i, { v->pair[0], v->pair[1] } };
+		rx->out[rx->n++] = (struct second_look){
+			.op = o, .index = i, .why = SECOND_LOOK_EXPORT_MOVE, .verdict = VERDICT_NONE,
+			.curves = { pair[0], pair[1] }, .ncurves = pair[0] >= 0 ? 2 : 0,
+			.every = true };
 }
 
 /*
@@ -1303,7 +1311,7 @@ int export_compute_with_baseline(struct policy *p, const struct export_weights *
 
 ssize_t export_rechecks(struct policy *p, const struct export_weights *w,
 			const struct policy *baseline, const struct policy_target *t,
-			struct export_recheck *out, size_t max)
+			struct second_look *out, size_t max)
 {
 	struct recheck_sink rx = { .t = t, .out = out, .max = max };
 	int rc = exports_compute(p, w, baseline, &rx);

@@ -19,6 +19,7 @@
 
 #include "policy/policy.h"
 #include "rule/constants.h"
+#include "rule/second_look.h"
 
 /* A size distribution: weight[i] for sizes near size_bytes[i]. */
 struct export_weights {
@@ -39,30 +40,22 @@ int export_compute(struct policy *p, const struct export_weights *w);
 int export_compute_with_baseline(struct policy *p, const struct export_weights *w,
 				 const struct policy *baseline);
 
-/* One size of one op that a change of an export rests on. */
-struct export_recheck {
-	size_t op;		/* index into the target's ops */
-	size_t index;		/* size index in that op */
-	/*
-	 * the two curves the knob chooses between; NULL: the families (the
-	 * probe measures every strategy at the size again either way)
-	 */
-	const char *strategy[2];
-};
-
 /*
  * Where the exports of p, computed as export_compute_with_baseline()
  * does, change a threshold on this look: the sizes of target t (one of
  * p's) that were decided by separation and that the old value (the
  * baseline's, else the consumer's default) and the new one put on
- * different sides.  The probe measures them again, fresh, and the change
- * stands only if the fresh cells show it too.  At most max into out;
+ * different sides (SECOND_LOOK_EXPORT_MOVE, every strategy at the size;
+ * curves: the two the knob chooses between, none where it chooses between
+ * the families; no verdict claimed).  The probe measures them again,
+ * fresh, and the change stands only if the fresh cells show it too.  At
+ * most max into out, each (op, size, curves) once;
  * returns the count, or a negative errno.  p->exports is left computed
  * from the cells as they are.
  */
 ssize_t export_rechecks(struct policy *p, const struct export_weights *w,
 			const struct policy *baseline, const struct policy_target *t,
-			struct export_recheck *out, size_t max);
+			struct second_look *out, size_t max);
 
 /* A consumer's single knob, as the exports decide it. */
 enum export_knob {

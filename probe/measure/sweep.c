@@ -1025,7 +1025,7 @@ out:
 static int recheck_exports(struct sweep *sw, struct policy_target *t, struct contender *all,
 			   unsigned nall)
 {
-	struct export_recheck rx[MAX_EXPORT_RECHECK];
+	struct second_look rx[MAX_EXPORT_RECHECK];
 	ssize_t n = export_rechecks(sw->cfg->exports_of, sw->cfg->weights,
 				    sw->cfg->exports_baseline, t, rx, MAX_EXPORT_RECHECK);
 	bool *fresh = n > 0 ? calloc(t->nops * MAX_GRID, sizeof(*fresh)) : NULL;

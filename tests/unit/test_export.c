@@ -441,7 +441,7 @@ static const char *nt_threshold(const struct policy *p)
 
 static void test_rechecks(void)
 {
-	struct export_recheck rx[16];
+	struct second_look rx[16];
 	struct policy *p, *base;
 	ssize_t n;
 
@@ -456,8 +456,13 @@ static void test_rechecks(void)
 	for (ssize_t k = 0; k < n && k < 16; k++) {
 		CHECK_INT(rx[k].op, 0);
 		CHECK_INT(rx[k].index, 5 + k);
-		CHECK_STR(rx[k].strategy[0], "movnt_avx512");
-		CHECK_STR(rx[k].strategy[1], "noflush");
+		CHECK_INT(rx[k].why, SECOND_LOOK_EXPORT_MOVE);
+		CHECK_INT(rx[k].ncurves, 2);
+		CHECK_STR(p->targets[0].ops[0].curves[rx[k].curves[0]].strategy, "movnt_avx512");
+		CHECK_STR(p->targets[0].ops[0].curves[rx[k].curves[1]].strategy, "noflush");
+		/* no claim; every strategy at the size, as the ranges read them all */
+		CHECK_INT(rx[k].verdict, VERDICT_NONE);
+		CHECK(rx[k].every);
 	}
 	/* the exports are what export_compute() gives on the same cells */
 	CHECK_MSG(nt_threshold(p) && !strcmp(nt_threshold(p), "0x8000"),

@@ -211,7 +211,7 @@ static size_t export_second_look(struct policy *p, const struct policy *baseline
 	for (size_t t = 0; t < p->ntargets; t++) {
 		struct policy_target *pt = &p->targets[t];
 		const struct policy_target *nt = policy_find_target(next, pt->name);
-		struct export_recheck rx[128];
+		struct second_look rx[128];
 		ssize_t n = export_rechecks(p, NULL, baseline, pt, rx, 128);
 
 		CHECK(n >= 0);
