@@ -710,39 +710,61 @@ static unsigned measure_again(struct sweep *sw, struct policy_op *op, bool rando
 }
 
 /*
- * Measure again, fresh, what the decision code will not believe from
- * one grid point (crossover_rechecks()); the new cells replace the old.
- * Every strategy measured at the size is measured again, not only the
- * two representatives: a family's representative is its second best
- * there, which an old cell could otherwise become.  Where the fresh
- * cells give the verdict the island claimed, separated by the margin,
- * the effect has repeated: they are flagged POLICY_CELL_CONFIRMED and
- * the decision keeps the island.  A tie that one member's wide interval
- * made is measured again the same way: the fresh cells decide, and
- * where they give the family the first look's bounds did, that is the
- * repeat.
+ * Take the second looks lk[0..n) at op, at the sizes only[] (NULL: all):
+ * each look's curves measured again, fresh (every strategy measured at
+ * the size where it says every: a family's representative is its second
+ * best there, which an old cell could otherwise become), the new cells
+ * replacing the old.  A look that claims a verdict (an island, a tie one
+ * member's wide interval made) has repeated where the fresh cells give
+ * it: they are flagged POLICY_CELL_CONFIRMED and the decision keeps it.
+ * The others are the cells' second look (POLICY_CELL_REMEASURED).
+ * fresh[idx] (NULL: not wanted) is set where a look measured.  Returns
+ * how many looks measured.
  */
-static void recheck(struct sweep *sw, struct policy_op *op, bool random,
-		    struct contender *all, unsigned nall)
+static size_t take_looks(struct sweep *sw, struct policy_op *op, bool random,
+			 struct contender *all, unsigned nall, const struct second_look *lk,
+			 size_t n, const bool *only, bool *fresh)
 {
 	struct crossover_cell cells[op->nsizes ? op->nsizes : 1];
-	struct second_look rc[op->nsizes ? op->nsizes : 1];
-	size_t n;
+	size_t looked = 0;
 
-	if (crossover_cells(op, cells))
-		return;
-	n = crossover_rechecks(op, cells, rc, op->nsizes);
 	for (size_t k = 0; k < n && !(sw->cfg->stop && *sw->cfg->stop); k++) {
-		size_t idx = rc[k].index;
+		size_t idx = lk[k].index;
+		bool claim = lk[k].verdict >= 0;
+		const char *names[SECOND_LOOK_MAX_CURVES];
 		struct contender ct[MAX_STRATEGIES];
-		unsigned np = measure_again(sw, op, random, all, nall, NULL, 0, idx, 0, ct);
+		unsigned np;
 
-		if (!np || crossover_cells(op, cells) || cells[idx].verdict != rc[k].verdict)
+		if (only && !only[idx])
+			continue;
+		for (unsigned j = 0; !lk[k].every && j < lk[k].ncurves; j++)
+			names[j] = op->curves[lk[k].curves[j]].strategy;
+		np = measure_again(sw, op, random, all, nall, lk[k].every ? NULL : names,
+				   lk[k].ncurves, idx, claim ? 0 : POLICY_CELL_REMEASURED, ct);
+		if (!np)
+			continue;
+		looked++;
+		if (fresh)
+			fresh[idx] = true;
+		if (!claim || crossover_cells(op, cells) || cells[idx].verdict != lk[k].verdict)
 			continue;
 		for (unsigned j = 0; j < np; j++)
 			if (!ct[j].curve->reference_only && ct[j].n)
 				ct[j].curve->cell_flags[idx] |= POLICY_CELL_CONFIRMED;
 	}
+	return looked;
+}
+
+/* The decision code's islands and unresolved ties (crossover_rechecks()), looked at again. */
+static void recheck(struct sweep *sw, struct policy_op *op, bool random,
+		    struct contender *all, unsigned nall)
+{
+	struct crossover_cell cells[op->nsizes ? op->nsizes : 1];
+	struct second_look lk[op->nsizes ? op->nsizes : 1];
+
+	if (!crossover_cells(op, cells))
+		take_looks(sw, op, random, all, nall, lk,
+			   crossover_rechecks(op, cells, lk, op->nsizes), NULL, NULL);
 }
 
 static const struct suffered *suffered_at(const struct sweep *sw, uint64_t size)
@@ -848,8 +870,9 @@ static int refine(struct sweep *sw, struct policy_op *op, bool random, struct co
 /*
  * Measure again, fresh, after the rest of the op, the baseline's strategy
  * and the challenger at every size where the baseline's decision lost
- * (crossover_baseline_losses()); the decision may change only where the
- * fresh cells show the loss again.  Returns whether anything was measured.
+ * (crossover_baseline_losses()) among only[] (NULL: all); the decision
+ * may change only where the fresh cells show the loss again.  Returns
+ * whether it lost anywhere.
  */
 static bool remeasure_losses(struct sweep *sw, struct policy_op *op, bool random,
 			     struct contender *all, unsigned nall, const bool *only)
@@ -857,17 +880,10 @@ static bool remeasure_losses(struct sweep *sw, struct policy_op *op, bool random
 	const struct policy_op *bo = sw->cfg->baseline ?
 				     policy_find_op(sw->cfg->baseline, op->op, op->pattern,
 						    op->threads) : NULL;
-	struct second_look loss[MAX_GRID];
-	size_t n = crossover_baseline_losses(op, bo, loss, MAX_GRID);
+	struct second_look lk[MAX_GRID];
+	size_t n = crossover_baseline_losses(op, bo, lk, MAX_GRID);
 
-	for (size_t k = 0; k < n && !(sw->cfg->stop && *sw->cfg->stop); k++) {
-		const char *names[2] = { op->curves[loss[k].curves[1]].strategy,
-					 op->curves[loss[k].curves[0]].strategy };
-
-		if (!only || only[loss[k].index])
-			measure_again(sw, op, random, all, nall, names, 2, loss[k].index,
-				      POLICY_CELL_REMEASURED, NULL);
-	}
+	take_looks(sw, op, random, all, nall, lk, n, only, NULL);
 	return n > 0;
 }
 
@@ -897,30 +913,19 @@ static bool recheck_members(struct sweep *sw, struct policy_op *op, bool random,
 			    struct contender *all, unsigned nall)
 {
 	struct crossover_cell cells[op->nsizes ? op->nsizes : 1];
-	struct second_look rc[op->nsizes ? op->nsizes : 1];
+	struct second_look lk[op->nsizes ? op->nsizes : 1];
 	bool fresh[op->nsizes ? op->nsizes : 1];
 	size_t n;
-	bool any = false;
 
 	/* a thin op decides nothing: no range to look at */
 	if (crossover_op_thin(op) || crossover_cells(op, cells))
 		return false;
-	n = crossover_member_rechecks(op, cells, rc, op->nsizes);
+	n = crossover_member_rechecks(op, cells, lk, op->nsizes);
 	memset(fresh, 0, sizeof(fresh));
-	for (size_t k = 0; k < n && !(sw->cfg->stop && *sw->cfg->stop); k++) {
-		const char *names[2] = { op->curves[rc[k].curves[0]].strategy,
-					 op->curves[rc[k].curves[1]].strategy };
-		size_t idx = rc[k].index;
-
-		if (measure_again(sw, op, random, all, nall, names, 2, idx,
-				  POLICY_CELL_REMEASURED, NULL)) {
-			fresh[idx] = true;
-			any = true;
-		}
-	}
-	if (any)
-		remeasure_losses(sw, op, random, all, nall, fresh);
-	return any;
+	if (!take_looks(sw, op, random, all, nall, lk, n, NULL, fresh))
+		return false;
+	remeasure_losses(sw, op, random, all, nall, fresh);
+	return true;
 }
 
 /*
@@ -1037,14 +1042,12 @@ static int recheck_exports(struct sweep *sw, struct policy_target *t, struct con
 		return -ENOMEM;
 	for (ssize_t k = 0; k < n && !(sw->cfg->stop && *sw->cfg->stop); k++) {
 		struct policy_op *op = &t->ops[rx[k].op];
-		size_t idx = rx[k].index;
 
-		if (idx >= MAX_GRID || looked_twice(op, idx))
+		if (rx[k].index >= MAX_GRID || looked_twice(op, rx[k].index))
 			continue;
 		set_threads(sw, op->threads);
-		if (measure_again(sw, op, !strcmp(op->pattern, "random"), all, nall, NULL, 0, idx,
-				  POLICY_CELL_REMEASURED, NULL))
-			fresh[rx[k].op * MAX_GRID + idx] = true;
+		take_looks(sw, op, !strcmp(op->pattern, "random"), all, nall, &rx[k], 1, NULL,
+			   &fresh[rx[k].op * MAX_GRID]);
 	}
 	for (size_t o = 0; o < t->nops && !rc; o++) {
 		struct policy_op *op = &t->ops[o];
