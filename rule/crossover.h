@@ -111,10 +111,10 @@ int crossover_family_default(const struct policy_op *op, int family);
 int crossover_cells(const struct policy_op *op, struct crossover_cell *cells);
 
 /*
- * A cell of op was flagged unmeasurable (threads that never ran
- * together): the op decides nothing from what is left, which is the
- * moments the threads happened to overlap, not a sample of the op; so no
- * ranges is its valid decision (against a baseline, the baseline's
+ * A cell of op (of a curve not reference_only) was flagged unmeasurable
+ * (threads that never ran together): the op decides nothing from what
+ * is left, which is the moments the threads happened to overlap, not a
+ * sample of the op; so no ranges is its valid decision (against a baseline, the baseline's
  * ranges).  Any share above none straddles what a shared host gives:
  * the dev VM's two-thread ops had 1.5-97 % of their cells so (its
  * one-thread ops none), and at one half, or one tenth, the same op
@@ -171,9 +171,11 @@ bool crossover_looks_agree(const struct policy_op *op, size_t i, const double *f
 
 /*
  * Replace op->ranges and op->crossovers with those derived from the
- * curves, set op->margin and flag implausible cells in curve->suspect.
- * Returns 0 or -ENOMEM.  An op without any measured cell, or with most of
- * its cells unmeasurable (POLICY_CELL_UNMEASURABLE), gets no ranges.
+ * curves, set op->margin and flag POLICY_CELL_SUSPECT in the curves'
+ * cell_flags where crossover_cell_implausible() (a flag set earlier
+ * stays).  Returns 0, -EINVAL for a NULL op, or -ENOMEM.  An op without
+ * any measured cell, or thin (crossover_op_thin(): one cell
+ * unmeasurable), gets no ranges.
  * A range's tie is true when its family won none of its sizes by
  * separation.  A crossover's confidence is P(below beats above at the
  * last size of the lower range) * P(above beats below at the first size

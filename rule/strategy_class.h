@@ -21,9 +21,12 @@ enum strategy_class {
 enum strategy_class strategy_class_of(const char *name);
 bool strategy_is_nontemporal(const char *name);
 /*
- * Tie-break rank: lower is preferred among strategies of the same class
- * whose intervals overlap; unknown names rank last.  Fixed, so that a
- * tie resolves the same way on every run.
+ * A fixed rank of every known name, class by class (strategy_class.c's
+ * table: widest non-temporal stores first, clwb before the flushes that
+ * evict, clflush last); unknown names rank last.  The probe takes the
+ * lowest of a class among its contenders where it needs one member
+ * without a decision (the thread saturation series).  The crossover rule
+ * does not read it: a family's default is strategy_default_rank()'s.
  */
 int strategy_tie_rank(const char *name);
 

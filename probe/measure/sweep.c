@@ -12,14 +12,22 @@
  * walk, untimed: back to back, not from the idle write path a drop
  * leaves.  The source is a fixed buffer per thread, kept warm.
  *
- * A cell that cannot be right (a median below half of both neighbours
- * on its own curve) or that suffered a major page fault, much time
- * stolen by the hypervisor or a thread switched out (an involuntary
- * context switch) in much of its samples is measured again after the rest of the op: the
- * disturbances seen on VMs (the host re-backing memory, a neighbour's
- * burst) outlast one cell.  One still implausible then is suspect: kept
- * in the policy, never deciding.  The first sizes of a target's first op
- * are measured again too, whatever was counted (look_back_at_start()).
+ * A size with a cell that cannot be right (crossover_cell_implausible():
+ * a collapse below both neighbours, a spike above them and every other
+ * strategy) or that suffered a major page fault, much time stolen by the
+ * hypervisor or a thread switched out (an involuntary context switch) in
+ * much of its samples is measured again after the rest of the op, every
+ * strategy there, once (screen()): the disturbances seen on VMs (the
+ * host re-backing memory, a neighbour's burst) outlast one cell.  A cell
+ * still implausible then is suspect: kept in the policy, never deciding.
+ * The first sizes of a target's first op are measured again too,
+ * whatever was counted (look_back_at_start()).
+ *
+ * Then the rule's own second looks (struct second_look), each measured
+ * through take_looks() and decided once on what it gave: the op's
+ * islands and unresolved ties before its crossovers are bisected, the
+ * baseline's losses after; once every op is measured, the sizes an
+ * export's move rests on, and last the member ranges.
  *
  * At one size the strategies are sampled in turns (one sample each per
  * round) rather than one after the other: a burst of noise from a
