@@ -29,6 +29,8 @@
 /* Where the families tie throughout: streaming stores do not evict the application's cache. */
 #define CROSSOVER_PRIOR			POLICY_FAMILY_STREAMING
 
+/* Mean losses closer than this are one: two probes of one host move them more. */
+#define EXPORT_MEAN_TIE			0.005
 /* What each consumer does with its knob unset (bytes). */
 #define EXPORT_PMDK_DEFAULT		256	/* PMEM_MOVNT_THRESHOLD */
 #define EXPORT_KERNEL_DEFAULT		768	/* dm-writecache: non-temporal below 768 */

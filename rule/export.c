@@ -523,7 +523,8 @@ struct threshold {
  * size, "never"), each scored with every loss at the most its cells'
  * intervals allow.  T*: among those the one of least worst-size loss
  * does not gain on (gains(): where the two differ), the one of least
- * mean loss, then least mismatch, then nearest the default.  Then the
+ * mean loss (within EXPORT_MEAN_TIE one), then least mismatch, then
+ * nearest the default.  Then the
  * baseline's value, else the consumer's default, is kept unless T* gains
  * on it by more than r_margin (gains()).  Any move from the baseline's
  * value (the default's without one) notes its cells in rx, so that it
@@ -542,7 +543,8 @@ static int knob_threshold(const struct side_view *views, size_t nv, int low,
 	size_t nc = 2, total = 2, m = 0, t0 = 0;
 	uint64_t *cand;
 	struct rule_loss *loss, med;
-	long long least_worst = LLONG_MAX, best_m = LLONG_MAX, best_x = LLONG_MAX;
+	long long least_worst = LLONG_MAX, least_mean = LLONG_MAX, best_m = LLONG_MAX,
+		  best_x = LLONG_MAX;
 	double best_d = INFINITY;
 	uint64_t tstar = 0;
 	bool any = false;
@@ -584,6 +586,10 @@ static int knob_threshold(const struct side_view *views, size_t nv, int low,
 		}
 		m++;
 	}
+	for (size_t k = 0; k < m; k++)
+		if (!gains(views, nv, low, cand[k], cand[t0], w, r_margin) &&
+		    loss_key(loss[k].mean) < least_mean)
+			least_mean = loss_key(loss[k].mean);
 	for (size_t k = 0; k < m; k++) {
 		long long lm = loss_key(loss[k].mean), lx = loss_key(loss[k].mismatch);
 		double d = dflt ? log_distance(cand[k], *dflt) : 0;
@@ -591,6 +597,8 @@ static int knob_threshold(const struct side_view *views, size_t nv, int low,
 		/* as good as the least worst where the two differ */
 		if (gains(views, nv, low, cand[k], cand[t0], w, r_margin))
 			continue;
+		/* mean losses this close are one: two probes of a host move them more */
+		lm = lm <= least_mean + loss_key(EXPORT_MEAN_TIE) ? least_mean : lm;
 		if (lm < best_m || (lm == best_m && (lx < best_x || (lx == best_x && d < best_d)))) {
 			best_m = lm;
 			best_x = lx;
