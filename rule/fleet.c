@@ -338,6 +338,190 @@ static double host_median(const double *v, const unsigned *w, size_t n, struct w
 }
 
 /*
+ * merge_op()'s room, one slot per source op: the cell each host that
+ * measured it gives, and each source's place in its own grid.
+ */
+struct op_pool {
+	double *med, *p10, *p90, *lo, *hi;	/* the hosts' cells, in one allocation */
+	unsigned *w;				/* how many hosts each cell stands for */
+	size_t *at;				/* each source's cursor in its sizes */
+	const struct policy_curve **cur;	/* each source's curve of one strategy */
+	struct weighted *scratch;		/* host_median()'s room */
+};
+
+static int op_pool_alloc(struct op_pool *p, size_t nsrc)
+{
+	size_t n = nsrc ? nsrc : 1;
+
+	p->med = malloc(n * sizeof(double) * 5);
+	p->w = malloc(n * sizeof(*p->w));
+	p->at = malloc(n * sizeof(*p->at));
+	p->cur = malloc(n * sizeof(*p->cur));
+	p->scratch = malloc(n * sizeof(*p->scratch));
+	if (!p->med || !p->w || !p->at || !p->cur || !p->scratch)
+		return -ENOMEM;
+	p->p10 = p->med + nsrc;
+	p->p90 = p->p10 + nsrc;
+	p->lo = p->p90 + nsrc;
+	p->hi = p->lo + nsrc;
+	return 0;
+}
+
+static void op_pool_free(struct op_pool *p)
+{
+	free(p->med);
+	free(p->w);
+	free(p->at);
+	free(p->cur);
+	free(p->scratch);
+}
+
+/* The union of the sources' sizes, ascending, into a new *sizesp[0..*np). */
+static int union_sizes(struct policy_op *const *src, size_t nsrc, uint64_t **sizesp, size_t *np)
+{
+	size_t cap = 0, n = 0;
+	uint64_t *sizes;
+
+	for (size_t s = 0; s < nsrc; s++)
+		cap += src[s]->nsizes;
+	sizes = malloc((cap ? cap : 1) * sizeof(*sizes));
+	if (!sizes)
+		return -ENOMEM;
+	for (size_t s = 0; s < nsrc; s++)
+		for (size_t i = 0; i < src[s]->nsizes; i++)
+			sizes[n++] = src[s]->sizes_bytes[i];
+	qsort(sizes, n, sizeof(*sizes), cmp_u64);
+	cap = n;
+	n = 0;
+	for (size_t i = 0; i < cap; i++)
+		if (!n || sizes[n - 1] != sizes[i])
+			sizes[n++] = sizes[i];
+	*sizesp = sizes;
+	*np = n;
+	return 0;
+}
+
+/*
+ * m's curves: one for each strategy any source measured, with room for
+ * the hosts' range; reference-only where any source's is.
+ */
+static int add_union_curves(struct policy_op *m, struct policy_op *const *src, size_t nsrc)
+{
+	size_t room = m->nsizes ? m->nsizes : 1;
+
+	for (size_t s = 0; s < nsrc; s++)
+		for (size_t c = 0; c < src[s]->ncurves; c++) {
+			const struct policy_curve *sc = &src[s]->curves[c];
+			struct policy_curve *mc = policy_op_find_curve(m, sc->strategy);
+
+			if (!mc) {
+				mc = policy_op_add_curve(m, sc->strategy);
+				if (!mc)
+					return -ENOMEM;
+				mc->hosts_min_mib_s = malloc(room * sizeof(double));
+				mc->hosts_max_mib_s = malloc(room * sizeof(double));
+				if (!mc->hosts_min_mib_s || !mc->hosts_max_mib_s)
+					return -ENOMEM;
+			}
+			mc->reference_only |= sc->reference_only;
+		}
+	return 0;
+}
+
+/* What the hosts' cells of one size add up to, beside the cells pooled. */
+struct cell_sum {
+	double mn, mx;		/* the slowest and fastest host's median */
+	uint64_t samples, w_all, w_confirmed;
+	uint8_t flags;
+	size_t k;		/* the cells pooled */
+};
+
+/*
+ * Pool the cells of size the hosts measured into p (k of them): each
+ * source's cursor moves forward to size, since both grids ascend.
+ */
+static void pool_cell(struct op_pool *p, struct policy_op *const *src, const unsigned *hosts,
+		      size_t nsrc, uint64_t size, struct cell_sum *c)
+{
+	*c = (struct cell_sum){ .mn = INFINITY, .mx = -INFINITY,
+				.flags = POLICY_CELL_REMEASURED };
+	for (size_t s = 0; s < nsrc; s++) {
+		const struct policy_curve *sc = p->cur[s];
+		const struct policy_op *so = src[s];
+		size_t idx, k = c->k;
+		uint8_t f;
+
+		while (p->at[s] < so->nsizes && so->sizes_bytes[p->at[s]] < size)
+			p->at[s]++;
+		if (!sc || p->at[s] == so->nsizes || so->sizes_bytes[p->at[s]] != size)
+			continue;
+		idx = p->at[s];
+		f = sc->cell_flags ? sc->cell_flags[idx] : 0;
+		c->flags |= f & POLICY_CELL_UNMEASURABLE;
+		if (!sc->samples[idx] || isnan(sc->median_mib_s[idx]) || (f & POLICY_CELL_SUSPECT))
+			continue;
+		if (!(f & POLICY_CELL_REMEASURED))
+			c->flags &= (uint8_t)~POLICY_CELL_REMEASURED;
+		c->w_all += hosts[s];
+		c->w_confirmed += f & POLICY_CELL_CONFIRMED ? hosts[s] : 0;
+		p->med[k] = sc->median_mib_s[idx];
+		p->p10[k] = sc->p10_mib_s[idx];
+		p->p90[k] = sc->p90_mib_s[idx];
+		p->lo[k] = sc->ci_lo_mib_s[idx];
+		p->hi[k] = sc->ci_hi_mib_s[idx];
+		c->mn = fmin(c->mn, p->med[k]);
+		c->mx = fmax(c->mx, p->med[k]);
+		c->samples += sc->samples[idx];
+		p->w[k] = hosts[s];
+		c->k++;
+	}
+}
+
+/* mc's cell i from the cells pooled: their flags, medians and range. */
+static void set_merged_cell(struct policy_curve *mc, size_t i, struct op_pool *p,
+			    const struct cell_sum *c)
+{
+	uint8_t flags = c->flags;
+	size_t k = c->k;
+
+	if (2 * c->w_confirmed > c->w_all)
+		flags |= POLICY_CELL_CONFIRMED;
+	mc->cell_flags[i] = k ? flags : flags & POLICY_CELL_UNMEASURABLE;
+	if (!k) {
+		mc->hosts_min_mib_s[i] = mc->hosts_max_mib_s[i] = NAN;
+		return;
+	}
+	mc->median_mib_s[i] = host_median(p->med, p->w, k, p->scratch);
+	mc->p10_mib_s[i] = host_median(p->p10, p->w, k, p->scratch);
+	mc->p90_mib_s[i] = host_median(p->p90, p->w, k, p->scratch);
+	/* the typical host's interval, widened to hold the median */
+	mc->ci_lo_mib_s[i] = fmin(host_median(p->lo, p->w, k, p->scratch), mc->median_mib_s[i]);
+	mc->ci_hi_mib_s[i] = fmax(host_median(p->hi, p->w, k, p->scratch), mc->median_mib_s[i]);
+	/* what a file may hold: merging must not make an unreadable one */
+	mc->samples[i] = c->samples > POLICY_MAX_SAMPLES ? POLICY_MAX_SAMPLES
+							 : (unsigned)c->samples;
+	mc->hosts_min_mib_s[i] = c->mn;
+	mc->hosts_max_mib_s[i] = c->mx;
+}
+
+/* The merged curve mc over the sources' curves of its strategy, size by size. */
+static void merge_curve(struct policy_curve *mc, const uint64_t *sizes, size_t nsizes,
+			struct policy_op *const *src, const unsigned *hosts, size_t nsrc,
+			struct op_pool *p)
+{
+	struct cell_sum c;
+
+	for (size_t s = 0; s < nsrc; s++) {
+		p->cur[s] = policy_op_find_curve(src[s], mc->strategy);
+		p->at[s] = 0;
+	}
+	for (size_t i = 0; i < nsizes; i++) {
+		pool_cell(p, src, hosts, nsrc, sizes[i], &c);
+		set_merged_cell(mc, i, p, &c);
+	}
+}
+
+/*
  * One op aggregated over the hosts' ops: the union of their sizes and
  * strategies; each cell is the median over the hosts that measured it
  * (of medians, spreads and interval bounds alike), and the hosts' range
@@ -354,129 +538,22 @@ static int merge_op(struct policy_op *dst, struct policy_op *const *src, const u
 		    size_t nsrc)
 {
 	struct policy_target tmp = { 0 };
+	struct op_pool pool = { 0 };
 	uint64_t *sizes = NULL;
-	size_t nsizes = 0, cap = 0, *at = NULL;
-	double *med = NULL, *p10 = NULL, *p90 = NULL, *lo = NULL, *hi = NULL;
-	const struct policy_curve **cur = NULL;
-	struct weighted *scratch = NULL;
-	unsigned *wk = NULL;
+	size_t nsizes = 0;
 	struct policy_op *m;
 	int rc = -ENOMEM;
 
-	for (size_t s = 0; s < nsrc; s++)
-		cap += src[s]->nsizes;
-	sizes = malloc((cap ? cap : 1) * sizeof(*sizes));
-	med = malloc((nsrc ? nsrc : 1) * sizeof(double) * 5);
-	wk = malloc((nsrc ? nsrc : 1) * sizeof(*wk));
-	at = malloc((nsrc ? nsrc : 1) * sizeof(*at));
-	cur = malloc((nsrc ? nsrc : 1) * sizeof(*cur));
-	scratch = malloc((nsrc ? nsrc : 1) * sizeof(*scratch));
-	if (!sizes || !med || !wk || !at || !cur || !scratch)
+	if (op_pool_alloc(&pool, nsrc) || union_sizes(src, nsrc, &sizes, &nsizes))
 		goto out;
-	p10 = med + nsrc;
-	p90 = p10 + nsrc;
-	lo = p90 + nsrc;
-	hi = lo + nsrc;
-	for (size_t s = 0; s < nsrc; s++)
-		for (size_t i = 0; i < src[s]->nsizes; i++)
-			sizes[nsizes++] = src[s]->sizes_bytes[i];
-	qsort(sizes, nsizes, sizeof(*sizes), cmp_u64);
-	cap = nsizes;
-	nsizes = 0;
-	for (size_t i = 0; i < cap; i++)
-		if (!nsizes || sizes[nsizes - 1] != sizes[i])
-			sizes[nsizes++] = sizes[i];
-
 	m = policy_target_add_op(&tmp, dst->op, dst->pattern, dst->threads, sizes, nsizes);
-	if (!m)
+	if (!m || add_union_curves(m, src, nsrc))
 		goto out;
+	for (size_t c = 0; c < m->ncurves; c++)
+		merge_curve(&m->curves[c], sizes, nsizes, src, hosts, nsrc, &pool);
 	for (size_t s = 0; s < nsrc; s++)
-		for (size_t c = 0; c < src[s]->ncurves; c++) {
-			const struct policy_curve *sc = &src[s]->curves[c];
-			struct policy_curve *mc = policy_op_find_curve(m, sc->strategy);
-
-			if (!mc) {
-				mc = policy_op_add_curve(m, sc->strategy);
-				if (!mc)
-					goto out;
-				mc->hosts_min_mib_s = malloc((nsizes ? nsizes : 1) * sizeof(double));
-				mc->hosts_max_mib_s = malloc((nsizes ? nsizes : 1) * sizeof(double));
-				if (!mc->hosts_min_mib_s || !mc->hosts_max_mib_s)
-					goto out;
-			}
-			mc->reference_only |= sc->reference_only;
-		}
-	for (size_t c = 0; c < m->ncurves; c++) {
-		struct policy_curve *mc = &m->curves[c];
-
-		for (size_t s = 0; s < nsrc; s++) {
-			cur[s] = policy_op_find_curve(src[s], mc->strategy);
-			at[s] = 0;
-		}
-		for (size_t i = 0; i < nsizes; i++) {
-			double mn = INFINITY, mx = -INFINITY;
-			uint64_t samples = 0, w_all = 0, w_confirmed = 0;
-			uint8_t flags = POLICY_CELL_REMEASURED;
-			size_t k = 0;
-
-			for (size_t s = 0; s < nsrc; s++) {
-				const struct policy_curve *sc = cur[s];
-				const struct policy_op *so = src[s];
-				size_t idx;
-				uint8_t f;
-
-				/* both grids ascend: this host's cursor only moves forward */
-				while (at[s] < so->nsizes && so->sizes_bytes[at[s]] < sizes[i])
-					at[s]++;
-				if (!sc || at[s] == so->nsizes ||
-				    so->sizes_bytes[at[s]] != sizes[i])
-					continue;
-				idx = at[s];
-				f = sc->cell_flags ? sc->cell_flags[idx] : 0;
-				flags |= f & POLICY_CELL_UNMEASURABLE;
-				if (!sc->samples[idx] || isnan(sc->median_mib_s[idx]) ||
-				    (f & POLICY_CELL_SUSPECT))
-					continue;
-				if (!(f & POLICY_CELL_REMEASURED))
-					flags &= (uint8_t)~POLICY_CELL_REMEASURED;
-				w_all += hosts[s];
-				w_confirmed += f & POLICY_CELL_CONFIRMED ? hosts[s] : 0;
-				med[k] = sc->median_mib_s[idx];
-				p10[k] = sc->p10_mib_s[idx];
-				p90[k] = sc->p90_mib_s[idx];
-				lo[k] = sc->ci_lo_mib_s[idx];
-				hi[k] = sc->ci_hi_mib_s[idx];
-				mn = fmin(mn, med[k]);
-				mx = fmax(mx, med[k]);
-				samples += sc->samples[idx];
-				wk[k] = hosts[s];
-				k++;
-			}
-			if (2 * w_confirmed > w_all)
-				flags |= POLICY_CELL_CONFIRMED;
-			mc->cell_flags[i] = k ? flags : flags & POLICY_CELL_UNMEASURABLE;
-			if (!k) {
-				mc->hosts_min_mib_s[i] = mc->hosts_max_mib_s[i] = NAN;
-				continue;
-			}
-			mc->median_mib_s[i] = host_median(med, wk, k, scratch);
-			mc->p10_mib_s[i] = host_median(p10, wk, k, scratch);
-			mc->p90_mib_s[i] = host_median(p90, wk, k, scratch);
-			/* the typical host's interval, widened to hold the median */
-			mc->ci_lo_mib_s[i] = fmin(host_median(lo, wk, k, scratch),
-						  mc->median_mib_s[i]);
-			mc->ci_hi_mib_s[i] = fmax(host_median(hi, wk, k, scratch),
-						  mc->median_mib_s[i]);
-			/* what a file may hold: merging must not make an unreadable one */
-			mc->samples[i] = samples > POLICY_MAX_SAMPLES ? POLICY_MAX_SAMPLES
-								      : (unsigned)samples;
-			mc->hosts_min_mib_s[i] = mn;
-			mc->hosts_max_mib_s[i] = mx;
-		}
-	}
-	for (size_t s = 0; s < nsrc; s++)
-		med[s] = src[s]->ceiling_mib_s;
-	m->ceiling_mib_s = host_median(med, hosts, nsrc, scratch);
+		pool.med[s] = src[s]->ceiling_mib_s;
+	m->ceiling_mib_s = host_median(pool.med, hosts, nsrc, pool.scratch);
 	rc = crossover_decide(m);
 	if (rc)
 		goto out;
@@ -488,11 +565,7 @@ out:
 		policy_op_release(&tmp.ops[o]);
 	free(tmp.ops);
 	free(sizes);
-	free(med);
-	free(wk);
-	free(at);
-	free(cur);
-	free(scratch);
+	op_pool_free(&pool);
 	return rc;
 }
 
