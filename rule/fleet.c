@@ -754,6 +754,261 @@ static void say_twice(const struct policy *a, const struct policy *b, const stru
 }
 
 /*
+ * policy_merge_named()'s work: the entries of every input in one array,
+ * in input order, told apart by platform and by host.
+ */
+struct merger {
+	struct policy **all;		/* every input's entries */
+	const char **from;		/* the name of each entry's input */
+	char (*label)[32];		/* "input N", for the inputs named by none */
+	size_t total;
+	uint32_t *gid;			/* each entry's platform, in order of first appearance */
+	size_t *first;			/* each platform's first entry */
+	size_t ngroups;
+	size_t *idoff;			/* where each entry's identities start in ids */
+	struct ident *ids;		/* every entry's hosts */
+	size_t nids;
+	unsigned *hosts;		/* how many hosts each entry holds */
+	size_t *order;			/* by platform: gi's from gstart[gi] to gstart[gi + 1] */
+	size_t *gstart, *gfill;
+	struct policy **g;		/* one platform's entries, */
+	unsigned *gh;			/* their hosts, */
+	const struct ident **gids;	/* and their hosts' identities, sorted */
+	char *err;
+	size_t errlen;
+};
+
+static int merger_oom(struct merger *m)
+{
+	snprintf(m->err, m->errlen, "out of memory");
+	return -ENOMEM;
+}
+
+/* Room for the entries of in[0..nin); -E2BIG when an index cannot tell them apart. */
+static int merger_alloc(struct merger *m, struct policy_bundle *const *in, size_t nin)
+{
+	size_t total = 0;
+
+	for (size_t i = 0; i < nin; i++)
+		total += in[i]->n;
+	if (total > UINT32_MAX - 1) {
+		snprintf(m->err, m->errlen, "%zu entries: too many to merge", total);
+		return -E2BIG;
+	}
+	m->all = calloc(total + 1, sizeof(*m->all));
+	m->g = calloc(total + 1, sizeof(*m->g));
+	m->from = calloc(total + 1, sizeof(*m->from));
+	m->label = calloc(nin + 1, sizeof(*m->label));
+	m->gid = calloc(total + 1, sizeof(*m->gid));
+	m->first = calloc(total + 1, sizeof(*m->first));
+	m->idoff = calloc(total + 1, sizeof(*m->idoff));
+	m->gstart = calloc(total + 2, sizeof(*m->gstart));
+	m->gfill = calloc(total + 1, sizeof(*m->gfill));
+	m->order = calloc(total + 1, sizeof(*m->order));
+	m->hosts = calloc(total + 1, sizeof(*m->hosts));
+	m->gh = calloc(total + 1, sizeof(*m->gh));
+	if (!m->all || !m->g || !m->from || !m->label || !m->gid || !m->first || !m->idoff ||
+	    !m->gstart || !m->gfill || !m->order || !m->hosts || !m->gh)
+		return merger_oom(m);
+	return 0;
+}
+
+static void merger_free(struct merger *m)
+{
+	free(m->all);
+	free(m->g);
+	free(m->from);
+	free(m->label);
+	free(m->gid);
+	free(m->first);
+	free(m->idoff);
+	free(m->gstart);
+	free(m->gfill);
+	free(m->order);
+	free(m->hosts);
+	free(m->gh);
+	free(m->ids);
+	free(m->gids);
+}
+
+/* Every input's entries into all[], each with the name of its input. */
+static void flatten_inputs(struct merger *m, struct policy_bundle *const *in,
+			   const char *const *names, size_t nin)
+{
+	m->total = 0;
+	for (size_t i = 0; i < nin; i++) {
+		snprintf(m->label[i], sizeof(m->label[i]), "input %zu", i + 1);
+		for (size_t e = 0; e < in[i]->n; e++) {
+			m->from[m->total] = names ? names[i] : m->label[i];
+			m->all[m->total++] = in[i]->entries[e];
+		}
+	}
+}
+
+/*
+ * Platforms in order of first appearance: each entry's gid[], each
+ * platform's first entry, and where each entry's identities will go.
+ * The set's identities are the fingerprints' hashes.
+ */
+static int group_by_platform(struct merger *m)
+{
+	struct ident *fps = calloc(m->total + 1, sizeof(*fps));
+	struct idset set = { 0 };
+	int rc = 0;
+
+	if (!fps || idset_init(&set, m->total)) {
+		rc = merger_oom(m);
+		goto out;
+	}
+	for (size_t k = 0; k < m->total; k++) {
+		const char *fp = m->all[k]->platform.fingerprint;
+		ssize_t there;
+
+		sha256(fp, strlen(fp), fps[k].d);
+		there = idset_add(&set, fps, k);
+		if (there < 0)
+			m->first[m->ngroups++] = k;
+		m->gid[k] = there < 0 ? (uint32_t)(m->ngroups - 1) : m->gid[there];
+		/* a platform of ids beyond what a file may hold is refused before they are read */
+		m->idoff[k] = m->nids;
+		m->nids += nidents(m->all[k]);
+		if (m->nids > POLICY_MAX_HOST_IDS + m->total) {
+			snprintf(m->err, m->errlen, "%s: more than %d hosts: more than a fleet "
+				 "file may hold", m->from[k], POLICY_MAX_HOST_IDS);
+			rc = -E2BIG;
+			break;
+		}
+	}
+out:
+	free(fps);
+	free(set.slot);
+	return rc;
+}
+
+/* Entry k's hosts into ids[] and seen; -EEXIST (said which) for one seen before. */
+static int add_entry_hosts(struct merger *m, struct idset *seen, size_t k)
+{
+	size_t n = nidents(m->all[k]);
+	int rc = idents_of(m->all[k], m->ids + m->idoff[k], m->gid[k], (uint32_t)k);
+
+	if (rc) {
+		snprintf(m->err, m->errlen, "%s: %s: %s", m->from[k],
+			 m->all[k]->platform.fingerprint,
+			 rc == -ENOMEM ? "out of memory" : "a host id that is not sha256:<hex>");
+		return rc;
+	}
+	m->hosts[k] = (unsigned)n;
+	for (size_t i = m->idoff[k]; i < m->idoff[k] + n; i++) {
+		ssize_t there = idset_add(seen, m->ids, i);
+		size_t e;
+
+		if (there >= 0) {
+			e = m->ids[there].entry;
+			say_twice(m->all[e], m->all[k], &m->ids[there], &m->ids[i], m->from[e],
+				  m->from[k], m->err, m->errlen);
+			return -EEXIST;
+		}
+	}
+	return 0;
+}
+
+/* Every entry's hosts into ids[]: each host once per platform, in one pass in input order. */
+static int collect_hosts(struct merger *m)
+{
+	struct idset seen = { 0 };
+	int rc = 0;
+
+	m->ids = calloc(m->nids + 1, sizeof(*m->ids));
+	if (!m->ids || idset_init(&seen, m->nids))
+		rc = merger_oom(m);
+	for (size_t k = 0; k < m->total && !rc; k++)
+		rc = add_entry_hosts(m, &seen, k);
+	free(seen.slot);
+	return rc;
+}
+
+/* Each platform's entries together, in input order (a counting sort). */
+static void sort_by_platform(struct merger *m)
+{
+	for (size_t k = 0; k < m->total; k++)
+		m->gstart[m->gid[k] + 1]++;
+	for (size_t gi = 0; gi < m->ngroups; gi++)
+		m->gstart[gi + 1] += m->gstart[gi];
+	for (size_t k = 0; k < m->total; k++)
+		m->order[m->gstart[m->gid[k]] + m->gfill[m->gid[k]]++] = k;
+}
+
+/*
+ * Platform gi's entries as one entry: merged, or its one entry as it is,
+ * with its hosts listed and no samples.  NULL (said why) when it cannot be.
+ */
+static struct policy *merge_platform(struct merger *m, size_t gi, const struct export_weights *w)
+{
+	size_t n = m->gstart[gi + 1] - m->gstart[gi], nids = 0;
+	struct policy *e;
+
+	for (size_t j = 0; j < n; j++) {
+		size_t k = m->order[m->gstart[gi] + j];
+
+		m->g[j] = m->all[k];
+		m->gh[j] = m->hosts[k];
+		for (size_t i = m->idoff[k]; i < m->idoff[k] + nidents(m->all[k]); i++)
+			m->gids[nids++] = &m->ids[i];
+	}
+	qsort(m->gids, nids, sizeof(*m->gids), cmp_ident);
+	if (n > 1) {
+		e = merge_group(m->g, m->gh, n, m->gids, nids, w);
+	} else {
+		e = policy_dup(m->g[0]);
+		/* a merged entry that lists no host is one host, by its text */
+		if (e && e->merged.hosts && !e->merged.nhost_ids &&
+		    set_host_ids(e, m->gids, nids)) {
+			policy_free(e);
+			e = NULL;
+		}
+	}
+	if (!e) {
+		snprintf(m->err, m->errlen, "cannot merge the entries of %s",
+			 m->all[m->first[gi]]->platform.fingerprint);
+		return NULL;
+	}
+	/*
+	 * A fleet file carries summaries: one host's raw samples would
+	 * outweigh them and, under merged medians, contradict them.
+	 */
+	policy_drop_raw(e);
+	return e;
+}
+
+/* Each platform's one entry into out, in order of first appearance. */
+static int bundle_platforms(struct merger *m, const struct export_weights *w,
+			    struct policy_bundle *out)
+{
+	size_t listed = 0;
+
+	m->gids = calloc(m->nids + 1, sizeof(*m->gids));
+	if (!m->gids)
+		return merger_oom(m);
+	for (size_t gi = 0; gi < m->ngroups; gi++) {
+		struct policy *e = merge_platform(m, gi, w);
+
+		if (!e)
+			return -EINVAL;
+		listed += e->merged.nhost_ids;
+		if (policy_bundle_add(out, e)) {
+			policy_free(e);
+			return merger_oom(m);
+		}
+	}
+	if (listed > POLICY_MAX_HOST_IDS) {
+		snprintf(m->err, m->errlen, "%zu hosts, more than the %d a fleet file may list",
+			 listed, POLICY_MAX_HOST_IDS);
+		return -E2BIG;
+	}
+	return 0;
+}
+
+/*
  * Linear in the hosts: entries are grouped by fingerprint and hosts
  * told apart through hash sets, never compared pairwise; only the sort
  * of each merged entry's host ids (its output is sorted) is more.
@@ -763,184 +1018,29 @@ int policy_merge_named(struct policy_bundle *const *in, const char *const *names
 		       size_t errlen)
 {
 	struct policy_bundle *out = policy_bundle_new();
-	struct policy **all = NULL, **g = NULL;
-	const char **from = NULL;
-	char (*label)[32] = NULL;
-	uint32_t *gid = NULL;
-	size_t *first = NULL, *idoff = NULL, *gstart = NULL, *gfill = NULL, *order = NULL;
-	struct ident *ids = NULL;
-	const struct ident **gids = NULL;
-	unsigned *hosts = NULL, *gh = NULL;
-	struct idset fps = { 0 }, seen = { 0 };
-	size_t total = 0, ngroups = 0, nids = 0, listed = 0;
-	int rc = -ENOMEM;
+	struct merger m = { .err = err, .errlen = errlen };
+	int rc;
 
-	for (size_t i = 0; i < nin; i++)
-		total += in[i]->n;
-	if (total > UINT32_MAX - 1) {
-		snprintf(err, errlen, "%zu entries: too many to merge", total);
-		rc = -E2BIG;
-		goto fail;
-	}
-	all = calloc(total + 1, sizeof(*all));
-	g = calloc(total + 1, sizeof(*g));
-	from = calloc(total + 1, sizeof(*from));
-	label = calloc(nin + 1, sizeof(*label));
-	gid = calloc(total + 1, sizeof(*gid));
-	first = calloc(total + 1, sizeof(*first));
-	idoff = calloc(total + 1, sizeof(*idoff));
-	gstart = calloc(total + 2, sizeof(*gstart));
-	gfill = calloc(total + 1, sizeof(*gfill));
-	order = calloc(total + 1, sizeof(*order));
-	hosts = calloc(total + 1, sizeof(*hosts));
-	gh = calloc(total + 1, sizeof(*gh));
-	if (!out || !all || !g || !from || !label || !gid || !first || !idoff || !gstart ||
-	    !gfill || !order || !hosts || !gh || idset_init(&fps, total))
-		goto oom;
-	total = 0;
-	for (size_t i = 0; i < nin; i++) {
-		snprintf(label[i], sizeof(label[i]), "input %zu", i + 1);
-		for (size_t e = 0; e < in[i]->n; e++) {
-			from[total] = names ? names[i] : label[i];
-			all[total++] = in[i]->entries[e];
-		}
-	}
-	/*
-	 * Platforms in order of first appearance; first[] holds each one's
-	 * first entry.  The set's identities are the fingerprints' hashes.
-	 */
-	ids = calloc(total + 1, sizeof(*ids));
-	if (!ids)
-		goto oom;
-	for (size_t k = 0; k < total; k++) {
-		const char *fp = all[k]->platform.fingerprint;
-		ssize_t there;
-
-		sha256(fp, strlen(fp), ids[k].d);
-		there = idset_add(&fps, ids, k);
-		if (there < 0)
-			first[ngroups++] = k;
-		gid[k] = there < 0 ? (uint32_t)(ngroups - 1) : gid[there];
-		/* a platform of ids beyond what a file may hold is refused before they are read */
-		idoff[k] = nids;
-		nids += nidents(all[k]);
-		if (nids > POLICY_MAX_HOST_IDS + total) {
-			snprintf(err, errlen, "%s: more than %d hosts: more than a fleet file may "
-				 "hold", from[k], POLICY_MAX_HOST_IDS);
-			rc = -E2BIG;
-			goto fail;
-		}
-	}
-	free(ids);
-	ids = calloc(nids + 1, sizeof(*ids));
-	if (!ids || idset_init(&seen, nids))
-		goto oom;
-	/* every host once per platform: one pass over the hosts, in input order */
-	for (size_t k = 0; k < total; k++) {
-		size_t n = nidents(all[k]);
-
-		rc = idents_of(all[k], ids + idoff[k], gid[k], (uint32_t)k);
-		if (rc) {
-			snprintf(err, errlen, "%s: %s: %s", from[k], all[k]->platform.fingerprint,
-				 rc == -ENOMEM ? "out of memory"
-					       : "a host id that is not sha256:<hex>");
-			goto fail;
-		}
-		hosts[k] = (unsigned)n;
-		for (size_t i = idoff[k]; i < idoff[k] + n; i++) {
-			ssize_t there = idset_add(&seen, ids, i);
-
-			if (there >= 0) {
-				say_twice(all[ids[there].entry], all[k], &ids[there], &ids[i],
-					  from[ids[there].entry], from[k], err, errlen);
-				rc = -EEXIST;
-				goto fail;
-			}
-		}
-	}
-	/* each platform's entries together, in input order (a counting sort) */
-	for (size_t k = 0; k < total; k++)
-		gstart[gid[k] + 1]++;
-	for (size_t gi = 0; gi < ngroups; gi++)
-		gstart[gi + 1] += gstart[gi];
-	for (size_t k = 0; k < total; k++)
-		order[gstart[gid[k]] + gfill[gid[k]]++] = k;
-	gids = calloc(nids + 1, sizeof(*gids));
-	if (!gids)
-		goto oom;
-	for (size_t gi = 0; gi < ngroups; gi++) {
-		size_t n = gstart[gi + 1] - gstart[gi], m = 0;
-		struct policy *e;
-
-		for (size_t j = 0; j < n; j++) {
-			size_t k = order[gstart[gi] + j];
-
-			g[j] = all[k];
-			gh[j] = hosts[k];
-			for (size_t i = idoff[k]; i < idoff[k] + nidents(all[k]); i++)
-				gids[m++] = &ids[i];
-		}
-		qsort(gids, m, sizeof(*gids), cmp_ident);
-		if (n > 1) {
-			e = merge_group(g, gh, n, gids, m, w);
-		} else {
-			e = policy_dup(g[0]);
-			/* a merged entry that lists no host is one host, by its text */
-			if (e && e->merged.hosts && !e->merged.nhost_ids &&
-			    set_host_ids(e, gids, m)) {
-				policy_free(e);
-				e = NULL;
-			}
-		}
-		/*
-		 * A fleet file carries summaries: one host's raw samples would
-		 * outweigh them and, under merged medians, contradict them.
-		 */
-		if (!e) {
-			snprintf(err, errlen, "cannot merge the entries of %s",
-				 all[first[gi]]->platform.fingerprint);
-			rc = -EINVAL;
-			goto fail;
-		}
-		policy_drop_raw(e);
-		listed += e->merged.nhost_ids;
-		rc = policy_bundle_add(out, e);
-		if (rc) {
-			policy_free(e);
-			goto oom;
-		}
-	}
-	if (listed > POLICY_MAX_HOST_IDS) {
-		snprintf(err, errlen, "%zu hosts, more than the %d a fleet file may list",
-			 listed, POLICY_MAX_HOST_IDS);
-		rc = -E2BIG;
-		goto fail;
-	}
-	rc = 0;
+	rc = merger_alloc(&m, in, nin);
+	if (!rc && !out)
+		rc = merger_oom(&m);
+	if (rc)
+		goto out;
+	flatten_inputs(&m, in, names, nin);
+	rc = group_by_platform(&m);
+	if (rc)
+		goto out;
+	rc = collect_hosts(&m);
+	if (rc)
+		goto out;
+	sort_by_platform(&m);
+	rc = bundle_platforms(&m, w, out);
+	if (rc)
+		goto out;
 	*outp = out;
 	out = NULL;
-	goto done;
-oom:
-	snprintf(err, errlen, "out of memory");
-	rc = -ENOMEM;
-fail:
-done:
-	free(all);
-	free(g);
-	free(from);
-	free(label);
-	free(gid);
-	free(first);
-	free(idoff);
-	free(gstart);
-	free(gfill);
-	free(order);
-	free(hosts);
-	free(gh);
-	free(ids);
-	free(gids);
-	free(fps.slot);
-	free(seen.slot);
+out:
+	merger_free(&m);
 	policy_bundle_free(out);
 	return rc;
 }
