@@ -627,6 +627,23 @@ static int set_host_ids(struct policy *out, const struct ident *const *ids, size
 	return 0;
 }
 
+/* out's first and last creation: the earliest and the latest of g[0..n)'s. */
+static void set_created_range(struct policy *out, struct policy *const *g, size_t n)
+{
+	snprintf(out->merged.created_first, sizeof(out->merged.created_first), "%s",
+		 created_of(g[0], false));
+	snprintf(out->merged.created_last, sizeof(out->merged.created_last), "%s",
+		 created_of(g[0], true));
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(created_of(g[i], false), out->merged.created_first) < 0)
+			snprintf(out->merged.created_first, sizeof(out->merged.created_first),
+				 "%s", created_of(g[i], false));
+		if (strcmp(created_of(g[i], true), out->merged.created_last) > 0)
+			snprintf(out->merged.created_last, sizeof(out->merged.created_last), "%s",
+				 created_of(g[i], true));
+	}
+}
+
 /*
  * Aggregate the entries g[0..n) of one fingerprint, which hold hosts[i]
  * hosts each, into a copy of the newest; its hosts are ids[0..nids).
@@ -655,18 +672,7 @@ static struct policy *merge_group(struct policy *const *g, const unsigned *hosts
 		goto fail;
 	/* an aggregate is no one host */
 	out->generator.host_id[0] = '\0';
-	snprintf(out->merged.created_first, sizeof(out->merged.created_first), "%s",
-		 created_of(g[0], false));
-	snprintf(out->merged.created_last, sizeof(out->merged.created_last), "%s",
-		 created_of(g[0], true));
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(created_of(g[i], false), out->merged.created_first) < 0)
-			snprintf(out->merged.created_first, sizeof(out->merged.created_first),
-				 "%s", created_of(g[i], false));
-		if (strcmp(created_of(g[i], true), out->merged.created_last) > 0)
-			snprintf(out->merged.created_last, sizeof(out->merged.created_last), "%s",
-				 created_of(g[i], true));
-	}
+	set_created_range(out, g, n);
 	if (add_missing_targets(out, g, n) || set_host_ids(out, ids, nids))
 		goto fail;
 	/* every kernel and microcode the hosts ran: one platform all the same */
