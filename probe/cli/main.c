@@ -492,14 +492,183 @@ static int add_target(struct probe_opts *po, const char *spec)
 	return 0;
 }
 
+/* What the command line says: the command, its arguments, the options given. */
+struct cmdline {
+	struct cmd_args a;
+	const struct cmd_struct *cmd;
+	bool mode_set;		/* --quick or --thorough given */
+	int given[64];		/* the options given, for check_taken() */
+	size_t ngiven;
+};
+
+/* --threads N: 1 to 1024. */
+static int parse_threads(struct probe_opts *po, const char *arg)
+{
+	char *end;
+	long n = strtol(arg, &end, 10);
+
+	if (*end || n < 1 || n > 1024) {
+		fprintf(stderr, "pmem-tune: --threads %s: expected 1 to 1024\n", arg);
+		return -EINVAL;
+	}
+	po->threads = (unsigned)n;
+	return 0;
+}
+
+/* --dram-node N: a node 0 to 4095. */
+static int parse_dram_node(struct probe_opts *po, const char *arg)
+{
+	char *end;
+	long n = strtol(arg, &end, 10);
+
+	if (*end || end == arg || n < 0 || n > 4095) {
+		fprintf(stderr, "pmem-tune: --dram-node %s: expected a node 0 to 4095\n", arg);
+		return -EINVAL;
+	}
+	po->dram_node_set = true;
+	po->dram_node = (int)n;
+	return 0;
+}
+
+/*
+ * An option that goes into struct probe_opts: the probe's, and --baseline
+ * and --weights.  -EINVAL (said why) for a bad value or, from
+ * getopt_whole(), which said what, an unknown option.
+ */
+static int take_probe_option(struct cmdline *cl, int c, const char *arg)
+{
+	struct probe_opts *po = &cl->a.po;
+
+	switch (c) {
+	case OPT_BASELINE:
+		po->baseline = arg;
+		return 0;
+	case OPT_WEIGHTS:
+		po->weights = arg;
+		return 0;
+	case 't':
+		return add_target(po, arg);
+	case OPT_QUICK:
+	case 'T':
+		if (cl->mode_set) {
+			fprintf(stderr, "pmem-tune: --quick and --thorough exclude each other\n");
+			return -EINVAL;
+		}
+		cl->mode_set = true;
+		po->mode = c == OPT_QUICK ? SWEEP_QUICK : SWEEP_THOROUGH;
+		return 0;
+	case 'o':
+		po->output = strcmp(arg, "-") ? arg : NULL;
+		return 0;
+	case 'q':
+		po->quiet = true;
+		return 0;
+	case OPT_KEEP_SAMPLES:
+		po->keep_samples = true;
+		return 0;
+	case OPT_AREA:
+		return parse_big_size("--area-size", arg, "512M, 2G", &po->area_bytes);
+	case OPT_SCRATCH:
+		return parse_big_size("--scratch-size", arg, "1G", &po->scratch_bytes);
+	case OPT_THREADS:
+		return parse_threads(po, arg);
+	case OPT_DRAM_NODE:
+		return parse_dram_node(po, arg);
+	case OPT_REMOTE:
+		po->remote = true;
+		return 0;
+	case OPT_STRATEGIES:
+		if (strategies_validate(arg))
+			return -EINVAL;
+		po->strategies = arg;
+		return 0;
+	case OPT_DESTROY:
+		po->destroy_data = true;
+		return 0;
+	default:
+		/* getopt_whole() said what was wrong, in one line */
+		return -EINVAL;
+	}
+}
+
+/* An option into cl; -EINVAL (said why) when it cannot be taken. */
+static int take_option(struct cmdline *cl, int c, const char *arg)
+{
+	struct cmd_args *a = &cl->a;
+
+	switch (c) {
+	case OPT_INSECURE:
+	case OPT_STRICT:
+		if (a->flags & (POLICY_LOAD_INSECURE | READ_STRICT)) {
+			fprintf(stderr, "pmem-tune: --insecure and --strict exclude each other\n");
+			return -EINVAL;
+		}
+		a->flags |= c == OPT_STRICT ? READ_STRICT : POLICY_LOAD_INSECURE;
+		return 0;
+	case OPT_DAEMON_STATE:
+		a->daemon_dir = arg;
+		return 0;
+	case OPT_FAIL_ON_ENV:
+		a->fail_on_env = true;
+		return 0;
+	case OPT_FROM_LIST:
+		a->from_list = arg;
+		return 0;
+	case 'j':
+		a->json = true;
+		return 0;
+	case OPT_ALL:
+		a->flags |= SHOW_ALL;
+		return 0;
+	default:
+		return take_probe_option(cl, c, arg);
+	}
+}
+
+/*
+ * Every option into cl, up to the operands.  -1 when the command is to
+ * run; else the exit status: 0 after --help or --version, 2 (said why)
+ * for a bad command line.
+ */
+static int parse_cmdline(int argc, char **argv, struct cmdline *cl)
+{
+	const struct cmd_struct *sel;
+	int c;
+
+	while ((c = getopt_whole(argc, argv, "plsct:qTo:jhV", options, "pmem-tune")) != -1) {
+		sel = cmd_of(c);
+		if (sel) {
+			if (set_cmd(&cl->cmd, sel))
+				return 2;
+			if (optarg)
+				cl->a.arg = optarg;
+			continue;
+		}
+		if (c != 'h' && c != 'V' && c != '?' && cl->ngiven < ARRAY_SIZE(cl->given))
+			cl->given[cl->ngiven++] = c;
+		if (c == 'h') {
+			if (cl->cmd)
+				cmd_help(stdout, cl->cmd);
+			else
+				usage(stdout);
+			return 0;
+		}
+		if (c == 'V') {
+			printf("pmem-tune %s\n", PT_VERSION);
+			return 0;
+		}
+		if (take_option(cl, c, optarg))
+			return 2;
+	}
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
-	struct cmd_args a = { .po = { .output = default_policy, .mode = SWEEP_STANDARD } };
-	struct probe_opts *po = &a.po;
-	const struct cmd_struct *cmd = NULL, *sel, *sub;
-	bool mode_set = false, bad;
-	int c, given[64];
-	size_t ngiven = 0;
+	struct cmdline cl = { .a.po = { .output = default_policy, .mode = SWEEP_STANDARD } };
+	const struct cmd_struct *sub;
+	bool bad;
+	int rc;
 
 	sub = subcommand(argc, argv, &bad);
 	if (bad)
@@ -508,134 +677,16 @@ int main(int argc, char **argv)
 		cmd_help(stdout, sub);
 		return 0;
 	}
-	while ((c = getopt_whole(argc, argv, "plsct:qTo:jhV", options, "pmem-tune")) != -1) {
-		sel = cmd_of(c);
-		if (sel) {
-			if (set_cmd(&cmd, sel))
-				return 2;
-			if (optarg)
-				a.arg = optarg;
-			continue;
-		}
-		if (c != 'h' && c != 'V' && c != '?' && ngiven < ARRAY_SIZE(given))
-			given[ngiven++] = c;
-		switch (c) {
-		case OPT_BASELINE:
-			po->baseline = optarg;
-			break;
-		case OPT_WEIGHTS:
-			po->weights = optarg;
-			break;
-		case OPT_INSECURE:
-		case OPT_STRICT:
-			if (a.flags & (POLICY_LOAD_INSECURE | READ_STRICT)) {
-				fprintf(stderr, "pmem-tune: --insecure and --strict exclude each "
-					"other\n");
-				return 2;
-			}
-			a.flags |= c == OPT_STRICT ? READ_STRICT : POLICY_LOAD_INSECURE;
-			break;
-		case OPT_DAEMON_STATE:
-			a.daemon_dir = optarg;
-			break;
-		case OPT_FAIL_ON_ENV:
-			a.fail_on_env = true;
-			break;
-		case OPT_FROM_LIST:
-			a.from_list = optarg;
-			break;
-		case 't':
-			if (add_target(po, optarg))
-				return 2;
-			break;
-		case OPT_QUICK:
-		case 'T':
-			if (mode_set) {
-				fprintf(stderr, "pmem-tune: --quick and --thorough exclude each other\n");
-				return 2;
-			}
-			mode_set = true;
-			po->mode = c == OPT_QUICK ? SWEEP_QUICK : SWEEP_THOROUGH;
-			break;
-		case 'o':
-			po->output = strcmp(optarg, "-") ? optarg : NULL;
-			break;
-		case 'q':
-			po->quiet = true;
-			break;
-		case OPT_KEEP_SAMPLES:
-			po->keep_samples = true;
-			break;
-		case 'j':
-			a.json = true;
-			break;
-		case OPT_ALL:
-			a.flags |= SHOW_ALL;
-			break;
-		case OPT_AREA:
-			if (parse_big_size("--area-size", optarg, "512M, 2G", &po->area_bytes))
-				return 2;
-			break;
-		case OPT_SCRATCH:
-			if (parse_big_size("--scratch-size", optarg, "1G", &po->scratch_bytes))
-				return 2;
-			break;
-		case OPT_THREADS: {
-			char *end;
-			long n = strtol(optarg, &end, 10);
-
-			if (*end || n < 1 || n > 1024) {
-				fprintf(stderr, "pmem-tune: --threads %s: expected 1 to 1024\n", optarg);
-				return 2;
-			}
-			po->threads = (unsigned)n;
-			break;
-		}
-		case OPT_DRAM_NODE: {
-			char *end;
-			long n = strtol(optarg, &end, 10);
-
-			if (*end || end == optarg || n < 0 || n > 4095) {
-				fprintf(stderr, "pmem-tune: --dram-node %s: expected a node 0 to 4095\n",
-					optarg);
-				return 2;
-			}
-			po->dram_node_set = true;
-			po->dram_node = (int)n;
-			break;
-		}
-		case OPT_REMOTE:
-			po->remote = true;
-			break;
-		case OPT_STRATEGIES:
-			if (strategies_validate(optarg))
-				return 2;
-			po->strategies = optarg;
-			break;
-		case OPT_DESTROY:
-			po->destroy_data = true;
-			break;
-		case 'h':
-			if (cmd)
-				cmd_help(stdout, cmd);
-			else
-				usage(stdout);
-			return 0;
-		case 'V':
-			printf("pmem-tune %s\n", PT_VERSION);
-			return 0;
-		default:
-			/* getopt_whole() said what was wrong, in one line */
-			return 2;
-		}
-	}
-	if (!cmd) {
+	rc = parse_cmdline(argc, argv, &cl);
+	if (rc >= 0)
+		return rc;
+	if (!cl.cmd) {
 		usage(stderr);
 		return 2;
 	}
-	if (check_taken(cmd, given, ngiven))
+	if (check_taken(cl.cmd, cl.given, cl.ngiven))
 		return 2;
-	a.argc = argc - optind;
-	a.argv = argv + optind;
-	return cmd->run(&a);
+	cl.a.argc = argc - optind;
+	cl.a.argv = argv + optind;
+	return cl.cmd->run(&cl.a);
 }
