@@ -103,9 +103,12 @@ static void inputs_free(struct inputs *in)
 	free(in->path);
 }
 
+/* scandir()'s entries by their names' bytes (alphasort() follows the locale) */
 static int cmp_name(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const struct dirent *const *x = a, *const *y = b;
+
+	return strcmp((*x)->d_name, (*y)->d_name);
 }
 
 /*

@@ -103,7 +103,8 @@ expect 0 "show bundle" -- --show --insecure "$tmp/fleet.json"
 # --merge DIR: its *.json in name order, not its subdirectories, other files, or OUT;
 # --from-list FILE (- for stdin): one path a line.  Each gives what the files named do.
 mkdir -p "$tmp/dir/sub.json"
-cp "$tmp/a.json" "$tmp/b.json" "$tmp/other.json" "$tmp/dir/"
+# written last first: the order the directory lists them in is not their names'
+for f in other b a; do cp "$tmp/$f.json" "$tmp/dir/"; done
 cp "$tmp/a.json" "$tmp/dir/sub.json/"
 cp "$tmp/a.json" "$tmp/dir/.hidden.json"
 echo "not a policy" >"$tmp/dir/README"
