@@ -6,6 +6,7 @@
  * Exit status: 0 success, 1 failure (or "differs" / "does not match"),
  * 2 bad arguments or invalid input.
  */
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -497,9 +498,19 @@ struct cmdline {
 	struct cmd_args a;
 	const struct cmd_struct *cmd;
 	bool mode_set;		/* --quick or --thorough given */
-	int given[64];		/* the options given, for check_taken() */
+	int given[ARRAY_SIZE(options)];	/* the options given, each once, for check_taken() */
 	size_t ngiven;
 };
+
+/* Each option given, once: however many times it is repeated, every one is checked. */
+static void note_given(struct cmdline *cl, int c)
+{
+	for (size_t i = 0; i < cl->ngiven; i++)
+		if (cl->given[i] == c)
+			return;
+	assert(cl->ngiven < ARRAY_SIZE(cl->given));
+	cl->given[cl->ngiven++] = c;
+}
 
 /* --threads N: 1 to 1024. */
 static int parse_threads(struct probe_opts *po, const char *arg)
@@ -644,8 +655,8 @@ static int parse_cmdline(int argc, char **argv, struct cmdline *cl)
 				cl->a.arg = optarg;
 			continue;
 		}
-		if (c != 'h' && c != 'V' && c != '?' && cl->ngiven < ARRAY_SIZE(cl->given))
-			cl->given[cl->ngiven++] = c;
+		if (c != 'h' && c != 'V' && c != '?')
+			note_given(cl, c);
 		if (c == 'h') {
 			if (cl->cmd)
 				cmd_help(stdout, cl->cmd);

@@ -115,6 +115,10 @@ done
 expect_refusal "--json on --merge" "--json" -- --merge "$tmp/m.json" --json "$tmp/a.json"
 expect_refusal "--threads on --show" "--threads" -- --show --threads 2 "$tmp/a.json"
 expect_refusal "--quick on --check" "--quick" -- --check --quick "$tmp/a.json"
+# however many options come before it
+many=$(printf -- '--json %.0s' $(seq 70))
+# shellcheck disable=SC2086
+expect_refusal "--threads after 70 options" "--threads" -- --show $many --threads 2 "$tmp/a.json"
 
 # --help names every long option of getopt's table
 "$tune" --help >"$tmp/help" && ok || bad "--help failed"
