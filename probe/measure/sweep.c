@@ -1363,18 +1363,15 @@ static bool strategy_wanted(const struct sweep_config *cfg, const char *name)
 	return false;
 }
 
-int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sweep_config *cfg,
-	      struct policy_target *out)
+/*
+ * The strategies of cfg this CPU runs, into ct[] (their sample buffers
+ * allocated) and whether each needs a cpu_cache domain.  Returns how
+ * many, -ENOENT for none, or -ENOMEM (nothing left allocated).
+ */
+static int pick_contenders(const struct cpu_info *ci, const struct sweep_config *cfg,
+			   struct contender *ct, bool *domain_only)
 {
-	const bool cpu_cache = strcmp(t->persistence_domain, "cpu_cache") == 0;
-	uint64_t sizes[MAX_GRID];
-	size_t nsizes = sweep_grid(cfg, sizes, MAX_GRID);
-	struct contender ct[MAX_STRATEGIES];
-	bool domain_only[MAX_STRATEGIES];
-	unsigned nct = 0, nthr_dims[2] = { 1, cfg->nthreads }, ndims;
-	double ceilings[2] = { NAN, NAN };
-	struct sweep sw;
-	int rc;
+	int nct = 0;
 
 	for (unsigned i = 0; i < strategy_count && nct < MAX_STRATEGIES; i++) {
 		const struct strategy *s = &strategy_table[i];
@@ -1393,13 +1390,81 @@ int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sw
 		domain_only[nct] = s->cpu_cache_domain_only;
 		ct[nct].v = calloc(cfg->max_samples, sizeof(double));
 		if (!ct[nct].v) {
-			rc = -ENOMEM;
-			goto free_samples;
+			while (nct--)
+				free(ct[nct].v);
+			return -ENOMEM;
 		}
 		nct++;
 	}
-	if (!nct)
-		return -ENOENT;
+	return nct ? nct : -ENOENT;
+}
+
+/*
+ * out's ops, a sequential and a random one per thread count of
+ * nthr[0..ndims), each with every contender's curve over the grid, and
+ * their work counted into sw.
+ */
+static int add_ops(struct sweep *sw, struct policy_target *out, const uint64_t *sizes,
+		   size_t nsizes, const unsigned *nthr, unsigned ndims, const struct contender *ct,
+		   unsigned nct, const bool *domain_only, bool cpu_cache)
+{
+	for (unsigned d = 0; d < ndims; d++)
+		for (unsigned r = 0; r < 2; r++) {
+			struct policy_op *op = policy_target_add_op(out, "write",
+								    r ? "random" : "sequential",
+								    nthr[d], sizes, nsizes);
+
+			if (!op)
+				return -ENOMEM;
+			for (unsigned i = 0; i < nct; i++) {
+				struct policy_curve *c = policy_op_add_curve(op, ct[i].name);
+
+				if (!c)
+					return -ENOMEM;
+				/* noflush alone leaves data in a volatile cache */
+				c->reference_only = domain_only[i] && !cpu_cache;
+			}
+			for (size_t k = 0; k < nsizes; k++)
+				sw->work_left += cell_weight(sizes[k]) * nct;
+		}
+	sw->cells_total = (unsigned)(out->nops * nsizes * nct);
+	return 0;
+}
+
+/* The clock, the progress lines and the first deadline of a target's sweep. */
+static void start_clock(struct sweep *sw, const struct sweep_config *cfg)
+{
+	sw->start_ns = now_ns();
+	if (cfg->whole) {
+		sw->whole = cfg->whole;
+	} else {
+		sw->whole = &sw->own_progress;
+		probe_progress_init(sw->whole, 1);
+	}
+	probe_progress_begin_target(sw->whole, sw->start_ns);
+	/* the next quarter of the whole probe gets a line */
+	sw->next_line_pct = ((unsigned)(sw->whole->shown_frac * 4) + 1) * 25;
+	/* a share of the budget is kept for the bisection rounds and the second looks */
+	sw->deadline_ns = sw->start_ns +
+			  (uint64_t)(cfg->budget_s * (0.85 - SECOND_LOOK_SHARE) * 1e9);
+}
+
+int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sweep_config *cfg,
+	      struct policy_target *out)
+{
+	const bool cpu_cache = strcmp(t->persistence_domain, "cpu_cache") == 0;
+	uint64_t sizes[MAX_GRID];
+	size_t nsizes = sweep_grid(cfg, sizes, MAX_GRID);
+	struct contender ct[MAX_STRATEGIES];
+	bool domain_only[MAX_STRATEGIES];
+	unsigned nct, nthr_dims[2] = { 1, cfg->nthreads }, ndims;
+	double ceilings[2] = { NAN, NAN };
+	struct sweep sw;
+	int rc = pick_contenders(ci, cfg, ct, domain_only);
+
+	if (rc < 0)
+		return rc;
+	nct = (unsigned)rc;
 	rc = sweep_setup(&sw, t, cfg);
 	if (rc)
 		goto out;
@@ -1413,43 +1478,10 @@ int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sw
 		goto out;
 	}
 	ndims = nthr_dims[1] > 1 ? 2 : 1;
-	for (unsigned d = 0; d < ndims; d++)
-		for (unsigned r = 0; r < 2; r++) {
-			struct policy_op *op = policy_target_add_op(out, "write",
-								    r ? "random" : "sequential",
-								    nthr_dims[d], sizes, nsizes);
-
-			if (!op) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			for (unsigned i = 0; i < nct; i++) {
-				struct policy_curve *c = policy_op_add_curve(op, ct[i].name);
-
-				if (!c) {
-					rc = -ENOMEM;
-					goto out;
-				}
-				/* noflush alone leaves data in a volatile cache */
-				c->reference_only = domain_only[i] && !cpu_cache;
-			}
-			for (size_t k = 0; k < nsizes; k++)
-				sw.work_left += cell_weight(sizes[k]) * nct;
-		}
-	sw.cells_total = (unsigned)(out->nops * nsizes * nct);
-	sw.start_ns = now_ns();
-	if (cfg->whole) {
-		sw.whole = cfg->whole;
-	} else {
-		sw.whole = &sw.own_progress;
-		probe_progress_init(sw.whole, 1);
-	}
-	probe_progress_begin_target(sw.whole, sw.start_ns);
-	/* the next quarter of the whole probe gets a line */
-	sw.next_line_pct = ((unsigned)(sw.whole->shown_frac * 4) + 1) * 25;
-	/* a share of the budget is kept for the bisection rounds and the second looks */
-	sw.deadline_ns = sw.start_ns +
-			 (uint64_t)(cfg->budget_s * (0.85 - SECOND_LOOK_SHARE) * 1e9);
+	rc = add_ops(&sw, out, sizes, nsizes, nthr_dims, ndims, ct, nct, domain_only, cpu_cache);
+	if (rc)
+		goto out;
+	start_clock(&sw, cfg);
 
 	/*
 	 * The ceiling is taken before and after the copies and the higher
@@ -1494,7 +1526,6 @@ out:
 		fprintf(stderr, "pmem-tune: --keep-samples: out of memory, %u cells written "
 			"without their samples\n", sw.raw_lost);
 	sweep_teardown(&sw);
-free_samples:
 	for (unsigned i = 0; i < nct; i++)
 		free(ct[i].v);
 	return rc;
