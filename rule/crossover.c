@@ -435,7 +435,7 @@ int crossover_smooth_confirmed(int *v, const bool *grid, size_t n, int prior, bo
 				fam[i] = l == r ? l : prior;
 		}
 	}
-	/* bisection points */
+	/* bisection points: between two grid sizes of one family, that family */
 	for (size_t i = 0; i < n; i++) {
 		int fl = -1, fh = -1;
 
@@ -451,22 +451,6 @@ int crossover_smooth_confirmed(int *v, const bool *grid, size_t n, int prior, bo
 			fam[i] = fl;
 		else
 			fam[i] = v[i] == VERDICT_TIE ? prior : v[i];
-	}
-	/* ... which must not make a run of their own between two grid sizes */
-	for (size_t k = 0; k + 1 < ng; k++) {
-		size_t lo = gi[k], hi = gi[k + 1];
-		int changes = 0, prev = fam[lo];
-
-		for (size_t j = lo + 1; j <= hi; j++) {
-			if (fam[j] < 0)
-				continue;
-			changes += fam[j] != prev;
-			prev = fam[j];
-		}
-		if (changes > 1 && fam[lo] == fam[hi])
-			for (size_t j = lo + 1; j < hi; j++)
-				if (fam[j] >= 0)
-					fam[j] = fam[lo];
 	}
 	free(sep);
 	free(gi);
