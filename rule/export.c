@@ -543,6 +543,7 @@ static int knob_threshold(const struct side_view *views, size_t nv, int low,
 	size_t nc = 2, total = 2, m = 0, t0 = 0;
 	uint64_t *cand;
 	struct rule_loss *loss, med;
+	bool *beaten;
 	long long least_worst = LLONG_MAX, least_mean = LLONG_MAX, best_m = LLONG_MAX,
 		  best_x = LLONG_MAX;
 	double best_d = INFINITY;
@@ -553,9 +554,11 @@ static int knob_threshold(const struct side_view *views, size_t nv, int low,
 		total += views[o].n;
 	cand = calloc(total, sizeof(*cand));
 	loss = calloc(total, sizeof(*loss));
-	if (!cand || !loss) {
+	beaten = calloc(total, sizeof(*beaten));
+	if (!cand || !loss || !beaten) {
 		free(cand);
 		free(loss);
+		free(beaten);
 		return -ENOMEM;
 	}
 	/* a value below least acts as least: scored, and chosen, as the consumer takes it */
@@ -570,6 +573,7 @@ static int knob_threshold(const struct side_view *views, size_t nv, int low,
 	if (!any) {
 		free(cand);
 		free(loss);
+		free(beaten);
 		return -ENOENT;
 	}
 	qsort(cand, nc, sizeof(*cand), cmp_u64);
@@ -586,16 +590,17 @@ static int knob_threshold(const struct side_view *views, size_t nv, int low,
 		}
 		m++;
 	}
-	for (size_t k = 0; k < m; k++)
-		if (!gains(views, nv, low, cand[k], cand[t0], w, r_margin) &&
-		    loss_key(loss[k].mean) < least_mean)
+	/* as good as the least worst where the two differ, or beaten */
+	for (size_t k = 0; k < m; k++) {
+		beaten[k] = gains(views, nv, low, cand[k], cand[t0], w, r_margin);
+		if (!beaten[k] && loss_key(loss[k].mean) < least_mean)
 			least_mean = loss_key(loss[k].mean);
+	}
 	for (size_t k = 0; k < m; k++) {
 		long long lm = loss_key(loss[k].mean), lx = loss_key(loss[k].mismatch);
 		double d = dflt ? log_distance(cand[k], *dflt) : 0;
 
-		/* as good as the least worst where the two differ */
-		if (gains(views, nv, low, cand[k], cand[t0], w, r_margin))
+		if (beaten[k])
 			continue;
 		/* mean losses this close are one: two probes of a host move them more */
 		lm = lm <= least_mean + loss_key(EXPORT_MEAN_TIE) ? least_mean : lm;
@@ -608,6 +613,7 @@ static int knob_threshold(const struct side_view *views, size_t nv, int low,
 	}
 	free(cand);
 	free(loss);
+	free(beaten);
 	rule_loss(views, nv, low, tstar, w, 0, NULL, &med);
 	*out = (struct threshold){ .bytes = tstar, .regret = med.mean, .src = FROM_MEASURED };
 	/* the baseline first: a re-probe keeps what is installed unless beaten */
