@@ -595,10 +595,11 @@ static void print_knob_score(const struct judged *j, const struct knob_cells *kc
 	const struct sweep_record_op *op = &j->rec[0].ops[kc->op[s->worst_cell]];
 	char vb[32], sb[32], at[64];
 
-	snprintf(at, sizeof(at), "%s %s, run %zu",
-		 policy_format_bytes(kc->sizes[s->worst_cell], sb, sizeof(sb)), op->pattern,
-		 s->worst_run + 1);
-	printf("    %-18s %-9s %6.3f  %-24s %6.3f %7.3f", label,
+	/* seq or rnd: a row fits 100 columns */
+	snprintf(at, sizeof(at), "%s %.3s, run %zu",
+		 policy_format_bytes(kc->sizes[s->worst_cell], sb, sizeof(sb)),
+		 strcmp(op->pattern, "random") ? op->pattern : "rnd", s->worst_run + 1);
+	printf("    %-17s %-8s %6.3f %-18s %6.3f %7.3f", label,
 	       knob_value_name(s->threshold_bytes, vb, sizeof(vb)), s->worst, at, s->mean,
 	       s->worst_pair);
 }
@@ -614,7 +615,7 @@ static int print_knobs(const struct judged *j)
 	       "the worst ratio to the\nbetter of the knob's two strategies\n", j->nruns);
 	if (j->exported)
 		printf("under the best: the best's worst ratio less the value's, within the bar "
-		       "max(0.03, the run's\nmargin) or beyond it; own run: the worst on the "
+		       "max(0.03, the run's\nmargin) or beyond it; own: the worst on the "
 		       "value's own run alone\n");
 	for (size_t n = 0; n < sizeof(knobs) / sizeof(knobs[0]); n++) {
 		const struct knob *kn = &knobs[n];
@@ -635,8 +636,8 @@ static int print_knobs(const struct judged *j)
 		}
 		printf("  %s: %s below the value, %s at and above\n", kn->name,
 		       j->rec[0].ops[0].names[kc.low], j->rec[0].ops[0].names[kc.high]);
-		printf("    %-18s %-9s %6s  %-24s %6s %7s%s\n", "", "value", "worst", "at", "mean",
-		       "of pair", j->exported ? "  under the best (bar)  own run" : "");
+		printf("    %-17s %-8s %6s %-18s %6s %7s%s\n", "", "value", "worst", "at", "mean",
+		       "of pair", j->exported ? "  under (bar)            own" : "");
 		print_knob_score(j, &kc, "best in hindsight", &best);
 		printf("\n");
 		for (size_t r = 0; j->exported && r < j->nruns; r++) {
