@@ -1084,47 +1084,81 @@ static bool size_measured(const struct policy_op *op, size_t i)
 	return false;
 }
 
+bool crossover_runs(const struct policy_op *op, const char *strategy)
+{
+	struct crossover_cell *cells;
+	const struct policy_curve *cv;
+	bool runs = false;
+
+	assert(op && strategy);
+	cv = policy_op_find_curve(op, strategy);
+	if (!cv || !op->nsizes || crossover_op_thin(op))
+		return false;
+	cells = calloc(op->nsizes, sizeof(*cells));
+	if (cells && !crossover_cells(op, cells))
+		for (size_t i = 0; i < op->nsizes && !runs; i++)
+			runs = cells[i].winner == (int)(cv - op->curves);
+	free(cells);
+	return runs;
+}
+
+/* A bracket from lo (the last measured size below hi) to hi, named by the families' defaults. */
+static bool bracket_at(const struct policy_op *op, size_t hi_idx, int below, int above,
+		       double min_ratio, uint64_t min_gap_bytes, struct crossover_bracket *b)
+{
+	uint64_t hi = op->sizes_bytes[hi_idx], lo = 0;
+	enum policy_family fb = strategy_family_of(op->curves[below].strategy);
+	enum policy_family fa = strategy_family_of(op->curves[above].strategy);
+	size_t i = hi_idx;
+
+	/* bisect where the family changes, with each family's default member */
+	if (fb == fa && fb != POLICY_FAMILY_NONE)
+		return false;
+	if (fb != POLICY_FAMILY_NONE && family_default(op, fb) >= 0)
+		below = family_default(op, fb);
+	if (fa != POLICY_FAMILY_NONE && family_default(op, fa) >= 0)
+		above = family_default(op, fa);
+	while (i-- > 0 && !size_measured(op, i))
+		;
+	if (i == SIZE_MAX)
+		return false;
+	lo = op->sizes_bytes[i];
+	if (hi - lo <= min_gap_bytes || (lo && (double)hi / (double)lo <= min_ratio))
+		return false;
+	b->lo_bytes = lo;
+	b->hi_bytes = hi;
+	copy_name(b->below, op->curves[below].strategy);
+	copy_name(b->above, op->curves[above].strategy);
+	return true;
+}
+
 size_t crossover_brackets(const struct policy_op *op, double min_ratio,
 			  uint64_t min_gap_bytes, struct crossover_bracket *out,
 			  size_t max)
 {
+	struct crossover_cell *cells;
 	size_t n = 0;
+	int prev = -1;
 
-	if (!op || !out)
+	if (!op || !out || !max || !op->nsizes || crossover_op_thin(op))
 		return 0;
-
-	for (size_t r = 1; r < op->nranges && n < max; r++) {
-		uint64_t hi = op->ranges[r].from_bytes, lo = 0;
-		bool found = false;
-		const char *below = op->ranges[r - 1].strategy, *above = op->ranges[r].strategy;
-		enum policy_family fb = strategy_family_of(below), fa = strategy_family_of(above);
-
-		/* bisect where the family changes, with each family's default member */
-		if (fb == fa && fb != POLICY_FAMILY_NONE)
-			continue;
-		if (fb != POLICY_FAMILY_NONE && family_default(op, fb) >= 0)
-			below = op->curves[family_default(op, fb)].strategy;
-		if (fa != POLICY_FAMILY_NONE && family_default(op, fa) >= 0)
-			above = op->curves[family_default(op, fa)].strategy;
-
-		/* the last measured size below the boundary */
-		for (size_t i = op->nsizes; i-- > 0;) {
-			if (op->sizes_bytes[i] < hi && size_measured(op, i)) {
-				lo = op->sizes_bytes[i];
-				found = true;
-				break;
-			}
-		}
-		if (!found || hi - lo <= min_gap_bytes)
-			continue;
-		if (lo && (double)hi / (double)lo <= min_ratio)
-			continue;
-		out[n].lo_bytes = lo;
-		out[n].hi_bytes = hi;
-		copy_name(out[n].below, below);
-		copy_name(out[n].above, above);
-		n++;
+	cells = calloc(op->nsizes, sizeof(*cells));
+	if (!cells || crossover_cells(op, cells)) {
+		free(cells);
+		return 0;
 	}
+	/* where the winner changes, as crossover_decide() draws the ranges */
+	for (size_t i = 0; i < op->nsizes && n < max; i++) {
+		int w = cells[i].winner;
+
+		if (w < 0)
+			continue;
+		if (prev >= 0 && w != prev &&
+		    bracket_at(op, i, prev, w, min_ratio, min_gap_bytes, &out[n]))
+			n++;
+		prev = w;
+	}
+	free(cells);
 	return n;
 }
 

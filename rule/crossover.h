@@ -151,8 +151,8 @@ size_t crossover_rechecks(const struct policy_op *op, const struct crossover_cel
  * and the default (curves[1]), no verdict claimed.  One look at a member
  * that leads for a moment of a shared host makes a run spanning
  * CROSSOVER_MEMBER_MIN_SPAN in a probe or two of ten; the probe measures
- * these again, fresh and side by side (POLICY_CELL_REMEASURED), and
- * decides again: the range stands only if the fresh cells give it too.
+ * these again, fresh and side by side (POLICY_CELL_REMEASURED), before
+ * it decides: the range stands only if the fresh cells give it too.
  * Lists up to max, in size order; returns the count.
  */
 size_t crossover_member_rechecks(const struct policy_op *op, const struct crossover_cell *cells,
@@ -203,13 +203,19 @@ int crossover_decide_with_baseline(struct policy_op *op, const struct policy_op 
  * member changes pass the member rule (SECOND_LOOK_BASELINE_LOSS: the
  * new decision's curve, then the baseline's; no verdict claimed): the
  * probe measures both curves there again, fresh (POLICY_CELL_REMEASURED),
- * and decides again.
+ * before it decides.
  * crossover_decide_with_baseline() changes a decision only where the
  * fresh cells lose too: two losses in a row, and a replay of the file
  * gives the same answer.  Lists up to max, in size order; returns the count.
  */
 size_t crossover_baseline_losses(const struct policy_op *op, const struct policy_op *baseline,
 				 struct second_look *out, size_t max);
+
+/*
+ * Would crossover_decide() (no baseline) give strategy a range of op?
+ * Reads the cells, not op->ranges: true before op is decided too.
+ */
+bool crossover_runs(const struct policy_op *op, const char *strategy);
 
 /*
  * Decide every op of p again from its curves, each against the op of the
@@ -226,11 +232,12 @@ struct crossover_bracket {
 };
 
 /*
- * List up to max brackets of op's family changes (after crossover_decide;
- * member changes are not bisected), named by the two families' default
- * members, that are wider
- * than min_ratio (hi/lo) and min_gap_bytes; the probe measures both
- * strategies at crossover_midpoint() and decides again.  Returns count.
+ * List up to max brackets of op's family changes, where the ranges
+ * crossover_decide() would draw from the cells change family (member
+ * changes are not bisected), named by the two families' default members,
+ * that are wider than min_ratio (hi/lo) and min_gap_bytes; the probe
+ * measures both strategies at crossover_midpoint() and asks again.
+ * Reads the cells, not op->ranges.  Returns count.
  */
 size_t crossover_brackets(const struct policy_op *op, double min_ratio,
 			  uint64_t min_gap_bytes, struct crossover_bracket *out,

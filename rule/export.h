@@ -51,7 +51,8 @@ int export_compute_with_baseline(struct policy *p, const struct export_weights *
  * fresh, and the change stands only if the fresh cells show it too.  At
  * most max into out, each (op, size, curves) once;
  * returns the count, or a negative errno.  p->exports is left computed
- * from the cells as they are.
+ * from the cells as they are.  The ops need not be decided: the ranges a
+ * switch's member needs are those the rule would draw (crossover_runs()).
  */
 ssize_t export_rechecks(struct policy *p, const struct export_weights *w,
 			const struct policy *baseline, const struct policy_target *t,

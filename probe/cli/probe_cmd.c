@@ -553,11 +553,11 @@ int probe_cmd(const struct probe_opts *o)
 	status = 1;
 	fill_generator(p, o->mode, (double)(now_ns() - t0) * 1e-9);
 	/*
-	 * Sticky: each decision of the baseline stays unless the new curves
-	 * show it losing by more than the margin.  The cells are those the
-	 * sweep measured (and re-measured) in this probe.
+	 * The one decision, on the cells the sweep measured and looked at
+	 * again.  Sticky: each decision of the baseline stays unless the new
+	 * curves show it losing by more than the margin.
 	 */
-	rc = base ? crossover_decide_policy(p, base) : 0;
+	rc = crossover_decide_policy(p, base);
 	if (!rc)
 		rc = export_compute_with_baseline(p, o->weights ? &w : NULL, base);
 	if (rc) {

@@ -23,11 +23,13 @@
  * The first sizes of a target's first op are measured again too,
  * whatever was counted (look_back_at_start()).
  *
- * Then the rule's own second looks (struct second_look), each measured
- * through take_looks() and decided once on what it gave: the op's
- * islands and unresolved ties before its crossovers are bisected, the
- * baseline's losses after; once every op is measured, the sizes an
- * export's move rests on, and last the member ranges.
+ * Then the rule's own second looks (struct second_look), each asked of
+ * the rule from the cells as they stand and measured through
+ * take_looks(): the op's islands and unresolved ties before its
+ * crossovers are bisected, the baseline's losses after; once every op is
+ * measured, the sizes an export's move rests on, and last the member
+ * ranges.  The sweep decides nothing: the probe decides every op once,
+ * on what the looks gave (crossover_decide_policy()).
  *
  * At one size the strategies are sampled in turns (one sample each per
  * round) rather than one after the other: a burst of noise from a
@@ -805,35 +807,30 @@ static int remeasure_reason(const struct sweep *sw, const struct policy_op *op, 
  * Measure again, after the rest of the op, the sizes whose cells cannot
  * be right or that suffered (implausible first, then the most stolen),
  * every strategy measured there; then flag suspect what stays
- * implausible.  Returns whether a flag or a cell changed.
+ * implausible.
  */
-static bool screen(struct sweep *sw, struct policy_op *op, bool random, struct contender *all,
+static void screen(struct sweep *sw, struct policy_op *op, bool random, struct contender *all,
 		   unsigned nall)
 {
 	size_t pick_idx[MAX_REMEASURE];
 	unsigned npick = 0;
-	bool changed = false;
 
 	for (int want = 2; want >= 1; want--)
 		for (size_t i = 0; i < op->nsizes && npick < MAX_REMEASURE; i++)
 			if (remeasure_reason(sw, op, i) == want)
 				pick_idx[npick++] = i;
 	for (unsigned k = 0; k < npick && !(sw->cfg->stop && *sw->cfg->stop); k++)
-		changed |= measure_again(sw, op, random, all, nall, NULL, 0, pick_idx[k],
-					 POLICY_CELL_REMEASURED, NULL) > 0;
+		measure_again(sw, op, random, all, nall, NULL, 0, pick_idx[k],
+			      POLICY_CELL_REMEASURED, NULL);
 	for (size_t c = 0; c < op->ncurves; c++) {
 		struct policy_curve *cv = &op->curves[c];
 
 		for (size_t i = 0; i < op->nsizes; i++) {
-			uint8_t was = cv->cell_flags[i];
-
 			cv->cell_flags[i] &= (uint8_t)~POLICY_CELL_SUSPECT;
 			if (crossover_cell_implausible(op, c, i))
 				cv->cell_flags[i] |= POLICY_CELL_SUSPECT;
-			changed |= was != cv->cell_flags[i];
 		}
 	}
-	return changed;
 }
 
 /* Bisect each crossover with fresh measurements of its two strategies. */
@@ -841,12 +838,9 @@ static int refine(struct sweep *sw, struct policy_op *op, bool random, struct co
 		  unsigned nall)
 {
 	struct crossover_bracket br[16];
-	int rc;
 
 	recheck(sw, op, random, all, nall);
-	rc = crossover_decide(op);
-
-	for (unsigned round = 0; !rc && round < sw->cfg->refine_rounds; round++) {
+	for (unsigned round = 0; round < sw->cfg->refine_rounds; round++) {
 		size_t nb = crossover_brackets(op, 1.06, LINE, br, 16);
 
 		if (!nb || now_ns() >= sw->deadline_ns)
@@ -868,21 +862,19 @@ static int refine(struct sweep *sw, struct policy_op *op, bool random, struct co
 			progress(sw, op, mid);
 			measure_size(sw, op, op->threads, random, pair, 2, idx);
 		}
-		rc = crossover_decide(op);
 	}
 	if (sw->cfg->stop && *sw->cfg->stop)
 		return -EINTR;
-	return rc;
+	return 0;
 }
 
 /*
  * Measure again, fresh, after the rest of the op, the baseline's strategy
  * and the challenger at every size where the baseline's decision lost
  * (crossover_baseline_losses()) among only[] (NULL: all); the decision
- * may change only where the fresh cells show the loss again.  Returns
- * whether it lost anywhere.
+ * may change only where the fresh cells show the loss again.
  */
-static bool remeasure_losses(struct sweep *sw, struct policy_op *op, bool random,
+static void remeasure_losses(struct sweep *sw, struct policy_op *op, bool random,
 			     struct contender *all, unsigned nall, const bool *only)
 {
 	const struct policy_op *bo = sw->cfg->baseline ?
@@ -892,7 +884,6 @@ static bool remeasure_losses(struct sweep *sw, struct policy_op *op, bool random
 	size_t n = crossover_baseline_losses(op, bo, lk, MAX_GRID);
 
 	take_looks(sw, op, random, all, nall, lk, n, only, NULL);
-	return n > 0;
 }
 
 /* Has size idx of op had a second look already, on any curve? */
@@ -914,10 +905,9 @@ static bool looked_twice(const struct policy_op *op, size_t idx)
  * losses, an export's) puts two moments of a shared host side by side,
  * and a member can win on that alone.  The baseline's losses at those
  * sizes get their own second look, as a cell made fresh here must not
- * let a range change against the baseline on one look.  Returns whether
- * anything was measured.
+ * let a range change against the baseline on one look.
  */
-static bool recheck_members(struct sweep *sw, struct policy_op *op, bool random,
+static void recheck_members(struct sweep *sw, struct policy_op *op, bool random,
 			    struct contender *all, unsigned nall)
 {
 	struct crossover_cell cells[op->nsizes ? op->nsizes : 1];
@@ -927,13 +917,11 @@ static bool recheck_members(struct sweep *sw, struct policy_op *op, bool random,
 
 	/* a thin op decides nothing: no range to look at */
 	if (crossover_op_thin(op) || crossover_cells(op, cells))
-		return false;
+		return;
 	n = crossover_member_rechecks(op, cells, lk, op->nsizes);
 	memset(fresh, 0, sizeof(fresh));
-	if (!take_looks(sw, op, random, all, nall, lk, n, NULL, fresh))
-		return false;
-	remeasure_losses(sw, op, random, all, nall, fresh);
-	return true;
+	if (take_looks(sw, op, random, all, nall, lk, n, NULL, fresh))
+		remeasure_losses(sw, op, random, all, nall, fresh);
 }
 
 /*
@@ -986,7 +974,7 @@ static void look_back_at_start(struct sweep *sw, struct policy_op *op, bool rand
 static int sweep_op(struct sweep *sw, struct policy_op *op, bool random, struct contender *ct,
 		    unsigned nct)
 {
-	int rc;
+	int rc = 0;
 
 	for (unsigned i = 0; i < nct; i++)
 		ct[i].curve = policy_op_find_curve(op, ct[i].name);
@@ -1001,7 +989,6 @@ static int sweep_op(struct sweep *sw, struct policy_op *op, bool random, struct 
 		measure_size(sw, op, op->threads, random, ct, nct, (int)idx);
 		if (crossover_op_thin(op)) {
 			thin_rest(sw, op, nct, idx + 1);
-			rc = crossover_decide(op);
 			goto out;
 		}
 	}
@@ -1012,10 +999,10 @@ static int sweep_op(struct sweep *sw, struct policy_op *op, bool random, struct 
 	screen(sw, op, random, ct, nct);
 	rc = refine(sw, op, random, ct, nct);
 	/* the bisection points, measured last, get the same second look */
-	if (!rc && screen(sw, op, random, ct, nct))
-		rc = crossover_decide(op);
-	if (!rc && remeasure_losses(sw, op, random, ct, nct, NULL))
-		rc = crossover_decide(op);
+	if (!rc) {
+		screen(sw, op, random, ct, nct);
+		remeasure_losses(sw, op, random, ct, nct, NULL);
+	}
 out:
 	if (op->threads > 1) {
 		op->min_overlap = sw->min_overlap;
@@ -1057,7 +1044,7 @@ static int recheck_exports(struct sweep *sw, struct policy_target *t, struct con
 		take_looks(sw, op, !strcmp(op->pattern, "random"), all, nall, &rx[k], 1, NULL,
 			   &fresh[rx[k].op * MAX_GRID]);
 	}
-	for (size_t o = 0; o < t->nops && !rc; o++) {
+	for (size_t o = 0; o < t->nops; o++) {
 		struct policy_op *op = &t->ops[o];
 		bool any = false;
 
@@ -1068,7 +1055,6 @@ static int recheck_exports(struct sweep *sw, struct policy_target *t, struct con
 		set_threads(sw, op->threads);
 		remeasure_losses(sw, op, !strcmp(op->pattern, "random"), all, nall,
 				 &fresh[o * MAX_GRID]);
-		rc = crossover_decide(op);
 	}
 	free(fresh);
 	if (!rc && sw->cfg->stop && *sw->cfg->stop)
@@ -1507,8 +1493,7 @@ int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sw
 		struct policy_op *op = &out->ops[o];
 
 		set_threads(&sw, op->threads);
-		if (recheck_members(&sw, op, !strcmp(op->pattern, "random"), ct, nct))
-			rc = crossover_decide(op);
+		recheck_members(&sw, op, !strcmp(op->pattern, "random"), ct, nct);
 	}
 	if (!rc && cfg->stop && *cfg->stop)
 		rc = -EINTR;

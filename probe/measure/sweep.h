@@ -88,10 +88,11 @@ const char *sweep_mode_name(enum sweep_mode mode);
 size_t sweep_grid(const struct sweep_config *cfg, uint64_t *sizes, size_t max);
 
 /*
- * Measure every strategy ci supports on t into out (ops, curves,
- * ceilings, ranges, crossovers).  Unsupported strategies are reported
- * on stderr, never silently dropped.  Returns 0, -EINTR when *cfg->stop
- * was set, or another negative errno.
+ * Measure every strategy ci supports on t into out (ops, curves with
+ * every second look the rule asked for, ceilings); the ops are left
+ * undecided, for crossover_decide_policy() once every target is in.
+ * Unsupported strategies are reported on stderr, never silently dropped.
+ * Returns 0, -EINTR when *cfg->stop was set, or another negative errno.
  */
 int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sweep_config *cfg,
 	      struct policy_target *out);

@@ -303,8 +303,48 @@ static const char *env(const struct policy_export *e, const char *key)
 	return "(none)";
 }
 
+/* What the probe asks of the rule before it decides: who runs, where to bisect. */
+struct undecided {
+	bool runs[ROW_CURVES];
+	struct crossover_bracket br[4];
+	size_t nbr;
+};
+
+static void undecided_view(const struct rule_row *row, const struct policy_op *op,
+			   struct undecided *u)
+{
+	ROW_INT(row, "no ranges before the decision", op->nranges, 0);
+	for (size_t c = 0; c < op->ncurves && c < ROW_CURVES; c++)
+		u->runs[c] = crossover_runs(op, op->curves[c].strategy);
+	u->nbr = crossover_brackets(op, 1.01, 0, u->br, 4);
+}
+
+/* The decision draws what crossover_runs() and crossover_brackets() read from the cells. */
+static void check_undecided_view(const struct rule_row *row, const struct policy_op *op,
+				 const struct undecided *u)
+{
+	struct crossover_bracket br[4];
+
+	for (size_t c = 0; c < op->ncurves && c < ROW_CURVES; c++) {
+		bool ranged = false;
+
+		for (size_t r = 0; r < op->nranges; r++)
+			ranged |= !strcmp(op->ranges[r].strategy, op->curves[c].strategy);
+		ROW_CHECK(row, u->runs[c] == ranged, "crossover_runs(%s) %d before, ranges %d",
+			  row->name, op->curves[c].strategy, u->runs[c], ranged);
+	}
+	ROW_INT(row, "brackets before and after", crossover_brackets(op, 1.01, 0, br, 4), u->nbr);
+	for (size_t b = 0; b < u->nbr; b++) {
+		ROW_INT(row, "bracket lo", br[b].lo_bytes, u->br[b].lo_bytes);
+		ROW_INT(row, "bracket hi", br[b].hi_bytes, u->br[b].hi_bytes);
+		ROW_STR(row, "bracket below", br[b].below, u->br[b].below);
+		ROW_STR(row, "bracket above", br[b].above, u->br[b].above);
+	}
+}
+
 static void run_row(const struct rule_row *row)
 {
+	struct undecided before;
 	struct policy_op *op;
 	struct policy *p = row_policy(row, &op);
 	struct crossover_cell cells[NSIZES_MAX];
@@ -324,7 +364,9 @@ static void run_row(const struct rule_row *row)
 		ROW_INT(row, "cell island", c->island, row->cell.island);
 		ROW_INT(row, "cell confirmed", c->confirmed, row->cell.confirmed);
 	}
+	undecided_view(row, op, &before);
 	ROW_INT(row, "crossover_decide()", crossover_decide(op), 0);
+	check_undecided_view(row, op, &before);
 	for (k = 0; k < 4 && row->r[k].strategy; k++) {
 		const struct row_range *w = &row->r[k];
 

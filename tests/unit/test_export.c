@@ -249,6 +249,45 @@ static struct policy *export_row_policy(const struct export_row *row)
 	return p;
 }
 
+/*
+ * The probe asks for the exports' second looks before it decides: on the
+ * same cells undecided, export_rechecks() leaves the exports p has.
+ * Ranges kept by hand are a decision the cells do not make: not asked.
+ */
+static void check_undecided(const struct export_row *row, const struct policy *p)
+{
+	struct policy *q;
+	struct policy_op *op;
+	struct second_look rx[64];
+	const struct policy_export *a[3], *b[3];
+
+	if (row->ranges)
+		return;
+	q = export_row_policy(row);
+	op = &q->targets[0].ops[0];
+	free(op->ranges);
+	free(op->crossovers);
+	op->ranges = NULL;
+	op->crossovers = NULL;
+	op->nranges = op->ncrossovers = 0;
+	ROW_CHECK(row, export_rechecks(q, NULL, NULL, &q->targets[0], rx, 64) >= 0,
+		  "export_rechecks() failed", row->name);
+	a[0] = &p->exports.libpmem, a[1] = &p->exports.kernel, a[2] = &p->exports.glibc;
+	b[0] = &q->exports.libpmem, b[1] = &q->exports.kernel, b[2] = &q->exports.glibc;
+	for (int c = 0; c < 3; c++) {
+		ROW_CHECK(row, a[c]->present == b[c]->present && a[c]->nkv == b[c]->nkv &&
+			  a[c]->threshold_bytes == b[c]->threshold_bytes,
+			  "export %d undecided: present %d, %zu keys, not %d, %zu", row->name, c,
+			  b[c]->present, b[c]->nkv, a[c]->present, a[c]->nkv);
+		for (size_t i = 0; i < a[c]->nkv && i < b[c]->nkv; i++)
+			ROW_CHECK(row, !strcmp(a[c]->kv[i].key, b[c]->kv[i].key) &&
+				  !strcmp(a[c]->kv[i].value, b[c]->kv[i].value),
+				  "undecided %s=%s, decided %s=%s", row->name, b[c]->kv[i].key,
+				  b[c]->kv[i].value, a[c]->kv[i].key, a[c]->kv[i].value);
+	}
+	policy_free(q);
+}
+
 static void run_export_row(const struct export_row *row)
 {
 	static const char *const consumer[3] = { "libpmem", "kernel", "glibc" };
@@ -270,6 +309,7 @@ static void run_export_row(const struct export_row *row)
 	if (k)
 		ROW_CHECK(row, op->nranges == k, "%zu ranges, want %zu", row->name, op->nranges, k);
 	ROW_CHECK(row, export_compute(p, NULL) == 0, "export_compute() failed", row->name);
+	check_undecided(row, p);
 	for (int c = 0; c < 3; c++) {
 		bool want = row->present & (1u << c);
 
