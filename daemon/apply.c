@@ -54,7 +54,7 @@ int daemon_init(struct daemon *d)
 	}
 	/* --verify answers from the policy and the knobs: the originals are none of its business */
 	if (d->opt.mode != MODE_VERIFY)
-		state_load(&d->state, d->opt.state_dir);
+		state_load(&d->state, d->opt.state_dir, d->opt.mode == MODE_DRY_RUN);
 	if (!d->opt.no_bus) {
 		r = bus_open(&d->bus);
 		if (r < 0) {

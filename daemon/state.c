@@ -194,8 +194,10 @@ int state_parse(struct state *st, const char *text, size_t len)
  * is changed whose original could not be kept safe.  Returns the open
  * file, -ENOENT when there is none, or another -errno (logged).
  */
-static int open_trusted(struct state *st, const char *dir)
+static int open_trusted(struct state *st, const char *dir, bool read_only)
 {
+	const char *fate = read_only ? "left in place" : "moved to";
+	const char *aside = read_only ? "" : ".untrusted";
 	struct stat sd = { 0 }, sf = { 0 };
 	char why[PATH_MAX + 64];
 	int dfd, fd, r;
@@ -229,18 +231,18 @@ static int open_trusted(struct state *st, const char *dir)
 	r = fd < 0 ? -errno : 0;
 	if (r == 0 && (fstat(fd, &sf) < 0 || !S_ISREG(sf.st_mode) || !trusted_stat(&sf))) {
 		log_err("state %s: refused: owned by uid %u with mode %04o, not root's alone; "
-			"moved to %s.untrusted, originals of an earlier run are lost", st->path,
-			(unsigned)sf.st_uid, (unsigned)(sf.st_mode & 07777), st->path);
+			"%s %s%s, originals of an earlier run are lost", st->path,
+			(unsigned)sf.st_uid, (unsigned)(sf.st_mode & 07777), fate, st->path, aside);
 		r = -EPERM;
 	} else if (r == -ELOOP) {
-		log_err("state %s: refused: a symbolic link; moved to %s.untrusted", st->path,
-			st->path);
+		log_err("state %s: refused: a symbolic link; %s %s%s", st->path, fate, st->path,
+			aside);
 		r = -EPERM;
 	} else if (r < 0 && r != -ENOENT) {
 		log_err("state %s: cannot read: %s; originals of an earlier run are lost",
 			st->path, strerror(-r));
 	}
-	if (r == -EPERM)
+	if (r == -EPERM && !read_only)
 		renameat(dfd, "state.json", dfd, "state.json.untrusted");
 	if (r < 0 && fd >= 0)
 		close(fd);
@@ -248,7 +250,7 @@ static int open_trusted(struct state *st, const char *dir)
 	return r < 0 ? r : fd;
 }
 
-int state_load(struct state *st, const char *dir)
+int state_load(struct state *st, const char *dir, bool read_only)
 {
 	size_t len;
 	char *text;
@@ -258,7 +260,7 @@ int state_load(struct state *st, const char *dir)
 	r = path_join(st->path, sizeof(st->path), dir, "/state.json");
 	if (r < 0)
 		return r;
-	fd = open_trusted(st, dir);
+	fd = open_trusted(st, dir, read_only);
 	if (fd == -ENOENT)
 		return 0;
 	if (fd < 0)
@@ -278,9 +280,11 @@ int state_load(struct state *st, const char *dir)
 		/* keep the evidence; a fresh file will be written next to it */
 		state_free(st);
 		snprintf(aside, sizeof(aside), "%s.corrupt", st->path);
-		rename(st->path, aside);
-		log_err("state %s: malformed (%s); moved to %s, originals of an earlier "
-			"run are lost", st->path, strerror(-r), aside);
+		if (!read_only)
+			rename(st->path, aside);
+		log_err("state %s: malformed (%s); %s %s, originals of an earlier run are lost",
+			st->path, strerror(-r), read_only ? "left in place, not" : "moved to",
+			read_only ? "read" : aside);
 	}
 	return r;
 }

@@ -52,8 +52,9 @@ struct state {
  * the state untrusted: nothing is read from it, and state_save() (so
  * every change) is refused.  A file that is not a regular file owned by
  * root (or this user) and writable only by it is set aside unread.
+ * read_only (--dry-run): nothing is set aside, the file stays as found.
  */
-int state_load(struct state *st, const char *dir);
+int state_load(struct state *st, const char *dir, bool read_only);
 /*
  * Parse the text of a state file into st (which must be empty or
  * loaded); every entry is checked as a fresh one would be

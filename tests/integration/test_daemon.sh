@@ -73,6 +73,14 @@ ok "dry-run prints the env file" sh -c 'echo "$1" | grep -q "would write .*libpm
 ok "dry-run leaves the knob" is "$THRESH" 768
 ok "dry-run leaves write_cache" is "$WC" 1
 ok "dry-run writes no file" test ! -e "$T/etc/pmem-tuned/libpmem.env" -a ! -e "$STATE"
+# a malformed state file is set aside by a real run; a dry run leaves it as found
+mkdir -p -m 0700 "$(dirname "$STATE")"
+printf '{"format": 7' > "$STATE"
+out=$(run "$DAEMON" --dry-run --force $COMMON 2>&1)
+ok "dry-run names the malformed state" sh -c 'echo "$1" | grep -q "malformed.*left in place"' _ "$out"
+ok "dry-run leaves the malformed state where it is" \
+	test -f "$STATE" -a ! -e "$STATE.corrupt"
+rm -f "$STATE"
 
 # --- platform matching -----------------------------------------------------
 out=$(run "$DAEMON" --oneshot $COMMON 2>&1)

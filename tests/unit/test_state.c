@@ -43,7 +43,7 @@ static void test_round_trip(void)
 	struct state_entry *e;
 
 	/* no file: nothing to restore, and none written for nothing */
-	CHECK_INT(state_load(&st, dir), 0);
+	CHECK_INT(state_load(&st, dir, false), 0);
 	CHECK_INT(st.n, 0);
 	CHECK(!st.untrusted);
 	CHECK_INT(state_save(&st), 0);
@@ -56,7 +56,7 @@ static void test_round_trip(void)
 	CHECK_INT(state_remember(&st, "sysfs", KNOB, true, "512", "1024"), 0);
 	CHECK_INT(st.n, 2);
 
-	CHECK_INT(state_load(&again, dir), 0);
+	CHECK_INT(state_load(&again, dir, false), 0);
 	CHECK_INT(again.n, 2);
 	e = state_find(&again, "sysfs", KNOB);
 	CHECK(e != NULL);
@@ -88,7 +88,7 @@ static void test_undo(void)
 	const char *dir = state_dir("undo", 0755);
 	struct state st;
 
-	CHECK_INT(state_load(&st, dir), 0);
+	CHECK_INT(state_load(&st, dir, false), 0);
 	CHECK_INT(state_remember(&st, "sysfs", KNOB, true, "768", "512"), 0);
 	/* the write failed: an entry made for it goes */
 	state_undo_remember(&st, "sysfs", KNOB, false, NULL);
@@ -122,11 +122,19 @@ static void test_corrupt(void)
 	struct state st;
 	size_t i;
 
+	/* a dry run reads nothing from it and leaves it as found */
+	tmptree_put("bad/state.json", bad[0], 0600);
+	CHECK(state_load(&st, dir, true) < 0);
+	CHECK_INT(st.n, 0);
+	CHECK(tmptree_exists("bad/state.json"));
+	CHECK(!tmptree_exists("bad/state.json.corrupt"));
+	state_free(&st);
+
 	/* set aside as evidence, nothing read */
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		unlink(tmptree_path("bad/state.json.corrupt"));
 		tmptree_put("bad/state.json", bad[i], 0600);
-		CHECK_MSG(state_load(&st, dir) < 0, "state_load('%s') accepted", bad[i]);
+		CHECK_MSG(state_load(&st, dir, false) < 0, "state_load('%s') accepted", bad[i]);
 		CHECK_INT(st.n, 0);
 		CHECK(!st.untrusted);
 		CHECK(!tmptree_exists("bad/state.json"));
@@ -140,10 +148,15 @@ static void test_untrusted(void)
 	const char *dir;
 	struct state st;
 
-	/* a file others can write: set aside unread */
+	/* a file others can write: set aside unread; a dry run leaves it where it is */
 	dir = state_dir("shared-file", 0755);
 	tmptree_put("shared-file/state.json", one_entry, 0666);
-	CHECK_INT(state_load(&st, dir), -EPERM);
+	CHECK_INT(state_load(&st, dir, true), -EPERM);
+	CHECK_INT(st.n, 0);
+	CHECK(tmptree_exists("shared-file/state.json"));
+	CHECK(!tmptree_exists("shared-file/state.json.untrusted"));
+	state_free(&st);
+	CHECK_INT(state_load(&st, dir, false), -EPERM);
 	CHECK_INT(st.n, 0);
 	CHECK(!st.untrusted);
 	CHECK(tmptree_exists("shared-file/state.json.untrusted"));
@@ -153,7 +166,7 @@ static void test_untrusted(void)
 	dir = state_dir("link", 0755);
 	tmptree_put("target.json", one_entry, 0600);
 	CHECK_INT(symlink("../target.json", tmptree_path("link/state.json")), 0);
-	CHECK_INT(state_load(&st, dir), -EPERM);
+	CHECK_INT(state_load(&st, dir, false), -EPERM);
 	CHECK_INT(st.n, 0);
 	CHECK(tmptree_exists("link/state.json.untrusted"));
 	CHECK(tmptree_exists("target.json"));
@@ -162,7 +175,7 @@ static void test_untrusted(void)
 	/* a directory others can write: nothing read, nothing ever saved */
 	dir = state_dir("shared-dir", 0777);
 	tmptree_put("shared-dir/state.json", one_entry, 0600);
-	CHECK_INT(state_load(&st, dir), -EPERM);
+	CHECK_INT(state_load(&st, dir, false), -EPERM);
 	CHECK_INT(st.n, 0);
 	CHECK(st.untrusted);
 	CHECK_INT(state_remember(&st, "sysfs", KNOB, true, "1", "2"), -EPERM);
@@ -229,7 +242,7 @@ static void test_invalid_entries(void)
 		snprintf(text, sizeof(text), "{\"format\":\"pmem-tuned-state/1\","
 			 "\"entries\":[%s]}", cases[i].entry);
 		tmptree_put("invalid/state.json", text, 0600);
-		CHECK_INT(state_load(&st, dir), 0);
+		CHECK_INT(state_load(&st, dir, false), 0);
 		CHECK_MSG(st.n == (cases[i].valid ? 1u : 0u), "%s: %zu entries", cases[i].entry,
 			  st.n);
 		CHECK_MSG(st.dropped == (cases[i].valid ? 0u : 1u), "%s: %u dropped",
@@ -262,12 +275,12 @@ static void test_owner_and_applied(void)
 	struct state st, again;
 	struct state_entry *e;
 
-	CHECK_INT(state_load(&st, dir), 0);
+	CHECK_INT(state_load(&st, dir, false), 0);
 	CHECK_INT(state_remember_file(&st, "libpmem", ENVFILE, true, "A=1\n", &adm, "B=2\n"), 0);
 	/* the first original wins, its mode and owner with it */
 	CHECK_INT(state_remember_file(&st, "libpmem", ENVFILE, true, "B=2\n", NULL, "C=3\n"),
 		  0);
-	CHECK_INT(state_load(&again, dir), 0);
+	CHECK_INT(state_load(&again, dir, false), 0);
 	e = state_find(&again, "libpmem", ENVFILE);
 	CHECK(e != NULL);
 	if (e) {
@@ -290,7 +303,7 @@ static void test_owner_and_applied(void)
 
 	/* an older daemon's file: no mode, no owner, perhaps no applied value */
 	tmptree_put("owner/state.json", old, 0600);
-	CHECK_INT(state_load(&st, dir), 0);
+	CHECK_INT(state_load(&st, dir, false), 0);
 	CHECK_INT(st.n, 2);
 	CHECK_INT(st.dropped, 0);
 	e = state_find(&st, "libpmem", ENVFILE);
@@ -330,7 +343,7 @@ static void test_fifo(void)
 	struct state st;
 
 	CHECK_INT(mkfifo(tmptree_path("fifo/state.json"), 0600), 0);
-	CHECK(state_load(&st, dir) < 0);
+	CHECK(state_load(&st, dir, false) < 0);
 	CHECK_INT(st.n, 0);
 	state_free(&st);
 }
@@ -341,7 +354,7 @@ static void test_save_when_dirty(void)
 	const char *dir = state_dir("dirty", 0755);
 	struct state st;
 
-	CHECK_INT(state_load(&st, dir), 0);
+	CHECK_INT(state_load(&st, dir, false), 0);
 	CHECK_INT(state_note(&st, "sysfs", KNOB, true, "1", "2"), 0);
 	CHECK_INT(state_note(&st, "sysfs", KNOB "2", true, "1", "2"), 0);
 	CHECK(!tmptree_exists("dirty/state.json"));
