@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Exports: for each consumer whose knob cannot express the full decision
- * (one threshold between two strategies), the value that loses least
- * against the measured curves, and that loss (regret).
+ * (one threshold between two strategies, a few feature switches), the
+ * value that loses least at the sizes the consumer serves, worst size
+ * first, and its mean loss (regret).
  *
- * Regret of a rule on one op: the weighted mean over measured sizes of
- * 1 - v(rule's strategy) / v(best measured strategy at that size), so 0
- * is as good as the per-size best.  Sizes are weighted evenly on the
- * log-size axis (each size by half the log-distance to its neighbours),
- * or by a size distribution (struct export_weights).
+ * Loss of a threshold at a size decided by separation: 1 - v(the side it
+ * puts there) / v(the decided side), 0 where it agrees or the size is a
+ * tie; of a switch, 1 - v(its member) / v(the best measured strategy).
+ * The mean weighs sizes evenly on the log-size axis (each size by half
+ * the log-distance to its neighbours), or by a size distribution (struct
+ * export_weights).
  */
 #ifndef PMEM_RULE_EXPORT_H
 #define PMEM_RULE_EXPORT_H

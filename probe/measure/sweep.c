@@ -1130,7 +1130,11 @@ static size_t thread_steps(unsigned max, unsigned *steps)
 	return n;
 }
 
-/* The family's default member: the best tie rank of its class among the contenders. */
+/*
+ * One member of a class for the saturation series: the lowest tie rank
+ * among the contenders (not the crossover rule's family default, which
+ * is strategy_default_rank()'s and needs no decision either way).
+ */
 static int family_member(const struct contender *ct, unsigned nct, enum strategy_class cls)
 {
 	int best = -1;
