@@ -610,9 +610,11 @@ static void keep_raw(struct sweep *sw, struct policy_curve *cv, size_t nsizes, s
 }
 
 /* One size of the sweep: its share of the remaining time, results into the curves. */
-static void measure_size(struct sweep *sw, struct policy_op *op, unsigned nthreads, bool random,
-			 struct contender *ct, unsigned nct, int idx)
+static void measure_size(struct sweep *sw, struct policy_op *op, struct contender *ct,
+			 unsigned nct, int idx)
 {
+	const bool random = !strcmp(op->pattern, "random");
+	const unsigned nthreads = op->threads;
 	const uint64_t size = op->sizes_bytes[idx];
 	double weight = cell_weight(size) * nct;
 	uint64_t now = now_ns();
@@ -684,9 +686,9 @@ static bool cell_measured(const struct policy_curve *cv, size_t i)
  * the contenders with their results.  Returns how many were measured: 0
  * when one of them has no contender.
  */
-static unsigned measure_again(struct sweep *sw, struct policy_op *op, bool random,
-			      struct contender *all, unsigned nall, const char *const *names,
-			      unsigned n, size_t idx, uint8_t flag, struct contender *ct)
+static unsigned measure_again(struct sweep *sw, struct policy_op *op, struct contender *all,
+			      unsigned nall, const char *const *names, unsigned n, size_t idx,
+			      uint8_t flag, struct contender *ct)
 {
 	const char *every[MAX_STRATEGIES] = { NULL };
 	struct contender own[MAX_STRATEGIES];
@@ -706,7 +708,7 @@ static unsigned measure_again(struct sweep *sw, struct policy_op *op, bool rando
 	if (!np || np != n)
 		return 0;
 	progress(sw, op, op->sizes_bytes[idx]);
-	measure_size(sw, op, op->threads, random, ct, np, (int)idx);
+	measure_size(sw, op, ct, np, (int)idx);
 	if (some) {
 		const struct policy_curve *fresh[MAX_STRATEGIES];
 
@@ -731,9 +733,9 @@ static unsigned measure_again(struct sweep *sw, struct policy_op *op, bool rando
  * fresh[idx] (NULL: not wanted) is set where a look measured.  Returns
  * how many looks measured.
  */
-static size_t take_looks(struct sweep *sw, struct policy_op *op, bool random,
-			 struct contender *all, unsigned nall, const struct second_look *lk,
-			 size_t n, const bool *only, bool *fresh)
+static size_t take_looks(struct sweep *sw, struct policy_op *op, struct contender *all,
+			 unsigned nall, const struct second_look *lk, size_t n, const bool *only,
+			 bool *fresh)
 {
 	struct crossover_cell cells[op->nsizes ? op->nsizes : 1];
 	size_t looked = 0;
@@ -749,7 +751,7 @@ static size_t take_looks(struct sweep *sw, struct policy_op *op, bool random,
 			continue;
 		for (unsigned j = 0; !lk[k].every && j < lk[k].ncurves; j++)
 			names[j] = op->curves[lk[k].curves[j]].strategy;
-		np = measure_again(sw, op, random, all, nall, lk[k].every ? NULL : names,
+		np = measure_again(sw, op, all, nall, lk[k].every ? NULL : names,
 				   lk[k].ncurves, idx, claim ? 0 : POLICY_CELL_REMEASURED, ct);
 		if (!np)
 			continue;
@@ -766,14 +768,13 @@ static size_t take_looks(struct sweep *sw, struct policy_op *op, bool random,
 }
 
 /* The decision code's islands and unresolved ties (crossover_rechecks()), looked at again. */
-static void recheck(struct sweep *sw, struct policy_op *op, bool random,
-		    struct contender *all, unsigned nall)
+static void recheck(struct sweep *sw, struct policy_op *op, struct contender *all, unsigned nall)
 {
 	struct crossover_cell cells[op->nsizes ? op->nsizes : 1];
 	struct second_look lk[op->nsizes ? op->nsizes : 1];
 
 	if (!crossover_cells(op, cells))
-		take_looks(sw, op, random, all, nall, lk,
+		take_looks(sw, op, all, nall, lk,
 			   crossover_rechecks(op, cells, lk, op->nsizes), NULL, NULL);
 }
 
@@ -809,8 +810,7 @@ static int remeasure_reason(const struct sweep *sw, const struct policy_op *op, 
  * every strategy measured there; then flag suspect what stays
  * implausible.
  */
-static void screen(struct sweep *sw, struct policy_op *op, bool random, struct contender *all,
-		   unsigned nall)
+static void screen(struct sweep *sw, struct policy_op *op, struct contender *all, unsigned nall)
 {
 	size_t pick_idx[MAX_REMEASURE];
 	unsigned npick = 0;
@@ -820,8 +820,8 @@ static void screen(struct sweep *sw, struct policy_op *op, bool random, struct c
 			if (remeasure_reason(sw, op, i) == want)
 				pick_idx[npick++] = i;
 	for (unsigned k = 0; k < npick && !(sw->cfg->stop && *sw->cfg->stop); k++)
-		measure_again(sw, op, random, all, nall, NULL, 0, pick_idx[k],
-			      POLICY_CELL_REMEASURED, NULL);
+		measure_again(sw, op, all, nall, NULL, 0, pick_idx[k], POLICY_CELL_REMEASURED,
+			      NULL);
 	for (size_t c = 0; c < op->ncurves; c++) {
 		struct policy_curve *cv = &op->curves[c];
 
@@ -834,12 +834,11 @@ static void screen(struct sweep *sw, struct policy_op *op, bool random, struct c
 }
 
 /* Bisect each crossover with fresh measurements of its two strategies. */
-static int refine(struct sweep *sw, struct policy_op *op, bool random, struct contender *all,
-		  unsigned nall)
+static int refine(struct sweep *sw, struct policy_op *op, struct contender *all, unsigned nall)
 {
 	struct crossover_bracket br[16];
 
-	recheck(sw, op, random, all, nall);
+	recheck(sw, op, all, nall);
 	for (unsigned round = 0; round < sw->cfg->refine_rounds; round++) {
 		size_t nb = crossover_brackets(op, 1.06, LINE, br, 16);
 
@@ -860,7 +859,7 @@ static int refine(struct sweep *sw, struct policy_op *op, bool random, struct co
 			if (pick(op, all, nall, names, 2, pair) != 2)
 				continue;
 			progress(sw, op, mid);
-			measure_size(sw, op, op->threads, random, pair, 2, idx);
+			measure_size(sw, op, pair, 2, idx);
 		}
 	}
 	if (sw->cfg->stop && *sw->cfg->stop)
@@ -874,8 +873,8 @@ static int refine(struct sweep *sw, struct policy_op *op, bool random, struct co
  * (crossover_baseline_losses()) among only[] (NULL: all); the decision
  * may change only where the fresh cells show the loss again.
  */
-static void remeasure_losses(struct sweep *sw, struct policy_op *op, bool random,
-			     struct contender *all, unsigned nall, const bool *only)
+static void remeasure_losses(struct sweep *sw, struct policy_op *op, struct contender *all,
+			     unsigned nall, const bool *only)
 {
 	const struct policy_op *bo = sw->cfg->baseline ?
 				     policy_find_op(sw->cfg->baseline, op->op, op->pattern,
@@ -883,7 +882,7 @@ static void remeasure_losses(struct sweep *sw, struct policy_op *op, bool random
 	struct second_look lk[MAX_GRID];
 	size_t n = crossover_baseline_losses(op, bo, lk, MAX_GRID);
 
-	take_looks(sw, op, random, all, nall, lk, n, only, NULL);
+	take_looks(sw, op, all, nall, lk, n, only, NULL);
 }
 
 /* Has size idx of op had a second look already, on any curve? */
@@ -907,8 +906,8 @@ static bool looked_twice(const struct policy_op *op, size_t idx)
  * sizes get their own second look, as a cell made fresh here must not
  * let a range change against the baseline on one look.
  */
-static void recheck_members(struct sweep *sw, struct policy_op *op, bool random,
-			    struct contender *all, unsigned nall)
+static void recheck_members(struct sweep *sw, struct policy_op *op, struct contender *all,
+			    unsigned nall)
 {
 	struct crossover_cell cells[op->nsizes ? op->nsizes : 1];
 	struct second_look lk[op->nsizes ? op->nsizes : 1];
@@ -920,8 +919,8 @@ static void recheck_members(struct sweep *sw, struct policy_op *op, bool random,
 		return;
 	n = crossover_member_rechecks(op, cells, lk, op->nsizes);
 	memset(fresh, 0, sizeof(fresh));
-	if (take_looks(sw, op, random, all, nall, lk, n, NULL, fresh))
-		remeasure_losses(sw, op, random, all, nall, fresh);
+	if (take_looks(sw, op, all, nall, lk, n, NULL, fresh))
+		remeasure_losses(sw, op, all, nall, fresh);
 }
 
 /*
@@ -953,8 +952,8 @@ static void thin_rest(struct sweep *sw, const struct policy_op *op, unsigned nct
  * the AMD guest the very first cell read movnti 2.5-13x high in 5 of 19
  * recordings.  Settled, this costs one size: the smallest, the cheapest.
  */
-static void look_back_at_start(struct sweep *sw, struct policy_op *op, bool random,
-			       struct contender *all, unsigned nall)
+static void look_back_at_start(struct sweep *sw, struct policy_op *op, struct contender *all,
+			       unsigned nall)
 {
 	double first[op->ncurves ? op->ncurves : 1];
 
@@ -964,15 +963,13 @@ static void look_back_at_start(struct sweep *sw, struct policy_op *op, bool rand
 		for (size_t c = 0; c < op->ncurves; c++)
 			first[c] = cell_measured(&op->curves[c], idx) ?
 					   op->curves[c].median_mib_s[idx] : NAN;
-		if (!measure_again(sw, op, random, all, nall, NULL, 0, idx, POLICY_CELL_REMEASURED,
-				   NULL) ||
+		if (!measure_again(sw, op, all, nall, NULL, 0, idx, POLICY_CELL_REMEASURED, NULL) ||
 		    crossover_looks_agree(op, idx, first))
 			return;
 	}
 }
 
-static int sweep_op(struct sweep *sw, struct policy_op *op, bool random, struct contender *ct,
-		    unsigned nct)
+static int sweep_op(struct sweep *sw, struct policy_op *op, struct contender *ct, unsigned nct)
 {
 	int rc = 0;
 
@@ -986,7 +983,7 @@ static int sweep_op(struct sweep *sw, struct policy_op *op, bool random, struct 
 		if (sw->cfg->stop && *sw->cfg->stop)
 			return -EINTR;
 		progress(sw, op, op->sizes_bytes[idx]);
-		measure_size(sw, op, op->threads, random, ct, nct, (int)idx);
+		measure_size(sw, op, ct, nct, (int)idx);
 		if (crossover_op_thin(op)) {
 			thin_rest(sw, op, nct, idx + 1);
 			goto out;
@@ -994,14 +991,14 @@ static int sweep_op(struct sweep *sw, struct policy_op *op, bool random, struct 
 	}
 	if (!sw->start_looked_at) {
 		sw->start_looked_at = true;
-		look_back_at_start(sw, op, random, ct, nct);
+		look_back_at_start(sw, op, ct, nct);
 	}
-	screen(sw, op, random, ct, nct);
-	rc = refine(sw, op, random, ct, nct);
+	screen(sw, op, ct, nct);
+	rc = refine(sw, op, ct, nct);
 	/* the bisection points, measured last, get the same second look */
 	if (!rc) {
-		screen(sw, op, random, ct, nct);
-		remeasure_losses(sw, op, random, ct, nct, NULL);
+		screen(sw, op, ct, nct);
+		remeasure_losses(sw, op, ct, nct, NULL);
 	}
 out:
 	if (op->threads > 1) {
@@ -1041,8 +1038,7 @@ static int recheck_exports(struct sweep *sw, struct policy_target *t, struct con
 		if (rx[k].index >= MAX_GRID || looked_twice(op, rx[k].index))
 			continue;
 		set_threads(sw, op->threads);
-		take_looks(sw, op, !strcmp(op->pattern, "random"), all, nall, &rx[k], 1, NULL,
-			   &fresh[rx[k].op * MAX_GRID]);
+		take_looks(sw, op, all, nall, &rx[k], 1, NULL, &fresh[rx[k].op * MAX_GRID]);
 	}
 	for (size_t o = 0; o < t->nops; o++) {
 		struct policy_op *op = &t->ops[o];
@@ -1053,8 +1049,7 @@ static int recheck_exports(struct sweep *sw, struct policy_target *t, struct con
 		if (!any)
 			continue;
 		set_threads(sw, op->threads);
-		remeasure_losses(sw, op, !strcmp(op->pattern, "random"), all, nall,
-				 &fresh[o * MAX_GRID]);
+		remeasure_losses(sw, op, all, nall, &fresh[o * MAX_GRID]);
 	}
 	free(fresh);
 	if (!rc && sw->cfg->stop && *sw->cfg->stop)
@@ -1488,7 +1483,7 @@ int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sw
 		if (o == out->nops - 1)
 			sw.deadline_ns = sw.start_ns + (uint64_t)(cfg->budget_s *
 								  (0.97 - SECOND_LOOK_SHARE) * 1e9);
-		rc = sweep_op(&sw, op, !strcmp(op->pattern, "random"), ct, nct);
+		rc = sweep_op(&sw, op, ct, nct);
 	}
 	if (!rc && cfg->exports_of)
 		rc = recheck_exports(&sw, out, ct, nct);
@@ -1497,7 +1492,7 @@ int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sw
 		struct policy_op *op = &out->ops[o];
 
 		set_threads(&sw, op->threads);
-		recheck_members(&sw, op, !strcmp(op->pattern, "random"), ct, nct);
+		recheck_members(&sw, op, ct, nct);
 	}
 	if (!rc && cfg->stop && *cfg->stop)
 		rc = -EINTR;
