@@ -187,6 +187,17 @@ int state_parse(struct state *st, const char *text, size_t len)
 	return r;
 }
 
+/* What becomes of a refused state file: set aside beside it as suffix; a dry run leaves it. */
+static const char *set_aside(const struct state *st, bool read_only, const char *suffix,
+			     bool lost, char *buf, size_t len)
+{
+	if (read_only)
+		return "left in place (a dry run)";
+	snprintf(buf, len, "moved to %s%s%s", st->path, suffix,
+		 lost ? ", originals of an earlier run are lost" : "");
+	return buf;
+}
+
 /*
  * The state says what to write where on restore: only a directory and a
  * file that no one but root (or this user) could have written are read,
@@ -196,10 +207,8 @@ int state_parse(struct state *st, const char *text, size_t len)
  */
 static int open_trusted(struct state *st, const char *dir, bool read_only)
 {
-	const char *fate = read_only ? "left in place" : "moved to";
-	const char *aside = read_only ? "" : ".untrusted";
 	struct stat sd = { 0 }, sf = { 0 };
-	char why[PATH_MAX + 64];
+	char why[PATH_MAX + 64], fate[PATH_MAX + 128];
 	int dfd, fd, r;
 
 	/* and every directory above it: who may rename one may swap the state */
@@ -230,13 +239,13 @@ static int open_trusted(struct state *st, const char *dir, bool read_only)
 	fd = openat(dfd, "state.json", O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	r = fd < 0 ? -errno : 0;
 	if (r == 0 && (fstat(fd, &sf) < 0 || !S_ISREG(sf.st_mode) || !trusted_stat(&sf))) {
-		log_err("state %s: refused: owned by uid %u with mode %04o, not root's alone; "
-			"%s %s%s, originals of an earlier run are lost", st->path,
-			(unsigned)sf.st_uid, (unsigned)(sf.st_mode & 07777), fate, st->path, aside);
+		log_err("state %s: refused: owned by uid %u with mode %04o, not root's alone; %s",
+			st->path, (unsigned)sf.st_uid, (unsigned)(sf.st_mode & 07777),
+			set_aside(st, read_only, ".untrusted", true, fate, sizeof(fate)));
 		r = -EPERM;
 	} else if (r == -ELOOP) {
-		log_err("state %s: refused: a symbolic link; %s %s%s", st->path, fate, st->path,
-			aside);
+		log_err("state %s: refused: a symbolic link; %s", st->path,
+			set_aside(st, read_only, ".untrusted", false, fate, sizeof(fate)));
 		r = -EPERM;
 	} else if (r < 0 && r != -ENOENT) {
 		log_err("state %s: cannot read: %s; originals of an earlier run are lost",
@@ -275,16 +284,15 @@ int state_load(struct state *st, const char *dir, bool read_only)
 	r = state_parse(st, text, len);
 	free(text);
 	if (r < 0) {
-		char aside[4200];
+		char aside[4200], fate[4300];
 
 		/* keep the evidence; a fresh file will be written next to it */
 		state_free(st);
 		snprintf(aside, sizeof(aside), "%s.corrupt", st->path);
 		if (!read_only)
 			rename(st->path, aside);
-		log_err("state %s: malformed (%s); %s %s, originals of an earlier run are lost",
-			st->path, strerror(-r), read_only ? "left in place, not" : "moved to",
-			read_only ? "read" : aside);
+		log_err("state %s: malformed (%s); %s", st->path, strerror(-r),
+			set_aside(st, read_only, ".corrupt", true, fate, sizeof(fate)));
 	}
 	return r;
 }
