@@ -1084,6 +1084,25 @@ static bool size_measured(const struct policy_op *op, size_t i)
 	return false;
 }
 
+/*
+ * op's cells, allocated, as crossover_decide() draws ranges from their
+ * winners (no baseline); NULL where it draws none (nothing measured, a
+ * thin op) or out of memory.
+ */
+static struct crossover_cell *drawn_cells(const struct policy_op *op)
+{
+	struct crossover_cell *cells;
+
+	if (!op->nsizes || crossover_op_thin(op))
+		return NULL;
+	cells = calloc(op->nsizes, sizeof(*cells));
+	if (cells && crossover_cells(op, cells)) {
+		free(cells);
+		return NULL;
+	}
+	return cells;
+}
+
 bool crossover_runs(const struct policy_op *op, const char *strategy)
 {
 	struct crossover_cell *cells;
@@ -1092,12 +1111,9 @@ bool crossover_runs(const struct policy_op *op, const char *strategy)
 
 	assert(op && strategy);
 	cv = policy_op_find_curve(op, strategy);
-	if (!cv || !op->nsizes || crossover_op_thin(op))
-		return false;
-	cells = calloc(op->nsizes, sizeof(*cells));
-	if (cells && !crossover_cells(op, cells))
-		for (size_t i = 0; i < op->nsizes && !runs; i++)
-			runs = cells[i].winner == (int)(cv - op->curves);
+	cells = cv ? drawn_cells(op) : NULL;
+	for (size_t i = 0; cells && i < op->nsizes && !runs; i++)
+		runs = cells[i].winner == (int)(cv - op->curves);
 	free(cells);
 	return runs;
 }
@@ -1140,13 +1156,8 @@ size_t crossover_brackets(const struct policy_op *op, double min_ratio,
 	size_t n = 0;
 	int prev = -1;
 
-	if (!op || !out || !max || !op->nsizes || crossover_op_thin(op))
+	if (!op || !out || !max || !(cells = drawn_cells(op)))
 		return 0;
-	cells = calloc(op->nsizes, sizeof(*cells));
-	if (!cells || crossover_cells(op, cells)) {
-		free(cells);
-		return 0;
-	}
 	/* where the winner changes, as crossover_decide() draws the ranges */
 	for (size_t i = 0; i < op->nsizes && n < max; i++) {
 		int w = cells[i].winner;

@@ -723,18 +723,18 @@ static bool baseline_kv(const struct policy_export *e, enum export_key_id id, ui
 }
 
 /*
- * Does any one-thread op of t give this strategy a range?  Undecided (the
- * probe's second looks come before its decision), the range the rule
- * would draw from the cells.
+ * Does any one-thread op of t give this strategy a range?  An op's ranges
+ * once drawn (a range a baseline kept counts), else those the rule would
+ * draw from its cells: the probe asks for its second looks before it
+ * decides.  An op decided to no range would draw none either.
  */
-static bool uses_member(const struct policy_op *const *ops, size_t nops, const char *name,
-			bool decided)
+static bool uses_member(const struct policy_op *const *ops, size_t nops, const char *name)
 {
 	for (size_t o = 0; o < nops; o++) {
-		for (size_t r = 0; decided && r < ops[o]->nranges; r++)
+		for (size_t r = 0; r < ops[o]->nranges; r++)
 			if (!strcmp(ops[o]->ranges[r].strategy, name))
 				return true;
-		if (!decided && crossover_runs(ops[o], name))
+		if (!ops[o]->nranges && crossover_runs(ops[o], name))
 			return true;
 	}
 	return false;
@@ -899,12 +899,11 @@ static void member_losses(const struct policy_op *const *ops, size_t nops,
  * worst-size loss first (within r_margin equal), then least mean; the
  * baseline's setting, else the default's, is kept unless the best gains
  * on it as gains() has it, over every size the family serves.  A
- * one-size member island keeps its range and moves no switch.  decided:
- * the ops' ranges are drawn (else the rule's view of the cells stands in).
+ * one-size member island keeps its range and moves no switch.
  */
 static void export_member(struct policy_export *e, const struct policy_op *const *ops,
 			  size_t nops, enum policy_family f, uint64_t thr, double r_margin,
-			  const struct export_weights *w, const struct policy *bp, bool decided)
+			  const struct export_weights *w, const struct policy *bp)
 {
 	const struct policy_export *base = bp && bp->exports.libpmem.present ?
 					   &bp->exports.libpmem : NULL;
@@ -919,7 +918,7 @@ static void export_member(struct policy_export *e, const struct policy_op *const
 	ns = member_settings(f, dflt, s);
 	/* a member no range uses is no candidate, unless the baseline runs it */
 	for (size_t k = 1; k < ns;) {
-		if (!uses_member(ops, nops, s[k].member, decided) && !baseline_has(base, &s[k]))
+		if (!uses_member(ops, nops, s[k].member) && !baseline_has(base, &s[k]))
 			s[k] = s[--ns];
 		else
 			k++;
@@ -990,10 +989,8 @@ static int export_libpmem(struct policy *p, const struct policy_target *t,
 		kv_set(e, EXPORT_PMEM_MOVNT_THRESHOLD, "%" PRIu64, thr.bytes);
 	/* PMDK's flush below the threshold, its streaming member at and above it */
 	margin = views_margin(tv.v, tv.nv);
-	export_member(e, tv.ops, tv.nops, POLICY_FAMILY_CACHED_FLUSH, thr.bytes, margin, w, base,
-		      !rx);
-	export_member(e, tv.ops, tv.nops, POLICY_FAMILY_STREAMING, thr.bytes, margin, w, base,
-		      !rx);
+	export_member(e, tv.ops, tv.nops, POLICY_FAMILY_CACHED_FLUSH, thr.bytes, margin, w, base);
+	export_member(e, tv.ops, tv.nops, POLICY_FAMILY_STREAMING, thr.bytes, margin, w, base);
 out:
 	target_views_free(&tv);
 	return rc;
