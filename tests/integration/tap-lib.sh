@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=dash
 # TAP-style checks for the daemon's integration scripts: `ok DESCRIPTION
 # COMMAND...` counts and prints one line per check; a script may define
 # tap_on_fail to show context after a failing check.  tap_finish NAME
@@ -16,7 +16,8 @@ ok() {
 	else
 		failed=$((failed + 1))
 		echo "not ok - $desc"
-		if declare -F tap_on_fail >/dev/null; then tap_on_fail; fi
+		# a function or nothing: POSIX sh has no declare -F
+		if command -v tap_on_fail >/dev/null 2>&1; then tap_on_fail; fi
 	fi
 }
 
