@@ -280,7 +280,8 @@ struct policy_export {
 	/*
 	 * Where the value came from: "default" (the consumer's own, kept),
 	 * "baseline" (the policy in place, kept), "measured" (this probe's
-	 * best, which beat both by the margin); "" in an older file.
+	 * best, which gained by the margin on the installed value, else on
+	 * the default); "" in an older file.
 	 */
 	char source[16];
 	double margin;			/* the regret margin it had to beat, 0 = not recorded */

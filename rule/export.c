@@ -525,8 +525,9 @@ struct threshold {
  * does not gain on (gains(): where the two differ), the one of least
  * mean loss (within EXPORT_MEAN_TIE one), then least mismatch, then
  * nearest the default.  Then the
- * baseline's value, else the consumer's default, is kept unless T* gains
- * on it by more than r_margin (gains()).  Any move from the baseline's
+ * baseline's value, else (no baseline) the consumer's default, is kept
+ * unless T* gains on it by more than r_margin (gains()); a beaten
+ * baseline gives T*, not the default.  Any move from the baseline's
  * value (the default's without one) notes its cells in rx, so that it
  * stands only on a second look; least is the least value the consumer
  * takes (a smaller one acts as least): every value is scored as the
@@ -616,19 +617,13 @@ static int knob_threshold(const struct side_view *views, size_t nv, int low,
 	free(beaten);
 	rule_loss(views, nv, low, tstar, w, 0, NULL, &med);
 	*out = (struct threshold){ .bytes = tstar, .regret = med.mean, .src = FROM_MEASURED };
-	/* the baseline first: a re-probe keeps what is installed unless beaten */
-	for (int k = 0; k < 2; k++) {
-		const uint64_t *t = k ? dflt : baseline;
-
-		if (!t)
-			continue;
-		rule_loss(views, nv, low, u64_max(*t, least), w, 0, NULL, &med);
+	/* the installed value, else the default, stays unless T* gains on it */
+	if (old) {
+		rule_loss(views, nv, low, u64_max(*old, least), w, 0, NULL, &med);
 		if (!isnan(med.mean) &&
-		    !gains(views, nv, low, u64_max(*t, least), tstar, w, r_margin)) {
-			*out = (struct threshold){ .bytes = *t, .regret = med.mean,
-						   .src = k ? FROM_DEFAULT : FROM_BASELINE };
-			break;
-		}
+		    !gains(views, nv, low, u64_max(*old, least), tstar, w, r_margin))
+			*out = (struct threshold){ .bytes = *old, .regret = med.mean,
+						   .src = baseline ? FROM_BASELINE : FROM_DEFAULT };
 	}
 	if (rx && old && u64_max(*old, least) != u64_max(out->bytes, least))
 		note_rechecks(views, nv, u64_max(*old, least), u64_max(out->bytes, least), rx);
@@ -897,8 +892,9 @@ static void member_losses(const struct policy_op *const *ops, size_t nops,
  * settings (the default's and those of members some range uses) are
  * chosen as thresholds are: each loss at the most its cells allow, least
  * worst-size loss first (within r_margin equal), then least mean; the
- * baseline's setting, else the default's, is kept unless the best gains
- * on it as gains() has it, over every size the family serves.  A
+ * baseline's setting, else (no baseline) the default's, is kept unless
+ * the best gains on it as gains() has it, over every size the family
+ * serves.  A
  * one-size member island keeps its range and moves no switch.
  */
 static void export_member(struct policy_export *e, const struct policy_op *const *ops,
@@ -939,18 +935,15 @@ static void export_member(struct policy_export *e, const struct policy_op *const
 			best = loss_key(most[k].mean);
 			pick = k;
 		}
-	/* the baseline's setting first, then the default, each kept unless beaten */
+	/*
+	 * The installed setting (the default's where the baseline has no
+	 * switch, or there is no baseline) stays unless beaten; as gains():
+	 * every size the family serves is one the switch acts on.
+	 */
 	member_losses(ops, nops, s, ns, f == POLICY_FAMILY_CACHED_FLUSH, thr, w, 0, med);
-	for (int k = 0; k < 2; k++) {
-		size_t old = k ? 0 : bk;
-
-		/* as gains(): every size the family serves is one the switch acts on */
-		if (!isnan(med[old].worst) &&
-		    loss_key(med[old].worst) - loss_key(med[pick].worst) <= loss_key(r_margin)) {
-			pick = old;
-			break;
-		}
-	}
+	if (!isnan(med[bk].worst) &&
+	    loss_key(med[bk].worst) - loss_key(med[pick].worst) <= loss_key(r_margin))
+		pick = bk;
 	for (unsigned k = 0; k < s[pick].nkeys; k++)
 		kv_set(e, s[pick].keys[k], "%s", s[pick].values[k]);
 }

@@ -400,6 +400,34 @@ static void scored_as_exported(const struct export_row *row, struct policy *p)
 	CHECK_INT(export_knob_value(p, EXPORT_KNOB_PMEM_MOVNT, &t), -ENOENT);
 }
 
+/*
+ * Installed PMEM_AVX512F=0 (avx2, half of avx512 here) is beaten: the
+ * rule's setting (movdir64b) replaces it, not the default's, although the
+ * default holds where nothing is installed (5.2 % at 1-4 KiB, under R).
+ */
+static void beaten_switch(const struct export_row *row, struct policy *p)
+{
+	struct policy *base = export_row_policy(row);
+	struct policy_export *b = &base->exports.libpmem;
+	const char *v;
+
+	ROW_CHECK(row, export_compute(base, NULL) == 0, "export_compute() failed", row->name);
+	ROW_CHECK(row, b->nkv < POLICY_EXPORT_KV_MAX, "%zu keys", row->name, b->nkv);
+	snprintf(b->kv[b->nkv].key, sizeof(b->kv[b->nkv].key), "PMEM_AVX512F");
+	snprintf(b->kv[b->nkv].value, sizeof(b->kv[b->nkv].value), "0");
+	b->nkv++;
+	ROW_CHECK(row, export_compute_with_baseline(p, NULL, base) == 0,
+		  "export_compute_with_baseline() failed", row->name);
+	v = kv(&p->exports.libpmem, "PMEM_MOVDIR64B");
+	ROW_CHECK(row, v && !strcmp(v, "1"), "against PMEM_AVX512F=0: PMEM_MOVDIR64B=%s",
+		  row->name, v ? v : "(none)");
+	ROW_CHECK(row, !kv(&p->exports.libpmem, "PMEM_AVX512F"), "PMEM_AVX512F kept",
+		  row->name);
+	ROW_CHECK(row, !strcmp(p->exports.libpmem.baseline, "changed"), "baseline %s",
+		  row->name, p->exports.libpmem.baseline);
+	policy_free(base);
+}
+
 /* clwb, movnt_avx512 and movnt_avx2 (at a2 times avx512's, a2_512 at 512 B) */
 #define MEMBERS(a2, a2_512)								\
 	{ "clwb", FLAT(900) }, { "movnt_avx512", FLAT(2000) },				\
@@ -514,6 +542,17 @@ static const struct export_row export_rows[] = {
 		.kv = { { "PMEM_AVX512F", "0" } },
 	},
 	{
+		/* movdir64b 5.2 % ahead at 1-4 KiB: a range; the default loses under R */
+		.name = "switch: movdir64b 5.2 % ahead at 1-4 KiB: none; installed avx2 moves to it",
+		.c = { { "clwb", FLAT(900) }, { "movnt_avx512", FLAT(2000) },
+		       { "movnt_avx2", FLAT(1000) },
+		       { "movdir64b", { 2000, 2000, 2000, 2000, 2104, 2104, 2104, 2000 } } },
+		.range_strategies = { "movnt_avx512", "movdir64b", "movnt_avx512" },
+		.present = LIBPMEM | KERNEL,
+		.kv = { { "PMEM_MOVDIR64B", ABSENT }, { "PMEM_AVX512F", ABSENT } },
+		.more = beaten_switch,
+	},
+	{
 		.name = "switch: avx2 1.3x at every size, well above the margin: PMEM_AVX512F=0",
 		.c = { MEMBERS(1.3, 1.3) },
 		.range_strategies = { "movnt_avx2" },
@@ -605,6 +644,36 @@ static void test_provenance(void)
 	base->exports.kernel.present = false;
 	CHECK_INT(export_compute_with_baseline(p, NULL, base), 0);
 	CHECK_STR(p->exports.kernel.baseline, "new");
+	policy_free(base);
+	policy_free(p);
+}
+
+/*
+ * One hysteresis rule: the installed value, else the default.  A beaten
+ * installed value gives the rule's value, not the default, even where the
+ * default would have held without a baseline.
+ */
+static void test_beaten_baseline(void)
+{
+	/* clwb ahead 2x at 64-128 B and by 5.2 % at 256 B; movnt_avx2 2x from 512 B */
+	const double lv[N] = { 200, 400, 1052, 800, 1000, 1000, 1000, 1000 };
+	const double hv[N] = { 100, 200, 1000, 1600, 2000, 2000, 2000, 2000 };
+	struct policy *p = two_curve_policy("clwb", lv, "movnt_avx2", hv);
+	struct policy *base = two_curve_policy("clwb", lv, "movnt_avx2", hv);
+	const char *v;
+
+	/* no baseline: the default 256 loses 4.9 % at 256 B, under R: it stays */
+	CHECK_INT(export_compute(base, NULL), 0);
+	v = kv(&base->exports.libpmem, "PMEM_MOVNT_THRESHOLD");
+	CHECK_MSG(v && !strcmp(v, "256"), "PMEM_MOVNT_THRESHOLD=%s", v ? v : "(none)");
+	CHECK_STR(base->exports.libpmem.source, "default");
+	/* installed 0 loses half at 64-128 B: moved, to the rule's 512, not back to 256 */
+	snprintf(base->exports.libpmem.kv[0].value, POLICY_NAME_MAX, "0");
+	CHECK_INT(export_compute_with_baseline(p, NULL, base), 0);
+	v = kv(&p->exports.libpmem, "PMEM_MOVNT_THRESHOLD");
+	CHECK_MSG(v && !strcmp(v, "512"), "PMEM_MOVNT_THRESHOLD=%s", v ? v : "(none)");
+	CHECK_STR(p->exports.libpmem.source, "measured");
+	CHECK_STR(p->exports.libpmem.baseline, "changed");
 	policy_free(base);
 	policy_free(p);
 }
@@ -708,6 +777,7 @@ int main(void)
 	test_weights();
 	test_export_table();
 	test_provenance();
+	test_beaten_baseline();
 	test_rechecks();
 	return check_report("test_export");
 }
