@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Strategy name -> class and tie-break rank.  The table order is the
- * tie rank: widest non-temporal stores first (fewest instructions per
- * line), then the flush kinds that keep the line cached (clwb) before
- * those that evict it, clflush (serialising) last of the valid ones.
+ * Strategy name -> class and family, and each family's members ranked
+ * in advance (strategy_default_rank()).
  */
 #include <string.h>
 
@@ -48,13 +46,6 @@ enum strategy_class strategy_class_of(const char *name)
 bool strategy_is_nontemporal(const char *name)
 {
 	return strategy_class_of(name) == STRATEGY_CLASS_NONTEMPORAL;
-}
-
-int strategy_tie_rank(const char *name)
-{
-	int i = strategy_index(name);
-
-	return i < 0 ? (int)ARRAY_SIZE(strategies) : i;
 }
 
 enum policy_family strategy_family_of(const char *name)

@@ -20,16 +20,6 @@ enum strategy_class {
 
 enum strategy_class strategy_class_of(const char *name);
 bool strategy_is_nontemporal(const char *name);
-/*
- * A fixed rank of every known name, class by class (strategy_class.c's
- * table: widest non-temporal stores first, clwb before the flushes that
- * evict, clflush last); unknown names rank last.  The probe takes the
- * lowest of a class among its contenders where it needs one member
- * without a decision (the thread saturation series).  The crossover rule
- * does not read it: a family's default is strategy_default_rank()'s.
- */
-int strategy_tie_rank(const char *name);
-
 /* The family of a strategy (policy/policy.h): noflush is in neither. */
 enum policy_family strategy_family_of(const char *name);
 /* "streaming" | "cached_flush" (the policy file's words), "" for none */
@@ -41,6 +31,7 @@ const char *strategy_family_name(enum policy_family f);
  * and the kernel actually run comes first (widest vmovntdq; clwb, else
  * clflushopt).  The family's default in an op is its first ranked
  * member measured there; others only stand in when none of those is.
+ * The probe's thread saturation series runs the same member.
  * Returns 0.. in rank order, or -1 for a name outside the family.
  */
 int strategy_default_rank(enum policy_family f, const char *name);

@@ -38,6 +38,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1126,18 +1127,22 @@ static size_t thread_steps(unsigned max, unsigned *steps)
 }
 
 /*
- * One member of a class for the saturation series: the lowest tie rank
- * among the contenders (not the crossover rule's family default, which
- * is strategy_default_rank()'s and needs no decision either way).
+ * One member of a family for the saturation series: its default among
+ * the contenders (strategy_default_rank(), as the rule's), which needs no
+ * decision.
  */
-static int family_member(const struct contender *ct, unsigned nct, enum strategy_class cls)
+static int family_member(const struct contender *ct, unsigned nct, enum policy_family f)
 {
-	int best = -1;
+	int best = -1, best_rank = INT_MAX;
 
-	for (unsigned i = 0; i < nct; i++)
-		if (strategy_class_of(ct[i].name) == cls &&
-		    (best < 0 || strategy_tie_rank(ct[i].name) < strategy_tie_rank(ct[best].name)))
+	for (unsigned i = 0; i < nct; i++) {
+		int r = strategy_default_rank(f, ct[i].name);
+
+		if (r >= 0 && r < best_rank) {
 			best = (int)i;
+			best_rank = r;
+		}
+	}
 	return best;
 }
 
@@ -1231,13 +1236,8 @@ static unsigned families_at(const struct policy_saturation *sat, double gain, un
 static void saturation_all(struct sweep *sw, struct contender *ct, unsigned nct,
 			   struct policy_saturation *sat)
 {
-	static const enum strategy_class cls[] = {
-		[POLICY_FAMILY_STREAMING] = STRATEGY_CLASS_NONTEMPORAL,
-		[POLICY_FAMILY_CACHED_FLUSH] = STRATEGY_CLASS_FLUSH,
-	};
-
 	for (int f = 0; f < POLICY_NR_FAMILIES; f++) {
-		int m = f == POLICY_FAMILY_FILL ? -1 : family_member(ct, nct, cls[f]);
+		int m = f == POLICY_FAMILY_FILL ? -1 : family_member(ct, nct, f);
 
 		if (f != POLICY_FAMILY_FILL && m < 0)
 			continue;

@@ -110,10 +110,12 @@ static void test_strategy_class(void)
 		"clwb", "clflushopt", "clflush", "rep_movsb_clwb", "stores8_clwb",
 		"memcpy_clwb",
 	};
-	static const char *const order[] = {
-		"movnt_avx512", "movdir64b", "movnt_avx2", "movnt_sse2", "movnt",
-		"clwb", "clflushopt", "stores8_clwb", "rep_movsb_clwb", "memcpy_clwb",
-		"clflush", "noflush", "bogus",
+	/* each family's members in the order its default is taken (PMDK's and the kernel's first) */
+	static const char *const streaming[] = {
+		"movnt_avx512", "movnt_avx2", "movnt_sse2", "movdir64b", "movnt",
+	};
+	static const char *const cached[] = {
+		"clwb", "clflushopt", "clflush", "stores8_clwb", "rep_movsb_clwb", "memcpy_clwb",
 	};
 
 	for (size_t i = 0; i < sizeof(nt) / sizeof(nt[0]); i++) {
@@ -129,10 +131,17 @@ static void test_strategy_class(void)
 	CHECK_INT(strategy_class_of(""), STRATEGY_CLASS_UNKNOWN);
 	CHECK_INT(strategy_class_of(NULL), STRATEGY_CLASS_UNKNOWN);
 	CHECK(!strategy_is_nontemporal("MOVNT"));	/* names are exact */
-	for (size_t i = 1; i < sizeof(order) / sizeof(order[0]); i++)
-		CHECK_MSG(strategy_tie_rank(order[i - 1]) < strategy_tie_rank(order[i]),
-			  "rank %s !< %s", order[i - 1], order[i]);
-	CHECK_INT(strategy_tie_rank("bogus"), strategy_tie_rank("other"));
+	for (size_t i = 0; i < sizeof(streaming) / sizeof(streaming[0]); i++) {
+		CHECK_INT(strategy_default_rank(POLICY_FAMILY_STREAMING, streaming[i]), (int)i);
+		CHECK_INT(strategy_default_rank(POLICY_FAMILY_CACHED_FLUSH, streaming[i]), -1);
+	}
+	for (size_t i = 0; i < sizeof(cached) / sizeof(cached[0]); i++) {
+		CHECK_INT(strategy_default_rank(POLICY_FAMILY_CACHED_FLUSH, cached[i]), (int)i);
+		CHECK_INT(strategy_default_rank(POLICY_FAMILY_STREAMING, cached[i]), -1);
+	}
+	CHECK_INT(strategy_default_rank(POLICY_FAMILY_STREAMING, "noflush"), -1);
+	CHECK_INT(strategy_default_rank(POLICY_FAMILY_CACHED_FLUSH, "bogus"), -1);
+	CHECK_INT(strategy_default_rank(POLICY_FAMILY_CACHED_FLUSH, NULL), -1);
 }
 
 /*
