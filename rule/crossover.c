@@ -78,9 +78,9 @@ bool crossover_cell_implausible(const struct policy_op *op, size_t c, size_t i)
 		return true;
 	/*
 	 * A spike: a copy does not run twice as fast as the same code one
-	 * size step away and as every other strategy at its size.  The first
-	 * cell of a probe did, 2.5-13x, for movnti at 64 B in 12 of 47 probes
-	 * of an AMD KVM guest.  At an end of the axis the one neighbour.
+	 * size step away and as every other strategy at its size; a probe's
+	 * first cell, timed before the write path settles, can.  At an end
+	 * of the axis the one neighbour.
 	 */
 	if (cv->reference_only || (l == SIZE_MAX && r >= op->nsizes))
 		return false;
@@ -289,10 +289,8 @@ static int family_bounds(const struct policy_op *op, enum policy_family f, size_
  * The verdict at a tied size i if the families' intervals were
  * family_bounds(): VERDICT_STREAMING or VERDICT_CACHED where those and
  * the representatives' medians are apart by the margin, else VERDICT_TIE.
- * On the Intel guest one standard probe in ten had clflushopt at
- * [305, 446] MiB/s at 96 B (seven samples, one slow), the cached
- * family's representative beside clwb's [424, 440], and streaming's
- * upper bounds at most 350: a tie, and the partial line's island lost.
+ * One slow sample widens a member's interval enough to tie a size whose
+ * families are apart: the second look is what tells.
  */
 static int unresolved_verdict(const struct policy_op *op, const struct crossover_cell *x,
 			      size_t i, double margin)

@@ -114,11 +114,10 @@ int crossover_cells(const struct policy_op *op, struct crossover_cell *cells);
  * A cell of op (of a curve not reference_only) was flagged unmeasurable
  * (threads that never ran together): the op decides nothing from what
  * is left, which is the moments the threads happened to overlap, not a
- * sample of the op; so no ranges is its valid decision (against a baseline, the baseline's
- * ranges).  Any share above none straddles what a shared host gives:
- * the dev VM's two-thread ops had 1.5-97 % of their cells so (its
- * one-thread ops none), and at one half, or one tenth, the same op
- * decided in some probes and not in others.
+ * sample of the op; so no ranges is its valid decision (against a
+ * baseline, the baseline's ranges).  Any share above none: a threshold
+ * on the share would let the same op decide in some probes of a shared
+ * host and not in others.
  */
 bool crossover_op_thin(const struct policy_op *op);
 

@@ -374,15 +374,12 @@ static void refused(struct sweep *sw, struct contender *k, uint64_t sample_ns)
 /*
  * Copies before a timed batch, untimed, on the same walk.  The evict
  * pass after the previous sample leaves the write path idle, and the
- * first copies after it run into empty queues: on the Intel guest the
- * first 9-13 copies of 64-256 B, flushed, took 150-330 cycles where
- * every later one took 520-580, and rep_movsb_clwb ran them at twice
- * the rate of clwb.  Batches of 70-110 copies then had rep_movsb_clwb
- * 4-10 % ahead of clwb at 64-128 B, where back to back the two are
- * level (bench_lead_in).  A quarter of the batch (5 us or so of copying
- * in standard mode, several times that start) fills the queues and
- * costs a size a fifth of its samples; lead_in_bytes bounds it, and from
- * lead_in_bytes up one copy outlasts the start by itself.
+ * first copies after it run into empty queues, faster than any later
+ * one and faster for some strategies than for others: a short batch
+ * would time the idle path, not the copy (bench_lead_in measures it).
+ * A quarter of the batch fills the queues and costs a size a fifth of
+ * its samples; lead_in_bytes bounds it, and from lead_in_bytes up one
+ * copy outlasts the start by itself.
  */
 static unsigned lead_in(uint64_t lead_in_bytes, uint64_t size, unsigned batch)
 {
@@ -440,13 +437,9 @@ static void measure_contenders(struct sweep *sw, struct contender *ct, unsigned 
 		/*
 		 * A warm-up slowed by an interrupt sizes a batch of one or two
 		 * copies, and a cell of such samples is mostly the clock and
-		 * the lines still in flight: in one standard probe 23 of 976
-		 * warm-ups came under half the batch of the others at their
-		 * size, and from 128 B to 8 KiB those cells read 0.86-3.9x a
-		 * sibling beside them (rep_movsb_clwb 3.9x clwb at 128 B,
-		 * movnt_sse2 1.6x movnt_avx2 at 8 KiB).  The first warm-up of
-		 * a size also pays its cold lines.  Those get a second warm-up,
-		 * and the larger batch.
+		 * the lines still in flight, far from its siblings beside it.
+		 * The first warm-up of a size also pays its cold lines.  Those
+		 * get a second warm-up, and the larger batch.
 		 */
 		if (!i || 2 * k->batch < most) {
 			unsigned again = warm_up(sw, &c, nthreads);
@@ -458,13 +451,14 @@ static void measure_contenders(struct sweep *sw, struct contender *ct, unsigned 
 			most = k->batch;
 	}
 	/*
-	 * Each round starts one contender later: at 8 MiB and up a streaming
-	 * copy sampled right after cached ones measured 5-11 % slower, and a
-	 * fixed order would hand that handicap to the same strategy always.
-	 * For the same reason a contender that is done still copies in its
-	 * turn, untimed, while another one is sampled: alone, at 3 MiB, the
-	 * last streaming contender of a cell ran 7-11 % faster than beside
-	 * the cached ones, and the one that needed the most samples won.
+	 * Each round starts one contender later: at large sizes a copy
+	 * sampled right after another strategy's pays for what that one left
+	 * in the caches and write queues, and a fixed order would hand that
+	 * handicap to the same strategy always.  For the same reason a
+	 * contender that is done still copies in its turn, untimed, while
+	 * another one is sampled: alone, the last contender of a cell would
+	 * run faster than beside the others, and the one that needed the most
+	 * samples would win.
 	 */
 	for (unsigned round = 0; active && !(cfg->stop && *cfg->stop); round++) {
 		for (unsigned j = 0; j < nct && active; j++) {
@@ -927,9 +921,9 @@ static void recheck_members(struct sweep *sw, struct policy_op *op, struct conte
 /*
  * An op with an unmeasurable cell is thin and decides nothing whatever
  * its other cells say (crossover_op_thin()), so its sizes from idx on are
- * left unmeasured and their share of the budget goes to the ops after it.
- * The two-thread ops of both two-vCPU guests measured so far were thin
- * in every standard probe, and took half of a quick probe's wall time.
+ * left unmeasured and their share of the budget goes to the ops after it:
+ * on a host with few CPUs the multi-thread ops are often thin, and would
+ * otherwise take much of a short probe's wall time.
  */
 static void thin_rest(struct sweep *sw, const struct policy_op *op, unsigned nct, size_t idx)
 {
@@ -946,12 +940,10 @@ static void thin_rest(struct sweep *sw, const struct policy_op *op, unsigned nct
  * of it, from the smallest up until a second look agrees with the first
  * (crossover_looks_agree()); every look is kept as the second one is.
  * The start of a probe is its least settled moment, and nothing counted
- * shows it: on the Intel guest the first probe after boot read every
- * strategy at 64 and 96 B at a third of what it read minutes later
- * (movnt_avx512 111 MiB/s against 330, clwb 133 against 300) with tight
- * intervals, no fault, no steal, and decided clwb at 64 B from it; on
- * the AMD guest the very first cell read movnti 2.5-13x high in 5 of 19
- * recordings.  Settled, this costs one size: the smallest, the cheapest.
+ * shows it: a probe right after boot can read every strategy at its
+ * smallest sizes at a fraction of what it reads minutes later, with
+ * tight intervals, no fault and no steal, or its very first cell far
+ * high.  Settled, this costs one size: the smallest, the cheapest.
  */
 static void look_back_at_start(struct sweep *sw, struct policy_op *op, struct contender *all,
 			       unsigned nall)
