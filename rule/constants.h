@@ -35,5 +35,9 @@
 #define EXPORT_PMDK_DEFAULT		256	/* PMEM_MOVNT_THRESHOLD */
 #define EXPORT_KERNEL_DEFAULT		768	/* dm-writecache: non-temporal below 768 */
 #define EXPORT_GLIBC_REP_MOVSB_DEFAULT	4096	/* 2 KiB per 16 bytes of vector, AVX2 */
+/* glibc's x86_non_temporal_threshold: 3/4 of the shared cache (dl-cacheinfo.h) */
+#define EXPORT_GLIBC_NT_DEFAULT(llc_bytes)	((llc_bytes) * 3 / 4)
+/* glibc has no "off" for a threshold: "never" is one no copy reaches */
+#define EXPORT_GLIBC_NEVER		(1ull << 40)
 
 #endif

@@ -1103,7 +1103,7 @@ static int export_glibc(struct policy *p, const struct export_weights *w,
 	const struct policy_cpu *cpu = &p->platform.cpu;
 	const struct policy_export *be = base && base->exports.glibc.present ?
 					 &base->exports.glibc : NULL;
-	uint64_t never = 1ull << 40, llc = cpu->llc_bytes * 3 / 4;
+	uint64_t never = EXPORT_GLIBC_NEVER, llc = EXPORT_GLIBC_NT_DEFAULT(cpu->llc_bytes);
 	enum threshold_source most = FROM_DEFAULT;
 
 	memset(e, 0, sizeof(*e));
@@ -1245,7 +1245,7 @@ int export_knob_value(const struct policy *p, enum export_knob k, uint64_t *thre
 		if (!x->glibc.present)
 			return -ENOENT;
 		if (!baseline_kv(&x->glibc, EXPORT_GLIBC_NT_THRESHOLD, threshold_bytes))
-			*threshold_bytes = p->platform.cpu.llc_bytes * 3 / 4;
+			*threshold_bytes = EXPORT_GLIBC_NT_DEFAULT(p->platform.cpu.llc_bytes);
 		return 0;
 	case EXPORT_KNOB_GLIBC_REP_MOVSB:
 		if (!x->glibc.present)

@@ -70,7 +70,7 @@ int policy_paired_ratio(const struct policy_op *op, size_t a, size_t b, size_t i
 	    !cb->raw_mib_s[i] || ((ca->cell_flags[i] ^ cb->cell_flags[i]) & POLICY_CELL_REMEASURED))
 		return -ENODATA;
 	n = ca->samples[i] < cb->samples[i] ? ca->samples[i] : cb->samples[i];
-	if (n < POLICY_PAIRED_MIN_ROUNDS)
+	if (n < STATS_CI_MIN_SAMPLES)
 		return -ENODATA;
 	rc = stats_summarize_log_ratios(ca->raw_mib_s[i], cb->raw_mib_s[i], n, &s);
 	if (rc)

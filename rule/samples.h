@@ -44,9 +44,9 @@ void policy_curve_set_summary(struct policy_curve *c, size_t idx,
  * the rounds' ratios a/b and its 95 % interval, from the rounds both
  * took.  -ENODATA where their samples were not taken in the same rounds
  * (several threads, no raw samples, remeasured on one side only) or are
- * too few for a 95 % interval (under 6); -EINVAL, -ENOMEM.
+ * too few for a 95 % interval (under STATS_CI_MIN_SAMPLES, rule/stats.h);
+ * -EINVAL, -ENOMEM.
  */
-#define POLICY_PAIRED_MIN_ROUNDS 6
 int policy_paired_ratio(const struct policy_op *op, size_t a, size_t b, size_t i,
 			double *median, double *ci_lo, double *ci_hi);
 /*

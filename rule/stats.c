@@ -85,7 +85,7 @@ int stats_median_ci_ranks(size_t n, size_t *lo_rank, size_t *hi_rank)
 	}
 
 	if (j < 1) {
-		/* n < 6: even the full range covers less than 95 % */
+		/* n < STATS_CI_MIN_SAMPLES: even the full range covers less than 95 % */
 		*lo_rank = 1;
 		*hi_rank = n;
 	} else {
@@ -139,11 +139,11 @@ int stats_summarize_log_ratios(const double *a, const double *b, size_t n,
 double stats_ci_rel_width(const struct sample_summary *s)
 {
 	/*
-	 * Below 6 samples the "interval" is the sample range, which is
+	 * Below STATS_CI_MIN_SAMPLES the "interval" is the sample range, which is
 	 * not a 95 % interval: report it as unknown so that a
 	 * repeat-until-tight loop never stops on a few equal samples.
 	 */
-	if (!s || s->n < 6 || !isfinite(s->median) || s->median <= 0 ||
+	if (!s || s->n < STATS_CI_MIN_SAMPLES || !isfinite(s->median) || s->median <= 0 ||
 	    !isfinite(s->ci_lo) || !isfinite(s->ci_hi))
 		return INFINITY;
 	return (s->ci_hi - s->ci_lo) / s->median;

@@ -28,15 +28,18 @@ int stats_summarize(double *v, size_t n, struct sample_summary *out);
  * 95 % interval for n samples: the narrowest symmetric pair with
  * P(X(j) <= median <= X(k)) >= 0.95, X ~ binomial(n, 1/2).  Exact up to
  * STATS_CI_EXACT_MAX samples, normal approximation (never narrower)
- * above.  For n < 6 no pair reaches 95 %: returns (1, n).  Returns 0,
- * or -EINVAL for n == 0.
+ * above.  Below STATS_CI_MIN_SAMPLES no pair reaches 95 %: returns
+ * (1, n).  Returns 0, or -EINVAL for n == 0.
  */
 #define STATS_CI_EXACT_MAX 1000
+/* The fewest samples whose extremes bound the median at 95 %: 2 / 2^6 < 0.05. */
+#define STATS_CI_MIN_SAMPLES 6
 int stats_median_ci_ranks(size_t n, size_t *lo_rank, size_t *hi_rank);
 
 /*
  * Width of the median's interval relative to the median; INFINITY if
- * unknown, which includes n < 6 (the range is not a 95 % interval).
+ * unknown, which includes n < STATS_CI_MIN_SAMPLES (the range is not a
+ * 95 % interval).
  */
 double stats_ci_rel_width(const struct sample_summary *s);
 

@@ -9,16 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/*
- * A multi-thread sample counts only when the intersection of the
- * threads' intervals is at least this share of their union.  Each
- * thread's own duration d_i then lies in [0.9 U, U] (it contains the
- * intersection and lies in the union), so for 90 % of the union every
- * thread was copying, and total bytes / U is at most 10 % under the rate
- * of a fully concurrent run and never above what was moved in that time:
- * n threads can never report more than n / 0.9 times one thread's rate.
- */
-#define CONCURRENCY_MIN_OVERLAP 0.90
+#include "measure/constants.h"
+
+/* A multi-thread sample counts only above CONCURRENCY_MIN_OVERLAP (measure/constants.h). */
 
 struct concurrency {
 	uint64_t union_ns;	/* last end - first start */

@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "measure/concurrency.h"
+#include "measure/constants.h"
 #include "measure/progress.h"
 #include "measure/strategy.h"
 #include "measure/strategy_kernels.h"
@@ -302,7 +303,7 @@ struct sweep {
 /* Relative cost of a cell: small copies are batched to one sample_ns. */
 static double cell_weight(uint64_t size)
 {
-	return size <= (256u << 10) ? 1.0 : (double)size / (256u << 10);
+	return size <= CELL_BATCHED_BYTES ? 1.0 : (double)size / CELL_BATCHED_BYTES;
 }
 
 /* Seconds left: the share of cells done extrapolated, never past the budget. */
@@ -406,8 +407,9 @@ static unsigned warm_up(struct sweep *sw, struct cell *c, unsigned nthreads)
 	c->lead_in = 0;
 	workers_run(sw->w, nthreads, cell_work, c);
 	/* several threads: longer samples, so that their runs overlap */
-	return (unsigned)fmax(1.0, fmin(1e5, sw->cfg->sample_ns * 2 * (nthreads > 1 ? 4 : 1) /
-					     fmax(1.0, (double)(now_ns() - t0))));
+	return (unsigned)fmax(1.0, fmin(MAX_BATCH_COPIES, sw->cfg->sample_ns * 2 *
+					(nthreads > 1 ? MULTI_THREAD_SAMPLE_FACTOR : 1) /
+					fmax(1.0, (double)(now_ns() - t0))));
 }
 
 /*
@@ -831,11 +833,11 @@ static void screen(struct sweep *sw, struct policy_op *op, struct contender *all
 /* Bisect each crossover with fresh measurements of its two strategies. */
 static int refine(struct sweep *sw, struct policy_op *op, struct contender *all, unsigned nall)
 {
-	struct crossover_bracket br[16];
+	struct crossover_bracket br[MAX_BRACKETS];
 
 	recheck(sw, op, all, nall);
 	for (unsigned round = 0; round < sw->cfg->refine_rounds; round++) {
-		size_t nb = crossover_brackets(op, 1.06, LINE, br, 16);
+		size_t nb = crossover_brackets(op, BISECT_MIN_RATIO, LINE, br, MAX_BRACKETS);
 
 		if (!nb || now_ns() >= sw->deadline_ns)
 			break;
@@ -1233,7 +1235,7 @@ static void saturation_all(struct sweep *sw, struct contender *ct, unsigned nct,
 
 		if (f != POLICY_FAMILY_FILL && m < 0)
 			continue;
-		saturation_series(sw, ct, m, &sat[f], sw->cfg->budget_s * 0.01);
+		saturation_series(sw, ct, m, &sat[f], sw->cfg->budget_s * SATURATION_SHARE);
 	}
 }
 
@@ -1423,7 +1425,7 @@ static void start_clock(struct sweep *sw, const struct sweep_config *cfg)
 	sw->next_line_pct = ((unsigned)(sw->whole->shown_frac * 4) + 1) * 25;
 	/* a share of the budget is kept for the bisection rounds and the second looks */
 	sw->deadline_ns = sw->start_ns +
-			  (uint64_t)(cfg->budget_s * (0.85 - SECOND_LOOK_SHARE) * 1e9);
+			  (uint64_t)(cfg->budget_s * (OPS_BUDGET_SHARE - SECOND_LOOK_SHARE) * 1e9);
 }
 
 int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sweep_config *cfg,
@@ -1467,14 +1469,14 @@ int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sw
 	 */
 	sw.phase = "ceiling";
 	for (unsigned d = 0; d < ndims; d++)
-		ceilings[d] = ceiling_of(&sw, nthr_dims[d], cfg->budget_s * 0.015);
+		ceilings[d] = ceiling_of(&sw, nthr_dims[d], cfg->budget_s * CEILING_SHARE);
 	sw.phase = "write";
 	for (size_t o = 0; o < out->nops && !rc; o++) {
 		struct policy_op *op = &out->ops[o];
 
 		if (o == out->nops - 1)
-			sw.deadline_ns = sw.start_ns + (uint64_t)(cfg->budget_s *
-								  (0.97 - SECOND_LOOK_SHARE) * 1e9);
+			sw.deadline_ns = sw.start_ns +
+				(uint64_t)(cfg->budget_s * (LAST_OP_BUDGET_SHARE - SECOND_LOOK_SHARE) * 1e9);
 		rc = sweep_op(&sw, op, ct, nct);
 	}
 	if (!rc && cfg->exports_of)
@@ -1491,7 +1493,8 @@ int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sw
 	sw.phase = "ceiling";
 	/* fmax: a ceiling not measurable once (NAN) takes the other one */
 	for (unsigned d = 0; d < ndims && !rc; d++)
-		ceilings[d] = fmax(ceilings[d], ceiling_of(&sw, nthr_dims[d], cfg->budget_s * 0.015));
+		ceilings[d] = fmax(ceilings[d],
+				   ceiling_of(&sw, nthr_dims[d], cfg->budget_s * CEILING_SHARE));
 	for (size_t o = 0; o < out->nops; o++)
 		out->ops[o].ceiling_mib_s = ceilings[out->ops[o].threads == 1 ? 0 : 1];
 	out->ceiling_mib_s = fmax(ceilings[0], ndims > 1 ? ceilings[1] : 0);

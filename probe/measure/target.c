@@ -15,6 +15,7 @@
 
 #include "common/macros.h"
 #include "common/proc_kb.h"
+#include "measure/constants.h"
 #include "measure/target.h"
 #include "platform/topology.h"
 
@@ -26,9 +27,6 @@
 #endif
 
 #define SZ_2M (2ull << 20)
-#define MIN_AREA (64ull << 20)
-/* per thread: twice the largest copy (16 MiB), with room for the random offsets */
-#define AREA_PER_THREAD (64ull << 20)
 
 /*
  * The sweep drops what it wrote from the caches after each batch, so the

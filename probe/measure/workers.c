@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "measure/constants.h"
 #include "measure/workers.h"
 
 struct workers {
@@ -34,10 +35,9 @@ struct workers {
  * The lead covers the barrier's wake-up.  It follows the latest arrival
  * seen: a thread that arrives after start_ns starts late and the sample
  * is refused by the overlap check, so the lead doubles; it shrinks
- * slowly again while everyone is early, since a lead is idle time.
+ * slowly again while everyone is early, since a lead is idle time
+ * (LEAD_MIN_NS..LEAD_MAX_NS, measure/constants.h).
  */
-#define LEAD_MIN_NS 20000ull
-#define LEAD_MAX_NS 2000000ull
 
 static void spin_until(struct workers *w, unsigned tid)
 {
