@@ -55,6 +55,14 @@
  */
 #define BISECT_MIN_RATIO	1.06
 #define MAX_BRACKETS		16
+/*
+ * Array bounds, asserted: the grid's sizes (64 B to 16 MiB at sqrt(2)
+ * is 37), an op's sizes with its bisection points (at most refine_rounds
+ * x MAX_BRACKETS more), and one cell's samples (thorough takes 201).
+ */
+#define MAX_GRID		128
+#define MAX_OP_SIZES		(2 * MAX_GRID)
+#define MAX_CELL_SAMPLES	256
 
 /*
  * A multi-thread sample counts only when the intersection of the

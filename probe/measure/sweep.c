@@ -36,10 +36,12 @@
  * neighbour then hits every contender alike, instead of deciding the
  * crossover by itself.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +56,7 @@
 #include "measure/sweep.h"
 #include "measure/workers.h"
 #include "platform/topology.h"
+#include "policy/policy_limits.h"
 #include "rule/crossover.h"
 #include "rule/samples.h"
 #include "rule/stats.h"
@@ -61,7 +64,6 @@
 
 #define LINE 64u
 #define MIB (1024.0 * 1024.0)
-#define MAX_GRID 128
 #define MAX_STRATEGIES 32
 #define MAX_SUFFERED 256
 
@@ -223,9 +225,10 @@ static void cell_work(unsigned tid, void *arg)
 static double threads_rate(const struct thread_state *ts, unsigned n, double bytes_each,
 			   double *overlap)
 {
-	uint64_t t0[n], t1[n];
+	uint64_t t0[CPU_SETSIZE], t1[CPU_SETSIZE];
 	struct concurrency cc;
 
+	assert(n >= 1 && n <= CPU_SETSIZE);
 	if (n == 1) {
 		*overlap = 1;
 		return bytes_each / MIB / ((double)(ts->t1 > ts->t0 ? ts->t1 - ts->t0 : 1) * 1e-9);
@@ -498,9 +501,9 @@ static void measure_contenders(struct sweep *sw, struct contender *ct, unsigned 
 					  now_ns() >= end;
 			} else {
 				struct sample_summary s;
-				double tmp[k->n];
+				double tmp[MAX_CELL_SAMPLES];
 
-				memcpy(tmp, k->v, sizeof(tmp));
+				memcpy(tmp, k->v, k->n * sizeof(*tmp));
 				stats_summarize(tmp, k->n, &s);
 				k->done = stats_ci_rel_width(&s) <= cfg->rel_ci ||
 					  now_ns() >= end;
@@ -515,9 +518,9 @@ static void measure_contenders(struct sweep *sw, struct contender *ct, unsigned 
 			ct[i].n = 0;
 		if (ct[i].n) {	/* else interrupted or unmeasurable */
 			/* on a copy: v stays in the order taken (--keep-samples) */
-			double tmp[ct[i].n];
+			double tmp[MAX_CELL_SAMPLES];
 
-			memcpy(tmp, ct[i].v, sizeof(tmp));
+			memcpy(tmp, ct[i].v, ct[i].n * sizeof(*tmp));
 			stats_summarize(tmp, ct[i].n, &ct[i].res);
 		} else {
 			ct[i].res = (struct sample_summary){ .median = NAN, .p10 = NAN, .p90 = NAN,
@@ -734,9 +737,10 @@ static size_t take_looks(struct sweep *sw, struct policy_op *op, struct contende
 			 unsigned nall, const struct second_look *lk, size_t n, const bool *only,
 			 bool *fresh)
 {
-	struct crossover_cell cells[op->nsizes ? op->nsizes : 1];
+	struct crossover_cell cells[MAX_OP_SIZES];
 	size_t looked = 0;
 
+	assert(op->nsizes <= MAX_OP_SIZES);
 	for (size_t k = 0; k < n && !(sw->cfg->stop && *sw->cfg->stop); k++) {
 		size_t idx = lk[k].index;
 		bool claim = lk[k].verdict >= 0;
@@ -767,9 +771,10 @@ static size_t take_looks(struct sweep *sw, struct policy_op *op, struct contende
 /* The decision code's islands and unresolved ties (crossover_rechecks()), looked at again. */
 static void recheck(struct sweep *sw, struct policy_op *op, struct contender *all, unsigned nall)
 {
-	struct crossover_cell cells[op->nsizes ? op->nsizes : 1];
-	struct second_look lk[op->nsizes ? op->nsizes : 1];
+	struct crossover_cell cells[MAX_OP_SIZES];
+	struct second_look lk[MAX_OP_SIZES];
 
+	assert(op->nsizes <= MAX_OP_SIZES);
 	if (!crossover_cells(op, cells))
 		take_looks(sw, op, all, nall, lk,
 			   crossover_rechecks(op, cells, lk, op->nsizes), NULL, NULL);
@@ -849,6 +854,8 @@ static int refine(struct sweep *sw, struct policy_op *op, struct contender *all,
 
 			if (!mid)
 				continue;
+			if (op->nsizes >= MAX_OP_SIZES)
+				break;
 			idx = policy_op_insert_size(op, mid);
 			if (idx < 0)
 				return idx;
@@ -876,8 +883,8 @@ static void remeasure_losses(struct sweep *sw, struct policy_op *op, struct cont
 	const struct policy_op *bo = sw->cfg->baseline ?
 				     policy_find_op(sw->cfg->baseline, op->op, op->pattern,
 						    op->threads) : NULL;
-	struct second_look lk[MAX_GRID];
-	size_t n = crossover_baseline_losses(op, bo, lk, MAX_GRID);
+	struct second_look lk[MAX_OP_SIZES];
+	size_t n = crossover_baseline_losses(op, bo, lk, MAX_OP_SIZES);
 
 	take_looks(sw, op, all, nall, lk, n, only, NULL);
 }
@@ -906,11 +913,12 @@ static bool looked_twice(const struct policy_op *op, size_t idx)
 static void recheck_members(struct sweep *sw, struct policy_op *op, struct contender *all,
 			    unsigned nall)
 {
-	struct crossover_cell cells[op->nsizes ? op->nsizes : 1];
-	struct second_look lk[op->nsizes ? op->nsizes : 1];
-	bool fresh[op->nsizes ? op->nsizes : 1];
+	struct crossover_cell cells[MAX_OP_SIZES];
+	struct second_look lk[MAX_OP_SIZES];
+	bool fresh[MAX_OP_SIZES];
 	size_t n;
 
+	assert(op->nsizes <= MAX_OP_SIZES);
 	/* a thin op decides nothing: no range to look at */
 	if (crossover_op_thin(op) || crossover_cells(op, cells))
 		return;
@@ -950,8 +958,9 @@ static void thin_rest(struct sweep *sw, const struct policy_op *op, unsigned nct
 static void look_back_at_start(struct sweep *sw, struct policy_op *op, struct contender *all,
 			       unsigned nall)
 {
-	double first[op->ncurves ? op->ncurves : 1];
+	double first[POLICY_MAX_CURVES];
 
+	assert(op->ncurves <= POLICY_MAX_CURVES);
 	for (size_t idx = 0; idx < op->nsizes && idx < MAX_REMEASURE; idx++) {
 		if (sw->cfg->stop && *sw->cfg->stop)
 			return;
@@ -1020,7 +1029,7 @@ static int recheck_exports(struct sweep *sw, struct policy_target *t, struct con
 	struct second_look rx[MAX_EXPORT_RECHECK];
 	ssize_t n = export_rechecks(sw->cfg->exports_of, sw->cfg->weights,
 				    sw->cfg->exports_baseline, t, rx, MAX_EXPORT_RECHECK);
-	bool *fresh = n > 0 ? calloc(t->nops * MAX_GRID, sizeof(*fresh)) : NULL;
+	bool *fresh = n > 0 ? calloc(t->nops * MAX_OP_SIZES, sizeof(*fresh)) : NULL;
 	int rc = 0;
 
 	if (n <= 0)
@@ -1030,21 +1039,21 @@ static int recheck_exports(struct sweep *sw, struct policy_target *t, struct con
 	for (ssize_t k = 0; k < n && !(sw->cfg->stop && *sw->cfg->stop); k++) {
 		struct policy_op *op = &t->ops[rx[k].op];
 
-		if (rx[k].index >= MAX_GRID || looked_twice(op, rx[k].index))
+		if (rx[k].index >= MAX_OP_SIZES || looked_twice(op, rx[k].index))
 			continue;
 		set_threads(sw, op->threads);
-		take_looks(sw, op, all, nall, &rx[k], 1, NULL, &fresh[rx[k].op * MAX_GRID]);
+		take_looks(sw, op, all, nall, &rx[k], 1, NULL, &fresh[rx[k].op * MAX_OP_SIZES]);
 	}
 	for (size_t o = 0; o < t->nops; o++) {
 		struct policy_op *op = &t->ops[o];
 		bool any = false;
 
-		for (size_t i = 0; i < op->nsizes && i < MAX_GRID; i++)
-			any |= fresh[o * MAX_GRID + i];
+		for (size_t i = 0; i < op->nsizes && i < MAX_OP_SIZES; i++)
+			any |= fresh[o * MAX_OP_SIZES + i];
 		if (!any)
 			continue;
 		set_threads(sw, op->threads);
-		remeasure_losses(sw, op, all, nall, &fresh[o * MAX_GRID]);
+		remeasure_losses(sw, op, all, nall, &fresh[o * MAX_OP_SIZES]);
 	}
 	free(fresh);
 	if (!rc && sw->cfg->stop && *sw->cfg->stop)
@@ -1367,6 +1376,7 @@ static int pick_contenders(const struct cpu_info *ci, const struct sweep_config 
 		ct[nct].name = s->name;
 		ct[nct].copy = s->copy;
 		domain_only[nct] = s->cpu_cache_domain_only;
+		assert(cfg->max_samples <= MAX_CELL_SAMPLES);
 		ct[nct].v = calloc(cfg->max_samples, sizeof(double));
 		if (!ct[nct].v) {
 			while (nct--)
@@ -1530,6 +1540,7 @@ int sweep_bench_open(const struct target *t, const struct sweep_config *cfg,
 	b->cfg = *cfg;
 	rc = sweep_setup(&b->sw, t, &b->cfg);
 	for (unsigned i = 0; !rc && i < SWEEP_BENCH_MAX_FNS; i++) {
+		assert(cfg->max_samples <= MAX_CELL_SAMPLES);
 		b->ct[i].v = calloc(cfg->max_samples ? cfg->max_samples : 1, sizeof(double));
 		if (!b->ct[i].v)
 			rc = -ENOMEM;
