@@ -9,6 +9,7 @@
  *                [--env KEY=VALUE] [--no-libpmem] [--no-glibc] [--no-kernel]
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,36 @@ struct policy_op *mkpolicy_op(struct policy_target *t, const char *pattern,
 	for (size_t i = 0; i < ncurves; i++)
 		or_exit(policy_op_add_curve(op, strategies[i]));
 	return op;
+}
+
+struct policy_curve *mkpolicy_curve_of(struct policy_op *op, const char *name)
+{
+	struct policy_curve *c = policy_op_find_curve(op, name);
+
+	return c ? c : or_exit(policy_op_add_curve(op, name));
+}
+
+void mkpolicy_cell(struct policy_curve *c, size_t i, double median, double ci_halfw,
+		   double spread_halfw, unsigned samples)
+{
+	bool none = isnan(median);
+
+	c->median_mib_s[i] = median;
+	c->ci_lo_mib_s[i] = none ? NAN : median - ci_halfw;
+	c->ci_hi_mib_s[i] = none ? NAN : median + ci_halfw;
+	c->p10_mib_s[i] = none ? NAN : median - spread_halfw;
+	c->p90_mib_s[i] = none ? NAN : median + spread_halfw;
+	c->samples[i] = none ? 0 : samples;
+}
+
+struct policy_curve *mkpolicy_curve(struct policy_op *op, const char *name,
+				    const double *medians, double rel, unsigned samples)
+{
+	struct policy_curve *c = mkpolicy_curve_of(op, name);
+
+	for (size_t i = 0; i < op->nsizes; i++)
+		mkpolicy_cell(c, i, medians[i], medians[i] * rel, medians[i] * rel, samples);
+	return c;
 }
 
 static void kv_add(struct policy_export *e, const char *k, const char *v)

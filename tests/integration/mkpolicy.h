@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 struct policy;
+struct policy_curve;
 struct policy_op;
 struct policy_target;
 
@@ -48,6 +49,21 @@ struct policy_target *mkpolicy_target(struct policy *p, const char *name, const 
 struct policy_op *mkpolicy_op(struct policy_target *t, const char *pattern,
 			      const uint64_t *sizes, size_t n, const char *const *strategies,
 			      size_t ncurves);
+/* op's curve of strategy name, added where missing (op->curves may move: use it now). */
+struct policy_curve *mkpolicy_curve_of(struct policy_op *op, const char *name);
+/*
+ * Cell i of c (MiB/s): its median, the 95 % interval median +- ci_halfw,
+ * p10 and p90 at median -+ spread_halfw, and the samples it took.  A NAN
+ * median leaves the cell unmeasured: every figure NAN, no samples.
+ */
+void mkpolicy_cell(struct policy_curve *c, size_t i, double median, double ci_halfw,
+		   double spread_halfw, unsigned samples);
+/*
+ * op's curve of strategy name (added where missing), its cells from
+ * medians[0..op->nsizes), each interval and p10..p90 +- rel of the median.
+ */
+struct policy_curve *mkpolicy_curve(struct policy_op *op, const char *name,
+				    const double *medians, double rel, unsigned samples);
 int mkpolicy_write(const struct mkpolicy_opts *o, const char *path);
 
 #endif

@@ -37,6 +37,7 @@
 
 #include "check.h"
 #include "common/atomic_file.h"
+#include "mkpolicy.h"
 #include "policy/policy.h"
 
 #define ITERATIONS	300
@@ -96,12 +97,7 @@ static struct policy *make_policy(unsigned seed)
 		for (size_t i = 0; i < NSIZES; i++) {
 			double m = 1000.0 * seed + 10.0 * (double)s + (double)i / 8;
 
-			c->median_mib_s[i] = m;
-			c->p10_mib_s[i] = m - 3;
-			c->p90_mib_s[i] = m + 3;
-			c->ci_lo_mib_s[i] = m - 1;
-			c->ci_hi_mib_s[i] = m + 1;
-			c->samples[i] = 5 + seed;
+			mkpolicy_cell(c, i, m, 1, 3, 5 + seed);
 		}
 	}
 	op->ranges = calloc(1, sizeof(*op->ranges));

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "mkpolicy.h"
 #include "policy/policy.h"
 #include "rule/crossover.h"
 
@@ -30,35 +31,16 @@ static const char *const names[] = { "movnt_avx512", "movnt_avx2", "clwb" };
  */
 static struct policy_op *flat_op(struct policy *p, const char *target)
 {
-	struct policy_target *t = policy_add_target(p, target);
-	struct policy_op *op = t ? policy_target_add_op(t, "write", "sequential", 1, grid,
-							NGRID) : NULL;
+	struct policy_op *op = mkpolicy_op(mkpolicy_target(p, target, "", NULL), "sequential",
+					   grid, NGRID, names, NNAMES);
 
-	for (size_t c = 0; op && c < NNAMES; c++)
-		if (!policy_op_add_curve(op, names[c]))
-			return NULL;
-	for (size_t c = 0; op && c < NNAMES; c++)
-		for (size_t i = 0; i < NGRID; i++) {
-			struct policy_curve *cv = &op->curves[c];
-
-			cv->median_mib_s[i] = 10000;
-			cv->ci_lo_mib_s[i] = 9950;
-			cv->ci_hi_mib_s[i] = 10050;
-			cv->p10_mib_s[i] = 9900;
-			cv->p90_mib_s[i] = 10100;
-			cv->samples[i] = 25;
-		}
-	if (!op) {
-		fprintf(stderr, "cannot build an op\n");
-		exit(EXIT_FAILURE);
-	}
+	for (size_t c = 0; c < NNAMES; c++)
+		for (size_t i = 0; i < NGRID; i++)
+			mkpolicy_cell(&op->curves[c], i, 10000, 50, 100, 25);
 	/* streaming separated at the top: a cached run below is no edge island */
 	for (size_t c = 0; c < 2; c++)
-		for (size_t i = NGRID - 3; i < NGRID; i++) {
-			op->curves[c].median_mib_s[i] = 13000;
-			op->curves[c].ci_lo_mib_s[i] = 12950;
-			op->curves[c].ci_hi_mib_s[i] = 13050;
-		}
+		for (size_t i = NGRID - 3; i < NGRID; i++)
+			mkpolicy_cell(&op->curves[c], i, 13000, 50, 100, 25);
 	return op;
 }
 
@@ -67,9 +49,7 @@ static void lead(struct policy_op *op, const char *name, size_t i, bool fresh)
 {
 	struct policy_curve *cv = policy_op_find_curve(op, name);
 
-	cv->median_mib_s[i] = 13000;
-	cv->ci_lo_mib_s[i] = 12950;
-	cv->ci_hi_mib_s[i] = 13050;
+	mkpolicy_cell(cv, i, 13000, 50, 100, 25);
 	if (!fresh)
 		return;
 	for (size_t c = 0; c < op->ncurves; c++)
@@ -92,7 +72,7 @@ static void check_range(const struct policy_op *op, size_t r, uint64_t from, uin
 /* A family change needs the loss on fresh cells too; the probe is told where. */
 static void test_family_two_losses(void)
 {
-	struct policy *p = policy_new();
+	struct policy *p = mkpolicy_new(NULL, NULL);
 	struct policy_op *base = flat_op(p, "base"), *op = flat_op(p, "new");
 	struct second_look loss[NGRID];
 	size_t n;
@@ -138,7 +118,7 @@ static void test_family_two_losses(void)
 /* A member change against the baseline: fresh losses over two sizes spanning 4x. */
 static void test_member_run(void)
 {
-	struct policy *p = policy_new();
+	struct policy *p = mkpolicy_new(NULL, NULL);
 	struct policy_op *base = flat_op(p, "base"), *op = flat_op(p, "new");
 	struct second_look loss[NGRID];
 
@@ -169,7 +149,7 @@ static void test_member_run(void)
 /* A member range in the baseline stays while the new cells only tie with it. */
 static void test_member_sticky(void)
 {
-	struct policy *p = policy_new();
+	struct policy *p = mkpolicy_new(NULL, NULL);
 	struct policy_op *base = flat_op(p, "base"), *op = flat_op(p, "new");
 	struct second_look loss[NGRID];
 
@@ -200,7 +180,7 @@ static void set_unmeasurable(struct policy_op *op, size_t from, size_t to, bool 
 /* A cell unmeasurable: no decision of its own, the baseline's kept exactly. */
 static void test_unmeasurable_op(void)
 {
-	struct policy *p = policy_new();
+	struct policy *p = mkpolicy_new(NULL, NULL);
 	struct policy_op *base = flat_op(p, "base"), *op = flat_op(p, "new");
 	struct second_look loss[NGRID];
 

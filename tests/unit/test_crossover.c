@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "check.h"
+#include "mkpolicy.h"
 #include "policy/policy.h"
 #include "rule/crossover.h"
 #include "rule/export.h"
@@ -23,49 +24,23 @@ static struct policy_target *tgt;
 
 static struct policy_op *new_op(const uint64_t *sizes, size_t n)
 {
-	struct policy_op *op = policy_target_add_op(tgt, "write", "sequential", 1,
-						    sizes, n);
-
-	if (!op) {
-		fprintf(stderr, "policy_target_add_op failed\n");
-		exit(EXIT_FAILURE);
-	}
-	return op;
+	return mkpolicy_op(tgt, "sequential", sizes, n, NULL, 0);
 }
 
-/* op->curves may move when a curve is added: look curves up by name. */
-static struct policy_curve *curve(struct policy_op *op, const char *name)
-{
-	struct policy_curve *c = policy_op_find_curve(op, name);
-
-	if (!c)
-		c = policy_op_add_curve(op, name);
-	if (!c) {
-		fprintf(stderr, "policy_op_add_curve failed\n");
-		exit(EXIT_FAILURE);
-	}
-	return c;
-}
-
+/* Cell i of c: median +- halfw its interval, p10..p90 twice that, 25 samples. */
 static void set_cell(struct policy_curve *c, size_t i, double median, double halfw)
 {
-	c->median_mib_s[i] = median;
-	c->p10_mib_s[i] = median - 2 * halfw;
-	c->p90_mib_s[i] = median + 2 * halfw;
-	c->ci_lo_mib_s[i] = median - halfw;
-	c->ci_hi_mib_s[i] = median + halfw;
-	c->samples[i] = 25;
+	mkpolicy_cell(c, i, median, halfw, 2 * halfw, 25);
 }
 
 /* Whole curve; a NAN median leaves the cell unmeasured. */
 static void set_curve(struct policy_op *op, const char *name, const double *med,
 		      double halfw)
 {
-	struct policy_curve *c = curve(op, name);
+	struct policy_curve *c = mkpolicy_curve_of(op, name);
 
 	for (size_t i = 0; i < op->nsizes; i++)
-		if (!isnan(med[i]))
-			set_cell(c, i, med[i], halfw);
+		set_cell(c, i, med[i], halfw);
 }
 
 static int curve_index(const struct policy_op *op, const char *name)
@@ -245,7 +220,7 @@ static struct policy_op *row_op(const struct rule_row *row, struct policy_target
 	}
 	for (size_t k = 0; k < ROW_CURVES && row->c[k].strategy; k++) {
 		const struct row_curve *rc = &row->c[k];
-		struct policy_curve *c = curve(op, rc->strategy);
+		struct policy_curve *c = mkpolicy_curve_of(op, rc->strategy);
 
 		c->reference_only = rc->reference_only;
 		for (size_t i = 0; i < n; i++) {
@@ -269,15 +244,9 @@ static struct policy_op *row_op(const struct rule_row *row, struct policy_target
 /* A policy of one pmem target holding row's op alone; *op gets it. */
 static struct policy *row_policy(const struct rule_row *row, struct policy_op **op)
 {
-	struct policy *p = policy_new();
-	struct policy_target *t = p ? policy_add_target(p, "region0") : NULL;
+	struct policy *p = mkpolicy_new(NULL, NULL);
 
-	if (!t) {
-		fprintf(stderr, "policy_new failed\n");
-		exit(EXIT_FAILURE);
-	}
-	snprintf(t->kind, sizeof(t->kind), "pmem");
-	*op = row_op(row, t);
+	*op = row_op(row, mkpolicy_target(p, "region0", "pmem", NULL));
 	return p;
 }
 
@@ -537,7 +506,7 @@ static void member_fresh_more(const struct rule_row *row, struct policy_op *op,
 			      const struct crossover_cell *cells)
 {
 	struct second_look rc[4];
-	struct policy_curve *a = curve(op, "movnt_sse2");
+	struct policy_curve *a = mkpolicy_curve_of(op, "movnt_sse2");
 
 	ROW_INT(row, "member rechecks, max 2", crossover_member_rechecks(op, cells, rc, 2), 2);
 	a->median_mib_s[1] = a->median_mib_s[2] = 10100;
@@ -883,8 +852,8 @@ static void test_nothing_measured(void)
 
 	/* an op with nothing measured: no ranges, old ones dropped */
 	op = new_op(sizes, 6);
-	curve(op, "movnt");
-	curve(op, "clwb");
+	mkpolicy_curve_of(op, "movnt");
+	mkpolicy_curve_of(op, "clwb");
 	op->ranges = calloc(1, sizeof(*op->ranges));
 	op->nranges = 1;
 	op->crossovers = calloc(1, sizeof(*op->crossovers));
@@ -900,7 +869,7 @@ static void test_nothing_measured(void)
 	CHECK(op->ranges == NULL && op->crossovers == NULL);
 
 	/* medians without samples are not measurements */
-	curve(op, "movnt")->median_mib_s[2] = 1000;
+	mkpolicy_curve_of(op, "movnt")->median_mib_s[2] = 1000;
 	CHECK_INT(crossover_decide(op), 0);
 	CHECK_INT(op->nranges, 0);
 
@@ -948,11 +917,11 @@ static void test_looks_agree(void)
 			v[i] = k < 3 ? 2000 + 10 * k : k < 6 ? 1500 + 10 * k : 8000;
 		set_curve(op, names[k], v, 20);
 	}
-	curve(op, "noflush")->reference_only = true;
+	mkpolicy_curve_of(op, "noflush")->reference_only = true;
 	m = crossover_margin(op);
 	CHECK(m > 0);
 	for (size_t k = 0; k < n; k++)
-		first[curve_index(op, names[k])] = curve(op, names[k])->median_mib_s[0];
+		first[curve_index(op, names[k])] = mkpolicy_curve_of(op, names[k])->median_mib_s[0];
 
 	CHECK(crossover_looks_agree(op, 0, first));
 	/* the boot: everything at a third in the first look */
@@ -983,7 +952,7 @@ static void test_looks_agree(void)
 		first[c] = op->curves[c].median_mib_s[1];
 	for (size_t k = 0; k < 3; k++) {
 		first[curve_index(op, names[k])] /= 3;
-		curve(op, names[k])->median_mib_s[1] = NAN;
+		mkpolicy_curve_of(op, names[k])->median_mib_s[1] = NAN;
 	}
 	CHECK(crossover_looks_agree(op, 1, first));
 	first[curve_index(op, "clwb")] /= 3;
@@ -1033,9 +1002,9 @@ static void test_brackets_midpoint(void)
 	 */
 	idx = policy_op_insert_size(op, crossover_midpoint(512, 1024, 64));
 	CHECK_INT(idx, 4);
-	set_cell(curve(op, "movnt"), (size_t)idx, 1000, 20);
-	set_cell(curve(op, "clwb"), (size_t)idx, 2000, 20);
-	curve(op, "movnt_avx2");	/* a curve not measured at the new size */
+	set_cell(mkpolicy_curve_of(op, "movnt"), (size_t)idx, 1000, 20);
+	set_cell(mkpolicy_curve_of(op, "clwb"), (size_t)idx, 2000, 20);
+	mkpolicy_curve_of(op, "movnt_avx2");	/* a curve not measured at the new size */
 	CHECK_INT(crossover_decide(op), 0);
 	CHECK_INT(op->nranges, 2);
 	check_range(op, 0, 0, 704, "movnt", false);
@@ -1159,7 +1128,7 @@ static void test_spike_cells(void)
 	CHECK(!crossover_cell_implausible(op, 0, 0));
 	set_curve(op, "movnt_avx512", avx, 40);
 	set_curve(op, "noflush", ref, 40);
-	curve(op, "noflush")->reference_only = true;
+	mkpolicy_curve_of(op, "noflush")->reference_only = true;
 	CHECK(crossover_cell_implausible(op, 0, 0));
 	CHECK(crossover_cell_implausible(op, 0, 5));
 	CHECK(!crossover_cell_implausible(op, 0, 1));
@@ -1183,12 +1152,8 @@ static void test_spike_cells(void)
 
 int main(void)
 {
-	pol = policy_new();
-	tgt = pol ? policy_add_target(pol, "region0") : NULL;
-	if (!tgt) {
-		fprintf(stderr, "policy_new failed\n");
-		return EXIT_FAILURE;
-	}
+	pol = mkpolicy_new(NULL, NULL);
+	tgt = mkpolicy_target(pol, "region0", "", NULL);
 
 	test_strategy_class();
 	test_rule_table();

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "mkpolicy.h"
 #include "policy/policy.h"
 #include "rule/crossover.h"
 #include "rule/export.h"
@@ -16,31 +17,19 @@
 #define N 8
 static const uint64_t sizes[N] = { 64, 128, 256, 512, 1024, 2048, 4096, 8192 };
 
+/* Curve name of op from v, each cell +-1 %, 11 samples. */
 static void set_curve(struct policy_op *op, const char *name, const double *v)
 {
-	struct policy_curve *c = policy_op_find_curve(op, name);
-
-	if (!c) {
-		policy_op_add_curve(op, name);
-		c = policy_op_find_curve(op, name);
-	}
-	for (size_t i = 0; i < op->nsizes; i++) {
-		c->median_mib_s[i] = v[i];
-		c->p10_mib_s[i] = c->ci_lo_mib_s[i] = v[i] * 0.99;
-		c->p90_mib_s[i] = c->ci_hi_mib_s[i] = v[i] * 1.01;
-		c->samples[i] = isnan(v[i]) ? 0 : 11;
-	}
+	mkpolicy_curve(op, name, v, 0.01, 11);
 }
 
 static struct policy *two_curve_policy(const char *low, const double *lv, const char *high,
 				       const double *hv)
 {
-	struct policy *p = policy_new();
-	struct policy_target *t = policy_add_target(p, "dram");
-	struct policy_op *op;
+	struct policy *p = mkpolicy_new(NULL, NULL);
+	struct policy_op *op = mkpolicy_op(mkpolicy_target(p, "dram", "dram", NULL), "sequential",
+					   sizes, N, NULL, 0);
 
-	snprintf(t->kind, sizeof(t->kind), "dram");
-	op = policy_target_add_op(t, "write", "sequential", 1, sizes, N);
 	set_curve(op, low, lv);
 	set_curve(op, high, hv);
 	crossover_decide(op);
@@ -220,28 +209,13 @@ static const char *kv_any(const struct policy *p, const char *key)
 
 static struct policy *export_row_policy(const struct export_row *row)
 {
-	struct policy *p = policy_new();
-	struct policy_target *t = p ? policy_add_target(p, "dram") : NULL;
-	struct policy_op *op;
-	double rel = row->rel ? row->rel : 0.01;
+	struct policy *p = mkpolicy_new(NULL, NULL);
+	struct policy_op *op = mkpolicy_op(mkpolicy_target(p, "dram", "dram", NULL), "sequential",
+					   row->sizes ? row->sizes : sizes, N, NULL, 0);
 
-	if (!t || !(op = policy_target_add_op(t, "write", "sequential", 1,
-					      row->sizes ? row->sizes : sizes, N))) {
-		fprintf(stderr, "%s: out of memory\n", row->name);
-		exit(EXIT_FAILURE);
-	}
-	snprintf(t->kind, sizeof(t->kind), "dram");
-	for (size_t k = 0; k < 6 && row->c[k].strategy; k++) {
-		struct policy_curve *c;
-
-		set_curve(op, row->c[k].strategy, row->c[k].v);
-		c = policy_op_find_curve(op, row->c[k].strategy);
-		c->reference_only = row->c[k].reference_only;
-		for (size_t i = 0; i < N; i++) {
-			c->ci_lo_mib_s[i] = c->median_mib_s[i] * (1 - rel);
-			c->ci_hi_mib_s[i] = c->median_mib_s[i] * (1 + rel);
-		}
-	}
+	for (size_t k = 0; k < 6 && row->c[k].strategy; k++)
+		mkpolicy_curve(op, row->c[k].strategy, row->c[k].v, row->rel ? row->rel : 0.01,
+			       11)->reference_only = row->c[k].reference_only;
 	for (size_t k = 0; k < 3 && row->features[k]; k++)
 		policy_cpu_add_feature(&p->platform.cpu, row->features[k]);
 	p->platform.cpu.llc_bytes = row->llc_bytes;
@@ -688,12 +662,10 @@ static struct policy *glibc_policy(double nt)
 {
 	const double noflush[N] = { 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000 };
 	const double movnt[N] = { 500, 500, 500, 500, 500, nt, nt, nt };
-	struct policy *p = policy_new();
-	struct policy_target *t = policy_add_target(p, "dram");
-	struct policy_op *op;
+	struct policy *p = mkpolicy_new(NULL, NULL);
+	struct policy_op *op = mkpolicy_op(mkpolicy_target(p, "dram", "dram", NULL), "sequential",
+					   gsizes, N, NULL, 0);
 
-	snprintf(t->kind, sizeof(t->kind), "dram");
-	op = policy_target_add_op(t, "write", "sequential", 1, gsizes, N);
 	set_curve(op, "noflush", noflush);
 	set_curve(op, "movnt_avx512", movnt);
 	crossover_decide(op);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "mkpolicy.h"
 #include "policy/export_keys.h"
 #include "policy/policy.h"
 #include "rule/crossover.h"
@@ -134,12 +135,10 @@ static int check_kv(const struct policy *p, enum export_consumer c, const char *
 
 static void test_check_and_value(void)
 {
-	struct policy *p = policy_new();
-	struct policy_target *pm = policy_add_target(p, "region0");
+	struct policy *p = mkpolicy_new(NULL, NULL);
+	struct policy_target *pm = mkpolicy_target(p, "region0", "pmem", "memory_controller");
 	char out[64];
 
-	snprintf(pm->kind, sizeof(pm->kind), "pmem");
-	snprintf(pm->persistence_domain, sizeof(pm->persistence_domain), "memory_controller");
 	p->exports.libpmem.present = true;
 	snprintf(p->exports.libpmem.target, sizeof(p->exports.libpmem.target), "region0");
 	set_kv(&p->exports.libpmem, "PMEM_MOVNT_THRESHOLD", "1024");
@@ -198,20 +197,14 @@ static void test_check_and_value(void)
 #define N 8
 static const uint64_t sizes[N] = { 64, 128, 256, 512, 1024, 2048, 4096, 8192 };
 
+/* Curve name of op: lo on the lower half of the sizes, hi on the upper, +-1 %. */
 static void curve(struct policy_op *op, const char *name, double lo, double hi)
 {
-	struct policy_curve *c;
+	double v[N];
 
-	policy_op_add_curve(op, name);
-	c = policy_op_find_curve(op, name);
-	for (size_t i = 0; i < N; i++) {
-		double v = i < N / 2 ? lo : hi;
-
-		c->median_mib_s[i] = v;
-		c->p10_mib_s[i] = c->ci_lo_mib_s[i] = v * 0.99;
-		c->p90_mib_s[i] = c->ci_hi_mib_s[i] = v * 1.01;
-		c->samples[i] = 11;
-	}
+	for (size_t i = 0; i < N; i++)
+		v[i] = i < N / 2 ? lo : hi;
+	mkpolicy_curve(op, name, v, 0.01, 11);
 }
 
 /* The keys under exports.NAME.OBJECT of the JSON all name table keys of NAME. */
@@ -251,24 +244,21 @@ static void test_producer(void)
 	size_t nkeys = 0;
 
 	for (int variant = 0; variant < 2; variant++) {
-		struct policy *p = policy_new();
-		struct policy_target *t;
+		struct policy *p = mkpolicy_new(NULL, NULL);
 		struct policy_op *op;
 
 		for (size_t i = 0; i < sizeof(features) / sizeof(features[0]); i++)
 			policy_cpu_add_feature(&p->platform.cpu, features[i]);
-		t = policy_add_target(p, "region0");
-		snprintf(t->kind, sizeof(t->kind), "pmem");
-		op = policy_target_add_op(t, "write", "sequential", 1, sizes, N);
+		op = mkpolicy_op(mkpolicy_target(p, "region0", "pmem", NULL), "sequential", sizes,
+				 N, NULL, 0);
 		/* variant 0: clflush below, movnt_sse2 above; 1: never non-temporal */
 		curve(op, "clflush", 900, 900);
 		curve(op, "clwb", 300, 300);
 		curve(op, "movnt_sse2", 100, variant ? 100 : 2000);
 		curve(op, "movnt", 100, variant ? 100 : 1900);
 		crossover_decide(op);
-		t = policy_add_target(p, "dram");
-		snprintf(t->kind, sizeof(t->kind), "dram");
-		op = policy_target_add_op(t, "write", "sequential", 1, sizes, N);
+		op = mkpolicy_op(mkpolicy_target(p, "dram", "dram", NULL), "sequential", sizes, N,
+				 NULL, 0);
 		curve(op, "noflush", 9000, 1000);
 		curve(op, "movnt_avx512", 1000, 9000);
 		curve(op, "clwb", 800, 700);

@@ -39,14 +39,8 @@ static struct policy *host(const char *fp, const char *created, double k, uint64
 	for (size_t i = 0; i < N; i++) {
 		double va = 1000 * k, vb = sizes[i] >= at ? 2000 : 500;
 
-		a->median_mib_s[i] = va;
-		a->ci_lo_mib_s[i] = a->p10_mib_s[i] = va * 0.98;
-		a->ci_hi_mib_s[i] = a->p90_mib_s[i] = va * 1.02;
-		a->samples[i] = 9;
-		b->median_mib_s[i] = vb;
-		b->ci_lo_mib_s[i] = b->p10_mib_s[i] = vb * 0.98;
-		b->ci_hi_mib_s[i] = b->p90_mib_s[i] = vb * 1.02;
-		b->samples[i] = 9;
+		mkpolicy_cell(a, i, va, va * 0.02, va * 0.02, 9);
+		mkpolicy_cell(b, i, vb, vb * 0.02, vb * 0.02, 9);
 	}
 	crossover_decide(op);
 	return p;
@@ -782,10 +776,7 @@ static struct policy *wide_host(const char *fp, size_t nsizes, size_t ncurves)
 			for (size_t i = 0; i < nsizes; i++) {
 				double v = 1000.0 + 100.0 * (double)c + (double)i;
 
-				cv->median_mib_s[i] = v;
-				cv->ci_lo_mib_s[i] = cv->p10_mib_s[i] = v - 10;
-				cv->ci_hi_mib_s[i] = cv->p90_mib_s[i] = v + 10;
-				cv->samples[i] = 9;
+				mkpolicy_cell(cv, i, v, 10, 10, 9);
 			}
 		}
 		crossover_decide(op);

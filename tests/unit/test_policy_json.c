@@ -52,18 +52,8 @@ static struct policy *sample_policy(void)
 		/* clwb ahead at two sizes: a one-size lead would be an island */
 		double va = 1000 + 100 * (double)i, vb = i < 3 ? 500 + 400 * (i > 0) : 1700;
 
-		a->median_mib_s[i] = va;
-		a->p10_mib_s[i] = va - 20;
-		a->p90_mib_s[i] = va + 20;
-		a->ci_lo_mib_s[i] = va - 10;
-		a->ci_hi_mib_s[i] = va + 10;
-		a->samples[i] = 9;
-		b->median_mib_s[i] = vb;
-		b->p10_mib_s[i] = vb - 20;
-		b->p90_mib_s[i] = vb + 20;
-		b->ci_lo_mib_s[i] = vb - 10;
-		b->ci_hi_mib_s[i] = vb + 10;
-		b->samples[i] = 9;
+		mkpolicy_cell(a, i, va, 10, 20, 9);
+		mkpolicy_cell(b, i, vb, 10, 20, 9);
 	}
 	/* one cell not measured: must come back as NAN */
 	b->median_mib_s[0] = b->p10_mib_s[0] = b->p90_mib_s[0] = NAN;
