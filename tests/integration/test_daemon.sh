@@ -19,6 +19,8 @@ LISTENER=
 WD=
 # shellcheck source=tap-lib.sh
 . "$(dirname "$0")/tap-lib.sh"
+# shellcheck source=fake-root.sh
+. "$(dirname "$0")/fake-root.sh"
 
 cleanup() {
 	[ -n "$PID" ] && kill "$PID" 2>/dev/null
@@ -48,8 +50,7 @@ GAMMA=$S/module/gamma/parameters/thresh
 STATE=$T/run/pmem-tuned/state.json
 COMMON="--sysfs-root $T --etc-root $T"
 
-mkdir -p "$S/module/alpha/parameters" "$T/etc/pmem-tuned/knobs.d" "$T/run"
-echo 768 > "$THRESH"
+fake_daemon_knob "$T"
 echo 0 > "$OTHER"
 mkdir -p "$S/devices/ndbus0/region0/namespace0.0/block/pmem0/dax" "$S/block" "$S/bus/nd/devices"
 echo cpu_cache > "$S/devices/ndbus0/region0/persistence_domain"
@@ -57,11 +58,6 @@ echo 1 > "$S/devices/ndbus0/region0/namespace0.0/block/pmem0/dax/write_cache"
 ln -s ../../../namespace0.0 "$S/devices/ndbus0/region0/namespace0.0/block/pmem0/device"
 ln -s ../devices/ndbus0/region0/namespace0.0/block/pmem0 "$S/block/pmem0"
 cp "$BUILTIN" "$T/etc/pmem-tuned/knobs.d/"
-echo 'kernel.threshold_bytes /sys/module/*/parameters/thresh' > "$T/etc/pmem-tuned/knobs.d/60-test.conf"
-# a host identity for the fingerprint: this machine's CPU
-mkdir -p "$T/proc/sys/kernel"
-cp /proc/cpuinfo "$T/proc/cpuinfo"
-echo 6.1.0-test > "$T/proc/sys/kernel/osrelease"
 
 "$MKPOLICY" "$T/etc/pmem-policy.json" --kernel 4096 --movnt 512 || exit 1
 

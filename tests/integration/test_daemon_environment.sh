@@ -12,6 +12,8 @@ MKPOLICY=$2
 T=$(mktemp -d "${TMPDIR:-/tmp}/pt-daemon-env.XXXXXX")
 # shellcheck source=tap-lib.sh
 . "$(dirname "$0")/tap-lib.sh"
+# shellcheck source=fake-root.sh
+. "$(dirname "$0")/fake-root.sh"
 cleanup() { if [ "$failed" -eq 0 ]; then rm -rf "$T"; else echo "tree kept in $T"; fi; }
 trap cleanup EXIT
 tap_on_fail() { [ -f "$T/log" ] && sed 's/^/    | /' "$T/log" | tail -n 15; }
@@ -20,13 +22,10 @@ is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
 
 THRESH=$T/sys/module/alpha/parameters/thresh
 COMMON="--sysfs-root $T --etc-root $T"
-mkdir -p "$T/sys/module/alpha/parameters" "$T/etc/pmem-tuned/knobs.d" "$T/run" "$T/proc/sys/kernel"
-echo 768 > "$THRESH"
-echo 'kernel.threshold_bytes /sys/module/*/parameters/thresh' > "$T/etc/pmem-tuned/knobs.d/60-test.conf"
+fake_daemon_knob "$T"
 # this machine's CPU, with a microcode line (a guest may have none)
 awk 'BEGIN { m = 0 } /^microcode/ { next } { print } /^stepping/ && !m { print "microcode\t: 0x2b000571"; m = 1 }' \
 	/proc/cpuinfo > "$T/proc/cpuinfo"
-echo 6.1.0-test > "$T/proc/sys/kernel/osrelease"
 
 if ! "$MKPOLICY" "$T/etc/pmem-policy.json" --host "$T" --kernel 4096 --movnt 512 2>/dev/null; then
 	echo "skipped: the fake root cannot be fingerprinted"

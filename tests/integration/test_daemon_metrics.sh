@@ -17,6 +17,8 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/pt-daemon-metrics.XXXXXX")
 PID=
 # shellcheck source=tap-lib.sh
 . "$(dirname "$0")/tap-lib.sh"
+# shellcheck source=fake-root.sh
+. "$(dirname "$0")/fake-root.sh"
 cleanup() {
 	[ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
 	if [ "$failed" -eq 0 ]; then rm -rf "$T"; else echo "tree kept in $T"; fi
@@ -40,12 +42,8 @@ COMMON="--sysfs-root $T --etc-root $T"
 CONF=$T/etc/pmem-tuned/pmem-tuned.conf
 DIR=$T/var/lib/prometheus/node-exporter
 PROM=$DIR/pmem_tuned.prom
-mkdir -p "$T/sys/module/alpha/parameters" "$T/etc/pmem-tuned/knobs.d" "$T/run" \
-	"$T/proc/sys/kernel" "$DIR"
-echo 768 > "$THRESH"
-echo 'kernel.threshold_bytes /sys/module/*/parameters/thresh' > "$T/etc/pmem-tuned/knobs.d/60-test.conf"
-cp /proc/cpuinfo "$T/proc/cpuinfo"
-echo 6.1.0-test > "$T/proc/sys/kernel/osrelease"
+fake_daemon_knob "$T"
+mkdir -p "$DIR"
 if ! "$MKPOLICY" "$T/etc/pmem-policy.json" --host "$T" --kernel 4096 --no-libpmem --no-glibc \
 	2>/dev/null; then
 	echo "skipped: the fake root cannot be fingerprinted"

@@ -16,6 +16,8 @@ MKPOLICY=$2
 T=$(mktemp -d "${TMPDIR:-/tmp}/pt-daemon-verify.XXXXXX")
 # shellcheck source=tap-lib.sh
 . "$(dirname "$0")/tap-lib.sh"
+# shellcheck source=fake-root.sh
+. "$(dirname "$0")/fake-root.sh"
 cleanup() {
 	if [ "$failed" -eq 0 ]; then rm -rf "$T"; else echo "tree kept in $T"; fi
 }
@@ -28,10 +30,8 @@ silent() { ! grep -q -- "$1" "$T/log"; }
 THRESH=$T/sys/module/alpha/parameters/thresh
 RUN=$T/run/pmem-tuned
 COMMON="--verify --no-bus --sysfs-root $T --etc-root $T"
-mkdir -p "$T/sys/module/alpha/parameters" "$T/etc/pmem-tuned/knobs.d" "$T/proc/sys/kernel"
-echo 'kernel.threshold_bytes /sys/module/*/parameters/thresh' > "$T/etc/pmem-tuned/knobs.d/60-test.conf"
-cp /proc/cpuinfo "$T/proc/cpuinfo"
-echo 6.1.0-test > "$T/proc/sys/kernel/osrelease"
+fake_daemon_knob "$T" ""
+rmdir "$T/run"	# --verify creates nothing: not even where its state would go
 if ! "$MKPOLICY" "$T/etc/pmem-policy.json" --host "$T" --kernel 4096 --no-libpmem --no-glibc \
 	2>/dev/null; then
 	echo "skipped: the fake root cannot be fingerprinted"

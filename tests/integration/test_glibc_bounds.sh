@@ -15,9 +15,11 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/pt-glibc-bounds.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 # shellcheck source=tap-lib.sh
 . "$(dirname "$0")/tap-lib.sh"
+# shellcheck source=fake-root.sh
+. "$(dirname "$0")/fake-root.sh"
 tap_on_fail() { sed 's/^/#   /' "$T/out" "$T/err" 2>/dev/null; }
 
-mkdir -p "$T/sys/module" "$T/etc/pmem-tuned/knobs.d" "$T/run"
+fake_daemon_root "$T"
 echo "glibc_tunables = file" > "$T/etc/pmem-tuned/pmem-tuned.conf"
 printf '#!/bin/sh\nexec /bin/cat "%s"\n' "$DATA/glibc-tunables/debian-2.36-amd-f26-kvm.txt" \
 	> "$T/ld.so"

@@ -19,7 +19,9 @@ fi
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/pt-pmdk.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-mkdir -p "$T/sys/module" "$T/etc/pmem-tuned/knobs.d" "$T/run"
+# shellcheck source=fake-root.sh
+. "$(dirname "$0")/fake-root.sh"
+fake_daemon_root "$T"
 "$MKPOLICY" "$T/etc/pmem-policy.json" --movnt 3072 --env PMEM_MOVDIR64B=0 || exit 1
 env -u INVOCATION_ID -u JOURNAL_STREAM "$DAEMON" --oneshot --force \
 	--sysfs-root "$T" --etc-root "$T" || exit 1
