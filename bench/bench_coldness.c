@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/strategy_list.h"
 #include "common/proc_kb.h"
 #include "measure/strategy.h"
 #include "measure/sweep.h"
@@ -28,7 +29,6 @@
 #include "measure/workers.h"
 #include "platform/cpu.h"
 #include "rule/stats.h"
-#include "strategy_list.h"
 
 #define MAX_NAMES 8
 

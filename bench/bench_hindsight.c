@@ -54,14 +54,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_cli.h"
-#include "oracle.h"
+#include "bench/bench_cli.h"
+#include "bench/oracle.h"
+#include "bench/sweep_record.h"
 #include "policy/policy.h"
 #include "rule/crossover.h"
 #include "rule/export.h"
 #include "rule/stats.h"
 #include "rule/strategy_class.h"
-#include "sweep_record.h"
 
 #define DEFAULT_BAR 0.97
 /* "probe, 5 sizes": the grid sizes either side of the one decided */

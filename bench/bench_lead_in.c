@@ -24,13 +24,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bench/strategy_list.h"
 #include "measure/strategy.h"
 #include "measure/sweep.h"
 #include "measure/target.h"
 #include "measure/workers.h"
 #include "platform/cpu.h"
 #include "rule/stats.h"
-#include "strategy_list.h"
 
 #define MAX_NAMES 8
 /* each size measured this many times, the two configurations' order alternating */

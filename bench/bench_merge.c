@@ -32,7 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench_cli.h"
+#include "bench/bench_cli.h"
 #include "policy/policy.h"
 #include "policy/sha256.h"
 #include "rule/crossover.h"

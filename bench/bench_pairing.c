@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_cli.h"
+#include "bench/bench_cli.h"
 #include "common/macros.h"
 #include "policy/policy.h"
 #include "rule/crossover.h"

@@ -65,8 +65,8 @@
 #include "rule/stats.h"
 #include "rule/strategy_class.h"
 
-#include "oracle.h"
-#include "sweep_record.h"
+#include "bench/oracle.h"
+#include "bench/sweep_record.h"
 
 #ifndef PMEM_TUNE_PATH
 #define PMEM_TUNE_PATH "pmem-tune"

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "oracle.h"
+#include "bench/oracle.h"
 
 double oracle_cross_validated(const double *h0, const double *h1, unsigned first, unsigned n)
 {

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "strategy_list.h"
+#include "bench/strategy_list.h"
 
 unsigned bench_strategy_list(const char *prog, const char *list, struct cpu_info *ci,
 			     const struct strategy **st, unsigned max)

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench/sweep_record.h"
 #include "common/atomic_file.h"
 #include "common/read_file.h"
-#include "sweep_record.h"
 
 #define RECORD_MAX_BYTES (16u << 20)
 #define RECORD_FORMAT "pmem-tune bench_policy sweep 1"

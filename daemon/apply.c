@@ -12,17 +12,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bus.h"
 #include "common/path.h"
-#include "daemon.h"
-#include "instance_lock.h"
-#include "log.h"
-#include "match.h"
-#include "metrics_file.h"
+#include "daemon/bus.h"
+#include "daemon/daemon.h"
+#include "daemon/instance_lock.h"
+#include "daemon/log.h"
+#include "daemon/match.h"
+#include "daemon/metrics_file.h"
+#include "daemon/sanitize.h"
+#include "daemon/status_file.h"
 #include "policy/environment.h"
 #include "policy/policy.h"
-#include "sanitize.h"
-#include "status_file.h"
 
 /* A restart's old instance is still restoring: long enough for that, short for a unit. */
 #define LOCK_WAIT_MS	5000

@@ -6,8 +6,8 @@
 
 #include <systemd/sd-bus.h>
 
-#include "bus.h"
-#include "log.h"
+#include "daemon/bus.h"
+#include "daemon/log.h"
 
 #define SD_DEST		"org.freedesktop.systemd1"
 #define SD_PATH		"/org/freedesktop/systemd1"

@@ -13,8 +13,8 @@
 #include "common/read_file.h"
 #include "common/text.h"
 #include "common/trusted.h"
-#include "config.h"
-#include "log.h"
+#include "daemon/config.h"
+#include "daemon/log.h"
 
 static void usage(FILE *f)
 {

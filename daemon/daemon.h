@@ -5,11 +5,11 @@
 #include <stdbool.h>
 #include <time.h>
 
-#include "config.h"
-#include "knobmap.h"
+#include "daemon/config.h"
+#include "daemon/knobmap.h"
+#include "daemon/sink.h"
+#include "daemon/state.h"
 #include "policy/environment.h"
-#include "sink.h"
-#include "state.h"
 
 struct policy;
 struct bus;

@@ -14,17 +14,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bus.h"
 #include "common/atomic_file.h"
 #include "common/path.h"
 #include "common/read_file.h"
 #include "common/text.h"
 #include "common/trusted.h"
-#include "log.h"
+#include "daemon/bus.h"
+#include "daemon/log.h"
+#include "daemon/sink.h"
+#include "daemon/state.h"
 #include "policy/export_keys.h"
 #include "policy/policy.h"
-#include "sink.h"
-#include "state.h"
 
 /* "A=1 B=2" from the assignments of a file, for log lines */
 static void summarize(const char *content, char *out, size_t len)

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "common/parse.h"
-#include "glibc_bounds.h"
+#include "daemon/glibc_bounds.h"
 
 int glibc_bound_parse(const char *text, const char *name, struct glibc_bound *b)
 {

@@ -11,8 +11,8 @@
 #include "common/atomic_file.h"
 #include "common/path.h"
 #include "common/trusted.h"
-#include "instance_lock.h"
-#include "log.h"
+#include "daemon/instance_lock.h"
+#include "daemon/log.h"
 
 #define POLL_MS	50
 

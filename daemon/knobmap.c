@@ -15,8 +15,8 @@
 #include "common/read_file.h"
 #include "common/text.h"
 #include "common/trusted.h"
-#include "knobmap.h"
-#include "log.h"
+#include "daemon/knobmap.h"
+#include "daemon/log.h"
 #include "policy/export_keys.h"
 #include "policy/policy.h"
 

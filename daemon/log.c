@@ -10,7 +10,7 @@
 #define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
 
-#include "log.h"
+#include "daemon/log.h"
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 

@@ -20,8 +20,8 @@
 
 #include "common/path.h"
 #include "common/text.h"
-#include "daemon.h"
-#include "log.h"
+#include "daemon/daemon.h"
+#include "daemon/log.h"
 
 #define USEC_PER_MSEC	1000ULL
 #define SETTLE_USEC	(100 * USEC_PER_MSEC)

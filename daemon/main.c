@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon.h"
-#include "log.h"
-#include "need_probe.h"
+#include "daemon/daemon.h"
+#include "daemon/log.h"
+#include "daemon/need_probe.h"
 
 int main(int argc, char **argv)
 {

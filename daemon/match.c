@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "match.h"
+#include "daemon/match.h"
 #include "policy/environment.h"
 #include "policy/fingerprint.h"
 #include "policy/policy.h"

@@ -12,8 +12,8 @@
 #include "common/atomic_file.h"
 #include "common/prom_text.h"
 #include "common/trusted.h"
-#include "log.h"
-#include "metrics_file.h"
+#include "daemon/log.h"
+#include "daemon/metrics_file.h"
 #include "policy/environment.h"
 
 char *metrics_file_text(const struct daemon *d, bool applied, size_t *len)

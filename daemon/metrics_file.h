@@ -23,7 +23,7 @@
 
 #include <stddef.h>
 
-#include "daemon.h"
+#include "daemon/daemon.h"
 
 /*
  * The text of d's metrics, applied saying whether a policy is applied

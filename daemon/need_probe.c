@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config.h"
-#include "match.h"
-#include "need_probe.h"
+#include "daemon/config.h"
+#include "daemon/match.h"
+#include "daemon/need_probe.h"
 #include "policy/environment.h"
 #include "policy/fingerprint.h"
 #include "policy/fleet_file.h"

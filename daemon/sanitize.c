@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "sanitize.h"
+#include "daemon/sanitize.h"
 
 void sanitize_line(char *s)
 {

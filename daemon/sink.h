@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 
-#include "config.h"
+#include "daemon/config.h"
 
 struct policy;
 struct knobmap;

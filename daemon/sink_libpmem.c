@@ -18,11 +18,11 @@
 
 #include "common/nd_region.h"
 #include "common/sysfs_attr.h"
-#include "log.h"
+#include "daemon/log.h"
+#include "daemon/sink.h"
+#include "daemon/state.h"
 #include "policy/export_keys.h"
 #include "policy/policy.h"
-#include "sink.h"
-#include "state.h"
 
 #define SINK "libpmem"
 

@@ -17,12 +17,12 @@
 #include "common/path.h"
 #include "common/sysfs_attr.h"
 #include "common/text.h"
-#include "knobmap.h"
-#include "log.h"
+#include "daemon/knobmap.h"
+#include "daemon/log.h"
+#include "daemon/sink.h"
+#include "daemon/state.h"
 #include "policy/export_keys.h"
 #include "policy/policy.h"
-#include "sink.h"
-#include "state.h"
 
 #define SINK "sysfs"
 

@@ -15,10 +15,10 @@
 #include "common/path.h"
 #include "common/read_file.h"
 #include "common/trusted.h"
-#include "log.h"
+#include "daemon/log.h"
+#include "daemon/sanitize.h"
+#include "daemon/state.h"
 #include "policy/policy.h"
-#include "sanitize.h"
-#include "state.h"
 
 #define STATE_FORMAT "pmem-tuned-state/1"
 

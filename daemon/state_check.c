@@ -12,11 +12,11 @@
 #include <string.h>
 
 #include "common/text.h"
-#include "config.h"
-#include "knobmap.h"
+#include "daemon/config.h"
+#include "daemon/knobmap.h"
+#include "daemon/sink.h"
+#include "daemon/state.h"
 #include "policy/export_keys.h"
-#include "sink.h"
-#include "state.h"
 
 /* read_attr() buffers of the sysfs sink: a longer value was not read by it */
 #define SYSFS_VALUE_MAX		255

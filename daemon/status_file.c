@@ -8,8 +8,8 @@
 
 #include "common/atomic_file.h"
 #include "common/trusted.h"
-#include "log.h"
-#include "status_file.h"
+#include "daemon/log.h"
+#include "daemon/status_file.h"
 
 static void add_uint(struct json_object *o, const char *key, unsigned v)
 {

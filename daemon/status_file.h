@@ -11,7 +11,7 @@
 #ifndef PT_STATUS_FILE_H
 #define PT_STATUS_FILE_H
 
-#include "daemon.h"
+#include "daemon/daemon.h"
 
 #define PT_STATUS_FORMAT	"pmem-tuned-status/1"
 #define PT_STATUS_FILE		"status.json"

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "common/macros.h"
-#include "knobmap.h"
-#include "log.h"
+#include "daemon/knobmap.h"
+#include "daemon/log.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

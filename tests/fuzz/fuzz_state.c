@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "state.h"
+#include "daemon/log.h"
+#include "daemon/state.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

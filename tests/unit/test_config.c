@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 
 #include "check.h"
-#include "config.h"
-#include "tmptree.h"
 #include "common/macros.h"
+#include "daemon/config.h"
+#include "tmptree.h"
 
 /* options_parse() on a NULL-terminated list after the program name */
 #define PARSE(o, ...)							\

@@ -15,7 +15,7 @@
 
 #include "check.h"
 #include "common/read_file.h"
-#include "glibc_bounds.h"
+#include "daemon/glibc_bounds.h"
 #include "tmptree.h"
 
 #define MOVSB	"glibc.cpu.x86_rep_movsb_threshold"

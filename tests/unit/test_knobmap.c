@@ -11,7 +11,7 @@
 
 #include "check.h"
 #include "common/macros.h"
-#include "knobmap.h"
+#include "daemon/knobmap.h"
 #include "policy/export_keys.h"
 #include "policy/policy.h"
 #include "tmptree.h"

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "bench/oracle.h"
+#include "bench/sweep_record.h"
 #include "check.h"
-#include "oracle.h"
-#include "sweep_record.h"
 
 /* Chosen on one half, scored on the other; contender 0 (the policy) never chosen. */
 static void test_cross_validated(void)

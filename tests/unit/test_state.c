@@ -12,11 +12,11 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "instance_lock.h"
-#include "state.h"
-#include "tmptree.h"
 #include "common/macros.h"
 #include "common/read_file.h"
+#include "daemon/instance_lock.h"
+#include "daemon/state.h"
+#include "tmptree.h"
 
 #define KNOB "/sys/module/alpha/parameters/thresh"
 #define ENVFILE "file:/etc/pmem-tuned/libpmem.env"
