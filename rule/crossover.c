@@ -846,6 +846,8 @@ static bool fresh(const struct policy_op *op, int c, size_t i)
  */
 bool crossover_op_thin(const struct policy_op *op)
 {
+	assert(op);
+
 	for (size_t c = 0; c < op->ncurves; c++) {
 		const uint8_t *f = op->curves[c].cell_flags;
 
@@ -1044,11 +1046,15 @@ size_t crossover_baseline_losses(const struct policy_op *op, const struct policy
 
 int crossover_decide(struct policy_op *op)
 {
+	assert(op);
+
 	return decide(op, NULL);
 }
 
 int crossover_decide_with_baseline(struct policy_op *op, const struct policy_op *baseline)
 {
+	assert(op);
+
 	return decide(op, baseline ? baseline : &(const struct policy_op){ 0 });
 }
 
@@ -1203,6 +1209,8 @@ uint64_t crossover_midpoint(uint64_t lo, uint64_t hi, uint64_t align)
 
 int crossover_check_unranged(const struct policy *p, char *err, size_t errlen)
 {
+	assert(p && (err || !errlen));
+
 	for (size_t t = 0; t < p->ntargets; t++) {
 		for (size_t o = 0; o < p->targets[t].nops; o++) {
 			const struct policy_op *op = &p->targets[t].ops[o];

@@ -1184,8 +1184,10 @@ int export_knob_loss(const struct policy *p, enum export_knob k, uint64_t thresh
 {
 	struct target_views tv;
 	struct rule_loss l;
-	int low, rc = knob_views(p, k, &tv, &low);
+	int low, rc;
 
+	assert(p && k < EXPORT_KNOBS && out);
+	rc = knob_views(p, k, &tv, &low);
 	if (!rc) {
 		rule_loss(tv.v, tv.nv, low, threshold_bytes, w, bound, NULL, &l);
 		rc = isnan(l.worst) ? -ENOENT : 0;
@@ -1199,9 +1201,11 @@ int export_knob_best(const struct policy *p, enum export_knob k, int bound,
 		     const struct export_weights *w, struct export_knob_loss *out)
 {
 	struct target_views tv;
-	int low, rc = knob_views(p, k, &tv, &low);
 	long long bw = LLONG_MAX, bm = LLONG_MAX;
+	int low, rc;
 
+	assert(p && k < EXPORT_KNOBS && out);
+	rc = knob_views(p, k, &tv, &low);
 	for (size_t o = 0; !rc && o < tv.nv; o++)
 		for (size_t i = 0; i <= tv.v[o].n + 1; i++) {
 			uint64_t t = i == 0 ? 0 : i <= tv.v[o].n ? tv.v[o].sizes[i - 1] :
@@ -1222,9 +1226,11 @@ int export_knob_best(const struct policy *p, enum export_knob k, int bound,
 
 int export_knob_value(const struct policy *p, enum export_knob k, uint64_t *threshold_bytes)
 {
-	const struct policy_exports *x = &p->exports;
+	const struct policy_exports *x;
 	uint64_t v;
 
+	assert(p && k < EXPORT_KNOBS && threshold_bytes);
+	x = &p->exports;
 	switch (k) {
 	case EXPORT_KNOB_PMEM_MOVNT:
 		if (!x->libpmem.present)
@@ -1321,6 +1327,8 @@ static int exports_compute(struct policy *p, const struct export_weights *w,
 int export_compute_with_baseline(struct policy *p, const struct export_weights *w,
 				 const struct policy *baseline)
 {
+	assert(p);
+
 	return exports_compute(p, w, baseline, NULL);
 }
 
@@ -1329,15 +1337,19 @@ ssize_t export_rechecks(struct policy *p, const struct export_weights *w,
 			struct second_look *out, size_t max)
 {
 	struct recheck_sink rx = { .t = t, .out = out, .max = max };
-	int rc = exports_compute(p, w, baseline, &rx);
+	int rc;
 
+	assert(p && t && (out || !max));
+	rc = exports_compute(p, w, baseline, &rx);
 	return rc ? rc : (ssize_t)rx.n;
 }
 
 void export_print(FILE *f, const struct policy *p)
 {
-	const struct policy_exports *x = &p->exports;
+	const struct policy_exports *x;
 
+	assert(f && p);
+	x = &p->exports;
 	fprintf(f, "\nexports (regret = mean loss against the per-size best):\n");
 	if (x->libpmem.present) {
 		int col = fprintf(f, "  libpmem (%s):", x->libpmem.target);

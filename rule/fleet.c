@@ -4,6 +4,7 @@
  * bundle, and say what changed between two policies in their decisions
  * and exports rather than in their noise.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -1023,10 +1024,12 @@ int policy_merge_named(struct policy_bundle *const *in, const char *const *names
 		       const struct export_weights *w, struct policy_bundle **outp, char *err,
 		       size_t errlen)
 {
-	struct policy_bundle *out = policy_bundle_new();
+	struct policy_bundle *out;
 	struct merger m = { .err = err, .errlen = errlen };
 	int rc;
 
+	assert((in || !nin) && outp);
+	out = policy_bundle_new();
 	rc = merger_alloc(&m, in, nin);
 	if (!rc && !out)
 		rc = merger_oom(&m);
@@ -1240,6 +1243,7 @@ int policy_bundle_diff(const struct policy_bundle *a, const struct policy_bundle
 {
 	struct differ d = { .f = f };
 
+	assert(a && b && f);
 	for (size_t i = 0; i < a->n; i++) {
 		const struct policy *pa = a->entries[i];
 		const struct policy *pb = policy_bundle_find(b, pa->platform.fingerprint);

@@ -3,6 +3,7 @@
  * A cell's summary from its samples, and two curves' samples paired round
  * by round: what a replay recomputes from what was measured.
  */
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -13,6 +14,8 @@
 
 void policy_curve_set_summary(struct policy_curve *c, size_t idx, const struct sample_summary *s)
 {
+	assert(c && s);
+
 	c->median_mib_s[idx] = policy_mib_s_as_saved(s->median);
 	c->p10_mib_s[idx] = policy_mib_s_as_saved(s->p10);
 	c->p90_mib_s[idx] = policy_mib_s_as_saved(s->p90);
@@ -22,6 +25,8 @@ void policy_curve_set_summary(struct policy_curve *c, size_t idx, const struct s
 
 int policy_op_summarize_raw(struct policy_op *op, struct policy_raw_moved *moved)
 {
+	assert(op);
+
 	for (size_t c = 0; c < op->ncurves; c++) {
 		struct policy_curve *cv = &op->curves[c];
 
@@ -62,6 +67,7 @@ int policy_paired_ratio(const struct policy_op *op, size_t a, size_t b, size_t i
 	unsigned n;
 	int rc;
 
+	assert(op && median && ci_lo && ci_hi);
 	if (a >= op->ncurves || b >= op->ncurves || i >= op->nsizes)
 		return -EINVAL;
 	ca = &op->curves[a];
