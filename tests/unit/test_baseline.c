@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The sticky re-probe on synthetic curves: a decision of the baseline
- * changes only where it loses by the margin on cells measured again
- * (two losses in a row), a member change only over a run spanning 4x,
- * and an op whose cells are mostly unmeasurable decides nothing.
+ * The sticky re-probe as a table: each row a baseline's op and this
+ * probe's cells on the same grid, and what the rule decides from them
+ * alone and against the baseline.  A decision of the baseline changes
+ * only where it loses by the margin on cells measured again (two losses
+ * in a row), a member change only over a run spanning 4x, and an op with
+ * an unmeasurable cell decides nothing (the baseline's ranges, exactly).
  */
 #include <math.h>
 #include <stdio.h>
@@ -21,13 +23,47 @@ static const uint64_t grid[] = {
 	64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536,
 };
 #define NGRID (sizeof(grid) / sizeof(grid[0]))
+#define OPEN POLICY_SIZE_OPEN
 
 static const char *const names[] = { "movnt_avx512", "movnt_avx2", "clwb" };
 #define NNAMES (sizeof(names) / sizeof(names[0]))
 
+/* Grid sizes by index: bit i is grid[i]. */
+#define AT(i) (1u << (i))
+#define FROM_TO(a, b) (((1u << ((b) + 1)) - 1) & ~((1u << (a)) - 1))
+
+/* A curve 30 % ahead at sizes; fresh: those of them measured again (POLICY_CELL_REMEASURED). */
+struct lead {
+	const char *strategy;
+	unsigned sizes, fresh;
+};
+
+struct want_range {
+	uint64_t from, to;
+	const char *strategy, *baseline;
+};
+
+struct baseline_row {
+	const char *name;
+	struct lead base[2];		/* the baseline's op, decided alone */
+	struct lead now[2];		/* this probe's op */
+	unsigned unmeasurable;		/* sizes where every curve of this probe's op is */
+	unsigned unmeasurable_first;	/* sizes where its first curve alone is */
+	unsigned losses;		/* crossover_baseline_losses() against the baseline */
+	size_t nalone;			/* this probe's ranges decided alone */
+	struct want_range alone[3];	/* the first of them, strategy NULL: not asserted */
+	size_t nranges;			/* decided against the baseline */
+	struct want_range ranges[3];
+	void (*more)(const struct baseline_row *row, struct policy *p, struct policy_op *base,
+		     struct policy_op *op);
+};
+
+#define ROW_CHECK(row, cond, ...) CHECK_MSG(cond, "row \"%s\": " __VA_ARGS__)
+
 /*
  * One op, every curve at 10000 MiB/s with a 0.5 % interval (all tied) but
- * for the top three sizes, where streaming leads by 30 %.
+ * for the top three sizes, where streaming leads by 30 %: a cached run
+ * below them is no edge island.
  */
 static struct policy_op *flat_op(struct policy *p, const char *target)
 {
@@ -36,215 +72,231 @@ static struct policy_op *flat_op(struct policy *p, const char *target)
 
 	for (size_t c = 0; c < NNAMES; c++)
 		for (size_t i = 0; i < NGRID; i++)
-			mkpolicy_cell(&op->curves[c], i, 10000, 50, 100, 25);
-	/* streaming separated at the top: a cached run below is no edge island */
-	for (size_t c = 0; c < 2; c++)
-		for (size_t i = NGRID - 3; i < NGRID; i++)
-			mkpolicy_cell(&op->curves[c], i, 13000, 50, 100, 25);
+			mkpolicy_cell(&op->curves[c], i, c < 2 && i >= NGRID - 3 ? 13000 : 10000,
+				      50, 100, 25);
 	return op;
 }
 
-/* Curve name at size index i leads by 30 %, flagged re-measured or not. */
-static void lead(struct policy_op *op, const char *name, size_t i, bool fresh)
+static void apply_leads(struct policy_op *op, const struct lead *l, size_t n)
 {
-	struct policy_curve *cv = policy_op_find_curve(op, name);
+	for (size_t k = 0; k < n && l[k].strategy; k++) {
+		struct policy_curve *cv = policy_op_find_curve(op, l[k].strategy);
 
-	mkpolicy_cell(cv, i, 13000, 50, 100, 25);
-	if (!fresh)
-		return;
-	for (size_t c = 0; c < op->ncurves; c++)
-		op->curves[c].cell_flags[i] |= POLICY_CELL_REMEASURED;
+		for (size_t i = 0; i < NGRID; i++) {
+			if (l[k].sizes & AT(i))
+				mkpolicy_cell(cv, i, 13000, 50, 100, 25);
+			if (l[k].fresh & AT(i))
+				for (size_t c = 0; c < op->ncurves; c++)
+					op->curves[c].cell_flags[i] |= POLICY_CELL_REMEASURED;
+		}
+	}
 }
 
-static void check_range(const struct policy_op *op, size_t r, uint64_t from, uint64_t to,
-			const char *strategy, const char *baseline)
+/* Sizes of curves [first, last) unmeasurable: threads that never ran together. */
+static void unmeasurable(struct policy_op *op, unsigned sizes, size_t first, size_t last)
 {
-	CHECK_MSG(r < op->nranges, "range %zu missing (%zu ranges)", r, op->nranges);
-	if (r >= op->nranges)
-		return;
-	CHECK_INT(op->ranges[r].from_bytes, from);
-	CHECK_MSG(op->ranges[r].to_bytes == to, "range %zu to %llu, want %llu", r,
-		  (unsigned long long)op->ranges[r].to_bytes, (unsigned long long)to);
-	CHECK_STR(op->ranges[r].strategy, strategy);
-	CHECK_STR(op->ranges[r].baseline, baseline);
+	for (size_t c = first; c < last; c++)
+		for (size_t i = 0; i < NGRID; i++)
+			if (sizes & AT(i)) {
+				mkpolicy_cell(&op->curves[c], i, NAN, 0, 0, 0);
+				op->curves[c].cell_flags[i] = POLICY_CELL_UNMEASURABLE;
+			}
 }
 
-/* A family change needs the loss on fresh cells too; the probe is told where. */
-static void test_family_two_losses(void)
+static void check_ranges(const struct baseline_row *row, const char *what,
+			 const struct policy_op *op, size_t n, const struct want_range *want)
+{
+	ROW_CHECK(row, op->nranges == n, "%s: %zu ranges, want %zu", row->name, what, op->nranges,
+		  n);
+	for (size_t r = 0; r < n && r < op->nranges && r < 3 && want[r].strategy; r++) {
+		const struct policy_range *g = &op->ranges[r];
+
+		ROW_CHECK(row, g->from_bytes == want[r].from && g->to_bytes == want[r].to &&
+			  !strcmp(g->strategy, want[r].strategy) &&
+			  !strcmp(g->baseline, want[r].baseline),
+			  "%s: range %zu %llu..%llu %s (%s), want %llu..%llu %s (%s)", row->name,
+			  what, r, (unsigned long long)g->from_bytes,
+			  (unsigned long long)g->to_bytes, g->strategy, g->baseline,
+			  (unsigned long long)want[r].from, (unsigned long long)want[r].to,
+			  want[r].strategy, want[r].baseline);
+	}
+}
+
+/* What the probe is told to measure again: the challenger and the baseline's, alone. */
+static void losses_named(const struct baseline_row *row, struct policy *p,
+			 struct policy_op *base, struct policy_op *op)
+{
+	struct second_look loss[NGRID];
+	size_t n = crossover_baseline_losses(op, base, loss, NGRID);
+
+	(void)p;
+	for (size_t k = 0; k < n; k++) {
+		ROW_CHECK(row, loss[k].index == k && loss[k].why == SECOND_LOOK_BASELINE_LOSS &&
+			  loss[k].ncurves == 2 && loss[k].verdict == VERDICT_NONE &&
+			  !loss[k].every, "loss %zu: index %zu, why %d, %u curves", row->name, k,
+			  loss[k].index, (int)loss[k].why, loss[k].ncurves);
+		ROW_CHECK(row, loss[k].ncurves == 2 &&
+			  !strcmp(op->curves[loss[k].curves[0]].strategy, "clwb") &&
+			  !strcmp(op->curves[loss[k].curves[1]].strategy, "movnt_avx512"),
+			  "loss %zu: not clwb against movnt_avx512", row->name, k);
+	}
+}
+
+/* Once the change is made, nothing is left to measure again against it. */
+static void nothing_left(const struct baseline_row *row, struct policy *p,
+			 struct policy_op *base, struct policy_op *op)
+{
+	struct second_look loss[NGRID];
+
+	(void)p;
+	(void)base;
+	ROW_CHECK(row, crossover_baseline_losses(op, op, loss, NGRID) == 0,
+		  "losses against its own decision", row->name);
+}
+
+/* The loader takes a thin op's "ranges": [] as the decision it is. */
+static void thin_loads(const struct baseline_row *row, struct policy *p,
+		       struct policy_op *base, struct policy_op *op)
+{
+	char err[256] = "", *text;
+	struct policy *q;
+
+	(void)base;
+	/* alone: the empty decision */
+	crossover_decide(op);
+	snprintf(p->generator.name, sizeof(p->generator.name), "pmem-tune");
+	snprintf(p->generator.version, sizeof(p->generator.version), "0.1.0");
+	snprintf(p->generator.created, sizeof(p->generator.created), "2026-11-30T20:00:00Z");
+	snprintf(p->generator.mode, sizeof(p->generator.mode), "standard");
+	snprintf(p->platform.fingerprint, sizeof(p->platform.fingerprint), "sha256:%064d", 7);
+	snprintf(p->platform.cpu.vendor, sizeof(p->platform.cpu.vendor), "AuthenticAMD");
+	snprintf(p->platform.kernel, sizeof(p->platform.kernel), "6.1.0");
+	for (size_t t = 0; t < p->ntargets; t++) {
+		snprintf(p->targets[t].kind, sizeof(p->targets[t].kind), "dram");
+		snprintf(p->targets[t].device, sizeof(p->targets[t].device), "dram");
+		snprintf(p->targets[t].mapping, sizeof(p->targets[t].mapping), "anonymous");
+		snprintf(p->targets[t].persistence_domain, sizeof(p->targets[t].persistence_domain),
+			 "unknown");
+	}
+	text = policy_to_string(p);
+	q = text ? policy_parse(text, strlen(text), err, sizeof(err)) : NULL;
+	ROW_CHECK(row, q != NULL, "a thin op's empty ranges refused: %s", row->name, err);
+	policy_free(q);
+	free(text);
+}
+
+static const struct baseline_row rows[] = {
+	{
+		.name = "clwb ahead at 64-256 B, first look: kept, the three sizes named",
+		.now = { { "clwb", FROM_TO(0, 2), 0 } },
+		.losses = 3,
+		.nalone = 2, .alone = { { 0, 512, "clwb", "" } },
+		.nranges = 1, .ranges = { { 0, OPEN, "movnt_avx512", "kept" } },
+		.more = losses_named,
+	},
+	{
+		.name = "clwb ahead again on fresh cells: changed there, and only there",
+		.now = { { "clwb", FROM_TO(0, 2), FROM_TO(0, 2) } },
+		.losses = 3,
+		.nalone = 2, .alone = { { 0, 512, "clwb", "" } },
+		.nranges = 2, .ranges = { { 0, 512, "clwb", "changed" },
+					  { 512, OPEN, "movnt_avx512", "kept" } },
+		.more = nothing_left,
+	},
+	{
+		.name = "avx2 ahead at 1-4 KiB, first look: a member run alone, kept here",
+		.now = { { "movnt_avx2", FROM_TO(4, 6), 0 } },
+		.losses = 3,
+		.nalone = 3, .alone = { { 0, 1024, "movnt_avx512", "" },
+					{ 1024, 8192, "movnt_avx2", "" } },
+		.nranges = 1, .ranges = { { 0, OPEN, "movnt_avx512", "kept" } },
+	},
+	{
+		.name = "avx2 fresh at 1 and 2 KiB only: 2x is no member run, kept",
+		.now = { { "movnt_avx2", FROM_TO(4, 6), FROM_TO(4, 5) } },
+		.losses = 3,
+		.nalone = 3,
+		.nranges = 1, .ranges = { { 0, OPEN, "movnt_avx512", "kept" } },
+	},
+	{
+		.name = "avx2 fresh at 1-4 KiB: the member run changes, the rest kept",
+		.now = { { "movnt_avx2", FROM_TO(4, 6), FROM_TO(4, 6) } },
+		.losses = 3,
+		.nalone = 3,
+		.nranges = 3, .ranges = { { 0, 1024, "movnt_avx512", "kept" },
+					  { 1024, 8192, "movnt_avx2", "changed" },
+					  { 8192, OPEN, "movnt_avx512", "kept" } },
+	},
+	{
+		.name = "the baseline's avx2 range, new cells tied: the range stays",
+		.base = { { "movnt_avx2", FROM_TO(4, 6), 0 } },
+		.losses = 0,
+		.nalone = 1, .alone = { { 0, OPEN, "movnt_avx512", "" } },
+		.nranges = 3, .ranges = { { 0, 1024, "movnt_avx512", "kept" },
+					  { 1024, 8192, "movnt_avx2", "kept" },
+					  { 8192, OPEN, "movnt_avx512", "kept" } },
+	},
+	{
+		.name = "6 of 11 sizes unmeasurable: nothing decided, the baseline's exactly",
+		.base = { { "clwb", FROM_TO(0, 2), 0 } },
+		.unmeasurable = FROM_TO(0, 5),
+		.losses = 0,
+		.nalone = 0,
+		.nranges = 2, .ranges = { { 0, 512, "clwb", "kept" },
+					  { 512, OPEN, "movnt_avx512", "kept" } },
+		.more = thin_loads,
+	},
+	{
+		.name = "one cell of one curve unmeasurable: still nothing of its own",
+		.base = { { "clwb", FROM_TO(0, 2), 0 } },
+		.unmeasurable_first = AT(3),
+		.losses = 0,
+		.nalone = 0,
+		.nranges = 2, .ranges = { { 0, 512, "clwb", "kept" },
+					  { 512, OPEN, "movnt_avx512", "kept" } },
+	},
+	{
+		.name = "every cell measured, tied: decides, streaming throughout",
+		.nalone = 1, .alone = { { 0, OPEN, "movnt_avx512", "" } },
+		.nranges = 1, .ranges = { { 0, OPEN, "movnt_avx512", "kept" } },
+	},
+};
+
+static void run_row(const struct baseline_row *row)
 {
 	struct policy *p = mkpolicy_new(NULL, NULL);
 	struct policy_op *base = flat_op(p, "base"), *op = flat_op(p, "new");
 	struct second_look loss[NGRID];
+	bool thin = row->unmeasurable || row->unmeasurable_first;
 	size_t n;
 
-	CHECK_INT(crossover_decide(base), 0);
-	check_range(base, 0, 0, POLICY_SIZE_OPEN, "movnt_avx512", "");
-	for (size_t i = 0; i < 3; i++)
-		lead(op, "clwb", i, false);
-	/* alone, the new cells would change 64..256 B */
-	CHECK_INT(crossover_decide(op), 0);
-	check_range(op, 0, 0, 512, "clwb", "");
-	/* one loss: kept, and the three sizes are to be measured again */
-	CHECK_INT(crossover_decide_with_baseline(op, base), 0);
-	CHECK_INT(op->nranges, 1);
-	check_range(op, 0, 0, POLICY_SIZE_OPEN, "movnt_avx512", "kept");
+	apply_leads(base, row->base, 2);
+	ROW_CHECK(row, crossover_decide(base) == 0, "the baseline's decision failed", row->name);
+	apply_leads(op, row->now, 2);
+	unmeasurable(op, row->unmeasurable, 0, op->ncurves);
+	unmeasurable(op, row->unmeasurable_first, 0, 1);
+	ROW_CHECK(row, crossover_op_thin(op) == thin, "thin: %d, want %d", row->name, !thin, thin);
+
+	ROW_CHECK(row, crossover_decide(op) == 0, "decided alone: failed", row->name);
+	check_ranges(row, "alone", op, row->nalone, row->alone);
 	n = crossover_baseline_losses(op, base, loss, NGRID);
-	CHECK_INT(n, 3);
-	for (size_t k = 0; k < n; k++) {
-		CHECK_INT(loss[k].index, k);
-		CHECK_INT(loss[k].why, SECOND_LOOK_BASELINE_LOSS);
-		/* the challenger, then the baseline's, the two alone */
-		CHECK_INT(loss[k].ncurves, 2);
-		CHECK_STR(op->curves[loss[k].curves[0]].strategy, "clwb");
-		CHECK_STR(op->curves[loss[k].curves[1]].strategy, "movnt_avx512");
-		CHECK_INT(loss[k].verdict, VERDICT_NONE);
-		CHECK(!loss[k].every);
+	ROW_CHECK(row, n == row->losses, "%zu sizes to measure again, want %u", row->name, n,
+		  row->losses);
+	/* twice: a replay of the same cells gives the same */
+	for (int k = 0; k < 2; k++) {
+		ROW_CHECK(row, crossover_decide_with_baseline(op, base) == 0,
+			  "decided against the baseline: failed", row->name);
+		check_ranges(row, k ? "replayed" : "against the baseline", op, row->nranges,
+			     row->ranges);
 	}
-	/* the fresh cells lose again: changed there, and only there */
-	for (size_t i = 0; i < 3; i++)
-		lead(op, "clwb", i, true);
-	CHECK_INT(crossover_decide_with_baseline(op, base), 0);
-	CHECK_INT(op->nranges, 2);
-	check_range(op, 0, 0, 512, "clwb", "changed");
-	check_range(op, 1, 512, POLICY_SIZE_OPEN, "movnt_avx512", "kept");
-	/* a replay of the same cells gives the same */
-	CHECK_INT(crossover_decide_with_baseline(op, base), 0);
-	check_range(op, 0, 0, 512, "clwb", "changed");
-	/* nothing to measure again once the baseline holds nowhere it loses */
-	CHECK_INT(crossover_baseline_losses(op, op, loss, NGRID), 0);
-	policy_free(p);
-}
-
-/* A member change against the baseline: fresh losses over two sizes spanning 4x. */
-static void test_member_run(void)
-{
-	struct policy *p = mkpolicy_new(NULL, NULL);
-	struct policy_op *base = flat_op(p, "base"), *op = flat_op(p, "new");
-	struct second_look loss[NGRID];
-
-	CHECK_INT(crossover_decide(base), 0);
-	/* avx2 ahead at 1, 2 and 4 KiB: a member run of its own */
-	for (size_t i = 4; i < 7; i++)
-		lead(op, "movnt_avx2", i, false);
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 3);
-	check_range(op, 1, 1024, 8192, "movnt_avx2", "");
-	CHECK_INT(crossover_baseline_losses(op, base, loss, NGRID), 3);
-	/* confirmed fresh at 1 and 2 KiB only: 2x is no member run, kept */
-	lead(op, "movnt_avx2", 4, true);
-	lead(op, "movnt_avx2", 5, true);
-	CHECK_INT(crossover_decide_with_baseline(op, base), 0);
-	CHECK_INT(op->nranges, 1);
-	check_range(op, 0, 0, POLICY_SIZE_OPEN, "movnt_avx512", "kept");
-	/* at 4 KiB as well: changed */
-	lead(op, "movnt_avx2", 6, true);
-	CHECK_INT(crossover_decide_with_baseline(op, base), 0);
-	CHECK_INT(op->nranges, 3);
-	check_range(op, 0, 0, 1024, "movnt_avx512", "kept");
-	check_range(op, 1, 1024, 8192, "movnt_avx2", "changed");
-	check_range(op, 2, 8192, POLICY_SIZE_OPEN, "movnt_avx512", "kept");
-	policy_free(p);
-}
-
-/* A member range in the baseline stays while the new cells only tie with it. */
-static void test_member_sticky(void)
-{
-	struct policy *p = mkpolicy_new(NULL, NULL);
-	struct policy_op *base = flat_op(p, "base"), *op = flat_op(p, "new");
-	struct second_look loss[NGRID];
-
-	for (size_t i = 4; i < 7; i++)
-		lead(base, "movnt_avx2", i, false);
-	CHECK_INT(crossover_decide(base), 0);
-	check_range(base, 1, 1024, 8192, "movnt_avx2", "");
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 1);
-	CHECK_INT(crossover_baseline_losses(op, base, loss, NGRID), 0);
-	CHECK_INT(crossover_decide_with_baseline(op, base), 0);
-	CHECK_INT(op->nranges, 3);
-	check_range(op, 1, 1024, 8192, "movnt_avx2", "kept");
-	policy_free(p);
-}
-
-/* Sizes [from, to) of every curve unmeasurable (threads that never ran together), or measured. */
-static void set_unmeasurable(struct policy_op *op, size_t from, size_t to, bool un)
-{
-	for (size_t c = 0; c < op->ncurves; c++)
-		for (size_t i = from; i < to; i++) {
-			op->curves[c].median_mib_s[i] = un ? NAN : 10000;
-			op->curves[c].samples[i] = un ? 0 : 25;
-			op->curves[c].cell_flags[i] = un ? POLICY_CELL_UNMEASURABLE : 0;
-		}
-}
-
-/* A cell unmeasurable: no decision of its own, the baseline's kept exactly. */
-static void test_unmeasurable_op(void)
-{
-	struct policy *p = mkpolicy_new(NULL, NULL);
-	struct policy_op *base = flat_op(p, "base"), *op = flat_op(p, "new");
-	struct second_look loss[NGRID];
-
-	for (size_t i = 0; i < 3; i++)
-		lead(base, "clwb", i, false);
-	CHECK_INT(crossover_decide(base), 0);
-	CHECK_INT(base->nranges, 2);
-	set_unmeasurable(op, 0, 6, true);
-	/* 6 of 11 sizes unmeasurable: nothing decided, nothing to measure again */
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 0);
-	/* ... and the loader takes that "ranges": [] as the decision it is */
-	{
-		char err[256] = "", *text;
-
-		snprintf(p->generator.name, sizeof(p->generator.name), "pmem-tune");
-		snprintf(p->generator.version, sizeof(p->generator.version), "0.1.0");
-		snprintf(p->generator.created, sizeof(p->generator.created),
-			 "2026-11-30T20:00:00Z");
-		snprintf(p->generator.mode, sizeof(p->generator.mode), "standard");
-		snprintf(p->platform.fingerprint, sizeof(p->platform.fingerprint), "sha256:%064d",
-			 7);
-		snprintf(p->platform.cpu.vendor, sizeof(p->platform.cpu.vendor), "AuthenticAMD");
-		snprintf(p->platform.kernel, sizeof(p->platform.kernel), "6.1.0");
-		for (size_t t = 0; t < p->ntargets; t++) {
-			snprintf(p->targets[t].kind, sizeof(p->targets[t].kind), "dram");
-			snprintf(p->targets[t].device, sizeof(p->targets[t].device), "dram");
-			snprintf(p->targets[t].mapping, sizeof(p->targets[t].mapping), "anonymous");
-			snprintf(p->targets[t].persistence_domain,
-				 sizeof(p->targets[t].persistence_domain), "unknown");
-		}
-		text = policy_to_string(p);
-		struct policy *q = text ? policy_parse(text, strlen(text), err, sizeof(err)) : NULL;
-
-		CHECK_MSG(q, "a thin op's empty ranges refused: %s", err);
-		policy_free(q);
-		free(text);
-	}
-	CHECK_INT(crossover_baseline_losses(op, base, loss, NGRID), 0);
-	CHECK_INT(crossover_decide_with_baseline(op, base), 0);
-	CHECK_INT(op->nranges, 2);
-	check_range(op, 0, 0, 512, "clwb", "kept");
-	check_range(op, 1, 512, POLICY_SIZE_OPEN, "movnt_avx512", "kept");
-	/* one cell of one curve: still nothing */
-	set_unmeasurable(op, 0, 6, false);
-	op->curves[0].median_mib_s[3] = NAN;
-	op->curves[0].samples[3] = 0;
-	op->curves[0].cell_flags[3] = POLICY_CELL_UNMEASURABLE;
-	CHECK(crossover_op_thin(op));
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 0);
-	/* none: decides */
-	set_unmeasurable(op, 3, 4, false);
-	CHECK(!crossover_op_thin(op));
-	CHECK_INT(crossover_decide(op), 0);
-	CHECK_INT(op->nranges, 1);
+	if (row->more)
+		row->more(row, p, base, op);
 	policy_free(p);
 }
 
 int main(void)
 {
-	test_family_two_losses();
-	test_member_run();
-	test_member_sticky();
-	test_unmeasurable_op();
+	for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++)
+		run_row(&rows[k]);
 	return check_report("test_baseline");
 }
