@@ -43,16 +43,20 @@
 
 #define MAX_REGIONS 64
 
+/* The signal that stops the probe, 0 none: the handler's only way out. */
 static volatile sig_atomic_t probe_stop;
-/* The host's nodes and CPUs, read once per probe; !have_topo: the first CPUs of the mask. */
-static struct topology topo;
-static bool have_topo;
-/* The policy in place (--baseline, or the output file's entry for this host), NULL none. */
-static const struct policy *probe_base;
-/* --weights, NULL none */
-static const struct export_weights *probe_weights;
-/* one estimate over every target of the probe */
-static struct probe_progress probe_progress;
+
+/* What every target of one probe shares. */
+struct probe_run {
+	const struct probe_opts *o;
+	const struct cpu_info *ci;
+	/* the policy in place (--baseline, or the output file's entry for this host), NULL none */
+	const struct policy *base;
+	const struct export_weights *weights;	/* --weights, NULL none */
+	struct topology topo;	/* the host's nodes and CPUs, read once */
+	bool have_topo;		/* false: the threads take the first CPUs of the mask */
+	struct probe_progress progress;	/* one estimate over every target */
+};
 
 static void on_signal(int sig)
 {
@@ -201,7 +205,8 @@ static double time_from(const struct target *t, const struct sweep_config *cfg,
  * profits from a quiet moment of the machine alone.
  */
 static void remote_penalty(const struct target *t, const struct sweep_config *cfg,
-			   const struct topo_choice *local, struct policy_target *pt)
+			   const struct topology *topo, const struct topo_choice *local,
+			   struct policy_target *pt)
 {
 	struct policy_remote *r = &pt->remote_penalty;
 	struct policy_op *op = policy_find_op(pt, "write", "sequential", 1);
@@ -209,7 +214,7 @@ static void remote_penalty(const struct target *t, const struct sweep_config *cf
 	double ratios[POLICY_REMOTE_CELLS];
 	size_t nr = 0;
 
-	if (!far || !op || topo_choose_farthest(&topo, local->target_node >= 0 ?
+	if (!far || !op || topo_choose_farthest(topo, local->target_node >= 0 ?
 						local->target_node : local->from_node, far)) {
 		free(far);
 		return;
@@ -260,10 +265,10 @@ static void remote_penalty(const struct target *t, const struct sweep_config *cf
  * identity when spec is scratch space on a pmem region.  Returns an
  * exit status.
  */
-static int probe_one(struct policy *p, const char *spec, const char *name,
-		     const struct region_identity *id, bool may_destroy, uint64_t area_bytes,
-		     const struct probe_opts *o, const struct cpu_info *ci)
+static int probe_one(struct probe_run *run, struct policy *p, const char *spec, const char *name,
+		     const struct region_identity *id, bool may_destroy, uint64_t area_bytes)
 {
+	const struct probe_opts *o = run->o;
 	struct target_opts topts = { .area_bytes = area_bytes, .destroy_data = may_destroy };
 	struct topo_choice *ch = calloc(1, sizeof(*ch));
 	struct sweep_config cfg;
@@ -282,21 +287,22 @@ static int probe_one(struct policy *p, const char *spec, const char *name,
 	cfg.progress = !o->quiet && table_terminal(stderr);
 	cfg.progress_lines = !o->quiet && !cfg.progress;
 	cfg.stop = &probe_stop;
-	cfg.whole = &probe_progress;
+	cfg.whole = &run->progress;
 	topts.nthreads = cfg.nthreads;
 	if (!ch)
 		return 1;
 
 	/* dram: its node before the area is touched, so that it can be bound there */
-	if (!strcmp(spec, "dram") && have_topo && topo.numa) {
+	if (!strcmp(spec, "dram") && run->have_topo && run->topo.numa) {
 		node = o->dram_node_set ? o->dram_node
-					: (topo_choose(&topo, -1, ch) ? -1 : ch->from_node);
+					: (topo_choose(&run->topo, -1, ch) ? -1 : ch->from_node);
 		topts.bind = node >= 0;
 		topts.node = node;
 	}
 	/* without NUMA there is node 0 only */
 	if (!strcmp(spec, "dram") && o->dram_node_set &&
-	    (have_topo && topo.numa ? !topo_node_online(&topo, o->dram_node) : o->dram_node)) {
+	    (run->have_topo && run->topo.numa ? !topo_node_online(&run->topo, o->dram_node)
+					      : o->dram_node)) {
 		fprintf(stderr, "pmem-tune: --dram-node %d: no such online node\n", o->dram_node);
 		free(ch);
 		return 2;
@@ -312,13 +318,13 @@ static int probe_one(struct policy *p, const char *spec, const char *name,
 	 * page cache, its pages land by first touch: the caller's node.
 	 */
 	if (id)
-		node = topo_region_node(&topo, id->numa_node, id->target_node);
+		node = topo_region_node(&run->topo, id->numa_node, id->target_node);
 	else if (t.target_node >= 0)
-		node = topo_region_node(&topo, -1, t.target_node);
+		node = topo_region_node(&run->topo, -1, t.target_node);
 	else if (!strcmp(t.mapping, "map_sync") && t.fd >= 0 && !fstat(t.fd, &st))
-		node = topo_region_node(&topo, topo_blockdev_node("", major(st.st_dev),
+		node = topo_region_node(&run->topo, topo_blockdev_node("", major(st.st_dev),
 								  minor(st.st_dev)), -1);
-	if (have_topo && !topo_choose(&topo, node, ch)) {
+	if (run->have_topo && !topo_choose(&run->topo, node, ch)) {
 		placed = true;
 		cfg.cpus = ch->cpus;
 		cfg.mem_node = ch->from_node;
@@ -357,15 +363,15 @@ static int probe_one(struct policy *p, const char *spec, const char *name,
 	else if (!o->quiet)
 		fprintf(stderr, "pmem-tune: probing %s (%s, %zu MiB, %s mode, up to %u threads)\n",
 			t.name, spec, t.len >> 20, sweep_mode_name(o->mode), cfg.nthreads);
-	cfg.baseline = probe_base ? policy_find_target(probe_base, t.name) : NULL;
+	cfg.baseline = run->base ? policy_find_target(run->base, t.name) : NULL;
 	cfg.exports_of = p;
-	cfg.weights = probe_weights;
-	cfg.exports_baseline = probe_base;
-	rc = sweep_run(&t, ci, &cfg, pt);
+	cfg.weights = run->weights;
+	cfg.exports_baseline = run->base;
+	rc = sweep_run(&t, run->ci, &cfg, pt);
 	if (!rc && placed && set_placement(pt, ch, cfg.nthreads, &t))
 		rc = -ENOMEM;
 	if (!rc && placed && (o->remote || o->mode == SWEEP_THOROUGH))
-		remote_penalty(&t, &cfg, ch, pt);
+		remote_penalty(&t, &cfg, &run->topo, ch, pt);
 	if (rc == -EINTR) {
 		fprintf(stderr, "pmem-tune: probe of %s interrupted by signal %d\n", spec,
 			(int)probe_stop);
@@ -395,9 +401,9 @@ static bool targets_name(const struct probe_opts *o, const char *spec)
  * on a host without pmem falls back to dram, unless dram is one of the
  * targets anyway.
  */
-static int probe_regions(struct policy *p, const char *spec, const struct probe_opts *o,
-			 const struct cpu_info *ci)
+static int probe_regions(struct probe_run *run, struct policy *p, const char *spec)
 {
+	const struct probe_opts *o = run->o;
 	char regions[MAX_REGIONS][POLICY_NAME_MAX], err[512];
 	uint64_t area = o->area_bytes ? o->area_bytes
 				      : target_default_area(o->threads ? o->threads
@@ -421,10 +427,10 @@ static int probe_regions(struct policy *p, const char *spec, const struct probe_
 	if (n == 0) {
 		fprintf(stderr, "pmem-tune: no persistent-memory region to probe: using dram "
 			"(DRAM-emulated persistent memory)\n");
-		return probe_one(p, "dram", NULL, NULL, false, o->area_bytes, o, ci);
+		return probe_one(run, p, "dram", NULL, NULL, false, o->area_bytes);
 	}
 	/* the spec counted as one target is n */
-	probe_progress_add_targets(&probe_progress, (unsigned)n - 1);
+	probe_progress_add_targets(&run->progress, (unsigned)n - 1);
 	for (int i = 0; i < n && !status && !probe_stop; i++) {
 		struct scratch s = { 0 };
 
@@ -434,8 +440,8 @@ static int probe_regions(struct policy *p, const char *spec, const struct probe_
 			break;
 		}
 		/* an fsdax scratch file can hold less than the default area */
-		status = probe_one(p, s.spec, regions[i], &s.id, s.owned || o->destroy_data,
-				   s.area_bytes && s.area_bytes < area ? s.area_bytes : area, o, ci);
+		status = probe_one(run, p, s.spec, regions[i], &s.id, s.owned || o->destroy_data,
+				   s.area_bytes && s.area_bytes < area ? s.area_bytes : area);
 		scratch_release(&s);
 	}
 	return probe_stop ? 1 : status;
@@ -506,6 +512,7 @@ int probe_cmd(const struct probe_opts *o)
 	struct policy *p = NULL, *base = NULL;
 	char err[512];
 	struct cpu_info ci;
+	struct probe_run run = { .o = o, .ci = &ci };
 	uint64_t t0 = now_ns();
 	int rc, status = 1;
 
@@ -527,21 +534,21 @@ int probe_cmd(const struct probe_opts *o)
 	}
 	/* before measuring: the sweep re-measures what would change it */
 	base = load_baseline(o, p);
-	probe_base = base;
-	probe_weights = o->weights ? &w : NULL;
+	run.base = base;
+	run.weights = o->weights ? &w : NULL;
 	/* without sysfs (a container) the threads take the first CPUs of the mask */
-	have_topo = topo_load("", NULL, &topo) == 0;
+	run.have_topo = topo_load("", NULL, &run.topo) == 0;
 	catch_signals(true);
 	status = 0;
-	probe_progress_init(&probe_progress, o->ntargets ? o->ntargets : 1);
+	probe_progress_init(&run.progress, o->ntargets ? o->ntargets : 1);
 	for (unsigned i = 0; i < (o->ntargets ? o->ntargets : 1) && !status && !probe_stop; i++) {
 		const char *spec = o->ntargets ? o->targets[i] : "auto";
 
 		if (is_region_spec(spec))
-			status = probe_regions(p, spec, o, &ci);
+			status = probe_regions(&run, p, spec);
 		else
-			status = probe_one(p, spec, NULL, NULL, o->destroy_data, o->area_bytes, o,
-					   &ci);
+			status = probe_one(&run, p, spec, NULL, NULL, o->destroy_data,
+					   o->area_bytes);
 	}
 	catch_signals(false);
 	if (!status && probe_stop) {	/* between two targets: no policy of half of them */
@@ -599,12 +606,9 @@ int probe_cmd(const struct probe_opts *o)
 	}
 	status = 0;
 out:
-	if (have_topo)
-		topo_free(&topo);
-	have_topo = false;
+	if (run.have_topo)
+		topo_free(&run.topo);
 	export_weights_free(&w);
-	probe_base = NULL;
-	probe_weights = NULL;
 	policy_free(base);
 	policy_free(p);
 	return status;
