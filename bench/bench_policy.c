@@ -1280,7 +1280,7 @@ static enum miss_cause miss_cause(const struct policy_op *op, const struct polic
 				       (size_t)at, m)) {
 	case 0:			/* side 0: a won */
 		return MISS_WON;
-	case VERDICT_NONE:	/* both measured, so a cell not believed */
+	case POLICY_FAMILY_NONE:	/* both measured, so a cell not believed */
 		return MISS_SUSPECT;
 	default:
 		return MISS_OVERLAP;

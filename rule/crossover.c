@@ -287,8 +287,8 @@ static int family_bounds(const struct policy_op *op, enum policy_family f, size_
 
 /*
  * The verdict at a tied size i if the families' intervals were
- * family_bounds(): VERDICT_STREAMING or VERDICT_CACHED where those and
- * the representatives' medians are apart by the margin, else VERDICT_TIE.
+ * family_bounds(): POLICY_FAMILY_STREAMING or POLICY_FAMILY_CACHED_FLUSH where those and
+ * the representatives' medians are apart by the margin, else CROSSOVER_TIE.
  * One slow sample widens a member's interval enough to tie a size whose
  * families are apart: the second look is what tells.
  */
@@ -298,14 +298,14 @@ static int unresolved_verdict(const struct policy_op *op, const struct crossover
 	struct cell_value v[2];
 	int r;
 
-	if (x->verdict != VERDICT_TIE || x->rep[0] < 0 || x->rep[1] < 0 ||
+	if (x->verdict != CROSSOVER_TIE || x->rep[0] < 0 || x->rep[1] < 0 ||
 	    family_bounds(op, POLICY_FAMILY_STREAMING, i, &v[0].lo, &v[0].hi) ||
 	    family_bounds(op, POLICY_FAMILY_CACHED_FLUSH, i, &v[1].lo, &v[1].hi))
-		return VERDICT_TIE;
+		return CROSSOVER_TIE;
 	v[0].median = cell_median(op, x->rep[0], i);
 	v[1].median = cell_median(op, x->rep[1], i);
 	r = apart(&v[0], &v[1], margin);
-	return r > 0 ? VERDICT_STREAMING : r < 0 ? VERDICT_CACHED : VERDICT_TIE;
+	return r > 0 ? POLICY_FAMILY_STREAMING : r < 0 ? POLICY_FAMILY_CACHED_FLUSH : CROSSOVER_TIE;
 }
 
 /* The family's first ranked member with a measured cell in op; -1 if none. */
@@ -335,7 +335,8 @@ static size_t separated(const int *v, const bool *grid, size_t n, size_t *out)
 	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (grid[i] && (v[i] == VERDICT_STREAMING || v[i] == VERDICT_CACHED))
+		if (grid[i] &&
+		    (v[i] == POLICY_FAMILY_STREAMING || v[i] == POLICY_FAMILY_CACHED_FLUSH))
 			out[k++] = i;
 	return k;
 }
@@ -359,7 +360,7 @@ static size_t without_kept(size_t *sep, size_t ns, const bool *kept)
 
 /*
  * From raw verdicts v (modified: dropped islands become ties) to a
- * family per size in fam (-1 where v is VERDICT_NONE).
+ * family per size in fam (-1 where v is POLICY_FAMILY_NONE).
  *
  * Islands: a separated grid size whose nearest separated grid sizes on
  * both sides are the other family, or which departs from the prior with
@@ -391,18 +392,18 @@ int crossover_smooth_confirmed(int *v, const bool *grid, size_t n, int prior, bo
 	ns = separated(v, grid, n, sep);
 	for (size_t k = 0; k < ns; k++) {
 		size_t i = sep[k];
-		int l = k > 0 ? v[sep[k - 1]] : VERDICT_NONE;
-		int r = k + 1 < ns ? v[sep[k + 1]] : VERDICT_NONE;
+		int l = k > 0 ? v[sep[k - 1]] : POLICY_FAMILY_NONE;
+		int r = k + 1 < ns ? v[sep[k + 1]] : POLICY_FAMILY_NONE;
 
 		if (l == v[i] || r == v[i])
 			continue;
-		if ((l != VERDICT_NONE && l == r) ||
-		    (v[i] != prior && (l == VERDICT_NONE || r == VERDICT_NONE))) {
+		if ((l != POLICY_FAMILY_NONE && l == r) ||
+		    (v[i] != prior && (l == POLICY_FAMILY_NONE || r == POLICY_FAMILY_NONE))) {
 			if (keep && keep[i]) {
 				kept[i] = true;
 				continue;
 			}
-			v[i] = VERDICT_TIE;
+			v[i] = CROSSOVER_TIE;
 			island[i] = true;
 		}
 	}
@@ -411,10 +412,10 @@ int crossover_smooth_confirmed(int *v, const bool *grid, size_t n, int prior, bo
 	ns = without_kept(sep, separated(v, grid, n, sep), kept);
 	for (size_t i = 0; i < n; i++) {
 		fam[i] = -1;
-		if (v[i] == VERDICT_NONE || !grid[i])
+		if (v[i] == POLICY_FAMILY_NONE || !grid[i])
 			continue;
 		gi[ng++] = i;
-		if (v[i] != VERDICT_TIE) {
+		if (v[i] != CROSSOVER_TIE) {
 			fam[i] = v[i];
 		} else {
 			int l = -1, r = -1;
@@ -437,7 +438,7 @@ int crossover_smooth_confirmed(int *v, const bool *grid, size_t n, int prior, bo
 	for (size_t i = 0; i < n; i++) {
 		int fl = -1, fh = -1;
 
-		if (v[i] == VERDICT_NONE || grid[i])
+		if (v[i] == POLICY_FAMILY_NONE || grid[i])
 			continue;
 		for (size_t k = 0; k < ng; k++) {
 			if (gi[k] < i)
@@ -448,7 +449,7 @@ int crossover_smooth_confirmed(int *v, const bool *grid, size_t n, int prior, bo
 		if (fl >= 0 && fl == fh)
 			fam[i] = fl;
 		else
-			fam[i] = v[i] == VERDICT_TIE ? prior : v[i];
+			fam[i] = v[i] == CROSSOVER_TIE ? prior : v[i];
 	}
 	free(sep);
 	free(gi);
@@ -547,9 +548,9 @@ int crossover_pair_verdict(const struct policy_op *op, int a, int b, size_t i, d
 
 	if (a < 0 || b < 0 || !measured(op, (size_t)a, i) || !measured(op, (size_t)b, i) ||
 	    crossover_cell_suspect(op, (size_t)a, i) || crossover_cell_suspect(op, (size_t)b, i))
-		return VERDICT_NONE;
+		return POLICY_FAMILY_NONE;
 	r = compare(op, a, b, i, margin);
-	return r > 0 ? 0 : r < 0 ? 1 : VERDICT_TIE;
+	return r > 0 ? 0 : r < 0 ? 1 : CROSSOVER_TIE;
 }
 
 int crossover_family_default(const struct policy_op *op, int family)
@@ -594,13 +595,13 @@ int crossover_cells(const struct policy_op *op, struct crossover_cell *cells)
 		if (x->rep[0] >= 0 && x->rep[1] >= 0) {
 			int r = compare(op, x->rep[0], x->rep[1], i, margin);
 
-			x->verdict = r > 0 ? VERDICT_STREAMING :
-				     r < 0 ? VERDICT_CACHED : VERDICT_TIE;
+			x->verdict = r > 0 ? POLICY_FAMILY_STREAMING :
+				     r < 0 ? POLICY_FAMILY_CACHED_FLUSH : CROSSOVER_TIE;
 		} else if (has[0] != has[1] && x->rep[prior] >= 0) {
 			/* nothing to compare against: never a separated win */
-			x->verdict = VERDICT_TIE;
+			x->verdict = CROSSOVER_TIE;
 		} else {
-			x->verdict = VERDICT_NONE;
+			x->verdict = POLICY_FAMILY_NONE;
 		}
 		v[i] = x->verdict;
 		keep[i] = confirmed_at(op, x, i);
@@ -655,13 +656,13 @@ size_t crossover_rechecks(const struct policy_op *op, const struct crossover_cel
 	for (size_t i = 0; i < op->nsizes && n < max; i++) {
 		const struct crossover_cell *x = &cells[i];
 		bool left = false, right = false;
-		int u = x->grid ? unresolved_verdict(op, x, i, margin) : VERDICT_TIE;
+		int u = x->grid ? unresolved_verdict(op, x, i, margin) : CROSSOVER_TIE;
 
-		if (u != VERDICT_TIE) {
+		if (u != CROSSOVER_TIE) {
 			out[n++] = (struct second_look){
 				.index = i, .why = SECOND_LOOK_UNRESOLVED, .verdict = u,
-				.curves = { x->rep[u == VERDICT_STREAMING ? 0 : 1],
-					    x->rep[u == VERDICT_STREAMING ? 1 : 0] },
+				.curves = { x->rep[u == POLICY_FAMILY_STREAMING ? 0 : 1],
+					    x->rep[u == POLICY_FAMILY_STREAMING ? 1 : 0] },
 				.ncurves = 2, .every = true };
 			continue;
 		}
@@ -669,8 +670,8 @@ size_t crossover_rechecks(const struct policy_op *op, const struct crossover_cel
 			continue;
 		for (size_t j = 0; j < op->nsizes; j++) {
 			bool sep = cells[j].grid && !cells[j].island &&
-				   (cells[j].verdict == VERDICT_STREAMING ||
-				    cells[j].verdict == VERDICT_CACHED);
+				   (cells[j].verdict == POLICY_FAMILY_STREAMING ||
+				    cells[j].verdict == POLICY_FAMILY_CACHED_FLUSH);
 
 			left |= sep && j < i;
 			right |= sep && j > i;
@@ -721,7 +722,7 @@ size_t crossover_member_rechecks(const struct policy_op *op, const struct crosso
 		if (x->winner < 0 || d < 0 || x->winner == d)
 			continue;
 		out[n++] = (struct second_look){ .index = i, .why = SECOND_LOOK_MEMBER,
-						 .verdict = VERDICT_NONE,
+						 .verdict = POLICY_FAMILY_NONE,
 						 .curves = { x->winner, d }, .ncurves = 2 };
 	}
 	return n;
@@ -1036,7 +1037,7 @@ size_t crossover_baseline_losses(const struct policy_op *op, const struct policy
 				continue;
 			out[n++] = (struct second_look){ .index = i,
 							 .why = SECOND_LOOK_BASELINE_LOSS,
-							 .verdict = VERDICT_NONE,
+							 .verdict = POLICY_FAMILY_NONE,
 							 .curves = { win[i], bk[i] }, .ncurves = 2 };
 		}
 	}

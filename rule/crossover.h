@@ -40,13 +40,16 @@
  * rule's constants are in rule/constants.h.
  */
 
-/* Raw per-size verdict of the family comparison: a family (policy_family), or a tie. */
-enum crossover_verdict {
-	VERDICT_NONE = -1,	/* a family not measured here */
-	VERDICT_STREAMING = POLICY_FAMILY_STREAMING,
-	VERDICT_CACHED = POLICY_FAMILY_CACHED_FLUSH,
-	VERDICT_TIE = 2,
-};
+/*
+ * A size's raw verdict of the family comparison (before smoothing) is the
+ * family that won it (enum policy_family: POLICY_FAMILY_STREAMING or
+ * POLICY_FAMILY_CACHED_FLUSH), CROSSOVER_TIE, or POLICY_FAMILY_NONE where
+ * a family was not measured.  The tie is no family that is compared.
+ */
+#define CROSSOVER_TIE	2
+_Static_assert(CROSSOVER_TIE != POLICY_FAMILY_STREAMING &&
+	       CROSSOVER_TIE != POLICY_FAMILY_CACHED_FLUSH && CROSSOVER_TIE != POLICY_FAMILY_NONE,
+	       "a tie is none of the families compared");
 
 struct crossover_cell {
 	int winner;		/* decided member's curve, -1 where no decision */
@@ -55,7 +58,7 @@ struct crossover_cell {
 	/* P(winner beats runner-up), 1 without a runner-up, 0 undecided */
 	double p_win;
 	int family;		/* enum policy_family, -1 undecided */
-	int verdict;		/* enum crossover_verdict, before smoothing */
+	int verdict;		/* a family or CROSSOVER_TIE, before smoothing */
 	int rep[2];		/* representative curve per family, -1 if none */
 	bool island;		/* a dropped one-size departure */
 	bool confirmed;		/* a one-size departure kept: a fresh measurement repeated it */
@@ -80,10 +83,10 @@ bool crossover_cell_suspect(const struct policy_op *op, size_t c, size_t i);
 
 /*
  * The smoothing of the rule, for any two-way choice: v[n] holds
- * enum crossover_verdict values (0 and 1 the two sides; dropped islands
- * become VERDICT_TIE), grid[n] the sizes every curve was measured at,
+ * verdicts (0 and 1 the two sides, CROSSOVER_TIE; dropped islands
+ * become CROSSOVER_TIE), grid[n] the sizes every curve was measured at,
  * prior the side ties fall to.  fam[n] gets the side per size (-1 where
- * v is VERDICT_NONE), island[n] the dropped islands.  0 or -ENOMEM.
+ * v is POLICY_FAMILY_NONE), island[n] the dropped islands.  0 or -ENOMEM.
  */
 int crossover_smooth(int *v, const bool *grid, size_t n, int prior, int *fam, bool *island);
 
@@ -99,7 +102,7 @@ int crossover_smooth_confirmed(int *v, const bool *grid, size_t n, int prior, bo
 
 /*
  * The two-way verdict of curve a (side 0) against curve b (side 1) at size
- * i with the op's margin, reference_only curves allowed: VERDICT_NONE
+ * i with the op's margin, reference_only curves allowed: POLICY_FAMILY_NONE
  * where either cell is missing or suspect.  For the exports' pairs.
  */
 int crossover_pair_verdict(const struct policy_op *op, int a, int b, size_t i, double margin);

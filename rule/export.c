@@ -204,7 +204,7 @@ static void view_set(struct side_view *v, size_t i, int verdict, int side, bool 
 
 	v->side[i] = -1;
 	/* a kept or dropped one-size departure: one threshold cannot say it */
-	if (side < 0 || verdict == VERDICT_NONE || (decided && verdict != side))
+	if (side < 0 || verdict == POLICY_FAMILY_NONE || (decided && verdict != side))
 		return;
 	v->side[i] = side;
 	v->sep[i] = decided && !island;
@@ -485,7 +485,8 @@ static void recheck_add(struct recheck_sink *rx, const struct side_view *v, size
 			return;
 	if (rx->n < rx->max)
 		rx->out[rx->n++] = (struct second_look){
-			.op = o, .index = i, .why = SECOND_LOOK_EXPORT_MOVE, .verdict = VERDICT_NONE,
+			.op = o, .index = i, .why = SECOND_LOOK_EXPORT_MOVE,
+			.verdict = POLICY_FAMILY_NONE,
 			.curves = { pair[0], pair[1] }, .ncurves = pair[0] >= 0 ? 2 : 0,
 			.every = true };
 }

@@ -29,10 +29,10 @@ struct second_look {
 	size_t index;		/* into the op's sizes_bytes */
 	enum second_look_why why;
 	/*
-	 * The separated verdict the first look claimed (enum
-	 * crossover_verdict): fresh cells that give it again confirm the
-	 * size (POLICY_CELL_CONFIRMED).  -1: no claim, the fresh cells are
-	 * the size's second look (POLICY_CELL_REMEASURED).
+	 * The family the first look claimed won the size by separation:
+	 * fresh cells that give it again confirm the size
+	 * (POLICY_CELL_CONFIRMED).  POLICY_FAMILY_NONE: no claim, the fresh
+	 * cells are the size's second look (POLICY_CELL_REMEASURED).
 	 */
 	int verdict;
 	/*

@@ -132,7 +132,7 @@ static void losses_named(const struct baseline_row *row, struct policy *p,
 	(void)p;
 	for (size_t k = 0; k < n; k++) {
 		ROW_CHECK(row, loss[k].index == k && loss[k].why == SECOND_LOOK_BASELINE_LOSS &&
-			  loss[k].ncurves == 2 && loss[k].verdict == VERDICT_NONE &&
+			  loss[k].ncurves == 2 && loss[k].verdict == POLICY_FAMILY_NONE &&
 			  !loss[k].every, "loss %zu: index %zu, why %d, %u curves", row->name, k,
 			  loss[k].index, (int)loss[k].why, loss[k].ncurves);
 		ROW_CHECK(row, loss[k].ncurves == 2 &&

@@ -19,6 +19,10 @@ static const uint64_t grid[] = {
 };
 #define NGRID (sizeof(grid) / sizeof(grid[0]))
 
+/* the table's families (and verdicts): enum policy_family */
+#define STREAMING POLICY_FAMILY_STREAMING
+#define CACHED POLICY_FAMILY_CACHED_FLUSH
+
 static struct policy *pol;
 static struct policy_target *tgt;
 
@@ -263,7 +267,7 @@ static void check_rechecks(const struct rule_row *row, const char *what,
 		ROW_INT(row, what, got[k].why, want[k].why);
 		ROW_INT(row, what, got[k].verdict, want[k].verdict);
 		/* a claim is confirmed on every strategy measured again; a member on its two */
-		ROW_INT(row, what, got[k].every, want[k].verdict != VERDICT_NONE);
+		ROW_INT(row, what, got[k].every, want[k].verdict != POLICY_FAMILY_NONE);
 		ROW_INT(row, what, got[k].ncurves, 2);
 		ROW_INT(row, what, got[k].curves[0], curve_index(op, want[k].own));
 		ROW_INT(row, what, got[k].curves[1], curve_index(op, want[k].rival));
@@ -455,7 +459,7 @@ static void missing_more(const struct rule_row *row, struct policy_op *op,
 {
 	ROW_INT(row, "winner at 64", cells[0].winner, -1);
 	ROW_INT(row, "winner at 128", cells[1].winner, -1);
-	ROW_INT(row, "verdict at 128", cells[1].verdict, VERDICT_NONE);
+	ROW_INT(row, "verdict at 128", cells[1].verdict, POLICY_FAMILY_NONE);
 	ROW_INT(row, "winner at 256", cells[2].winner, -1);
 	ROW_INT(row, "winner at 1024", cells[4].winner, curve_index(op, "clwb"));
 }
@@ -680,7 +684,7 @@ static const struct rule_row rows[] = {
 		.c = { { "clwb", 50, 0, FLAT(3000) },
 		       { "movnt", 50, 0, { 2000, 2000, 2000, 2000, 3500, 2000, 2000, 2000, 2000,
 					   2000, 2000 } } },
-		.rc = { { 4, SECOND_LOOK_ISLAND, "movnt", "clwb", VERDICT_STREAMING } },
+		.rc = { { 4, SECOND_LOOK_ISLAND, "movnt", "clwb", STREAMING } },
 		.r = { { 0, OPEN, "clwb" } },
 		.more = island_more,
 	},
@@ -696,7 +700,7 @@ static const struct rule_row rows[] = {
 		.c = { { "clwb", 50, 0, { 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000,
 					  1000, 3000 } },
 		       { "movnt", 50, 0, FLAT(2000) } },
-		.rc = { { NGRID - 1, SECOND_LOOK_EDGE, "clwb", "movnt", VERDICT_CACHED } },
+		.rc = { { NGRID - 1, SECOND_LOOK_EDGE, "clwb", "movnt", CACHED } },
 		.r = { { 0, OPEN, "movnt" } },
 	},
 	{
@@ -714,7 +718,7 @@ static const struct rule_row rows[] = {
 		       { "clwb", 50, 0, CACHED_1K, .wide = { 4, 1500 } },
 		       { "clflushopt", 50, 0, CACHED_1K_BY_A_HAIR },
 		       { "clflush", 50, 0, CACHED_1K } },
-		.rc = { { 4, SECOND_LOOK_UNRESOLVED, "clwb", "movnt_sse2", VERDICT_CACHED } },
+		.rc = { { 4, SECOND_LOOK_UNRESOLVED, "clwb", "movnt_sse2", CACHED } },
 		/* the rule itself is unchanged: a tie, and the streaming run holds */
 		.r = { { 0, OPEN, "movnt_avx2" } },
 	},
@@ -730,8 +734,8 @@ static const struct rule_row rows[] = {
 		.name = "island: clwb 25 % ahead at 96 B, measured once: dropped, listed",
 		SIZES(lines),
 		.c = { { "movnt", 30, 0, ISLAND(2400) }, { "clwb", 30, 0, ISLAND_CLWB(3000) } },
-		.rc = { { 1, SECOND_LOOK_ISLAND, "clwb", "movnt", VERDICT_CACHED } },
-		.cell = { true, 1, VERDICT_CACHED, POLICY_FAMILY_STREAMING, .island = true },
+		.rc = { { 1, SECOND_LOOK_ISLAND, "clwb", "movnt", CACHED } },
+		.cell = { true, 1, CACHED, STREAMING, .island = true },
 		.r = { { 0, OPEN, "movnt" } },
 		/* streaming from the first size */
 		.ex = { "64", OPEN },
@@ -741,8 +745,8 @@ static const struct rule_row rows[] = {
 		SIZES(lines),
 		.c = { { "movnt", 30, 0, ISLAND(2400) },
 		       { "clwb", 30, 0, ISLAND_CLWB(3000), .confirmed = 1 << 1 } },
-		.rc = { { 1, SECOND_LOOK_ISLAND, "clwb", "movnt", VERDICT_CACHED } },
-		.cell = { true, 1, VERDICT_CACHED, POLICY_FAMILY_STREAMING, .island = true },
+		.rc = { { 1, SECOND_LOOK_ISLAND, "clwb", "movnt", CACHED } },
+		.cell = { true, 1, CACHED, STREAMING, .island = true },
 		.r = { { 0, OPEN, "movnt" } },
 	},
 	{
@@ -754,7 +758,7 @@ static const struct rule_row rows[] = {
 		SIZES(lines),
 		.c = { { "movnt", 30, 0, ISLAND(2400), .confirmed = 1 << 1 },
 		       { "clwb", 30, 0, ISLAND_CLWB(3000), .confirmed = 1 << 1 } },
-		.cell = { true, 1, VERDICT_CACHED, POLICY_FAMILY_CACHED_FLUSH, .confirmed = true },
+		.cell = { true, 1, CACHED, CACHED, .confirmed = true },
 		.r = { { 0, 96, "movnt" }, { 96, 128, "clwb" }, { 128, OPEN, "movnt" } },
 		.x = { { 96, "movnt", "clwb", .conf_gt = 0.9, .kind = "family" },
 		       { 128, "clwb", "movnt", .conf_gt = 0.9, .kind = "family" } },
@@ -766,7 +770,7 @@ static const struct rule_row rows[] = {
 		SIZES(lines),
 		.c = { { "movnt", 30, 0, ISLAND(2950), .confirmed = 1 << 1 },
 		       { "clwb", 30, 0, ISLAND_CLWB(3000), .confirmed = 1 << 1 } },
-		.cell = { true, 1, VERDICT_TIE, POLICY_FAMILY_STREAMING },
+		.cell = { true, 1, CROSSOVER_TIE, STREAMING },
 		.r = { { 0, OPEN, "movnt" } },
 	},
 	{
@@ -774,7 +778,7 @@ static const struct rule_row rows[] = {
 		SIZES(lines),
 		.c = { { "movnt", 30, 0, ISLAND(3000), .confirmed = 1 << 1 },
 		       { "clwb", 30, 0, ISLAND_CLWB(2000), .confirmed = 1 << 1 } },
-		.cell = { true, 1, VERDICT_STREAMING, POLICY_FAMILY_STREAMING },
+		.cell = { true, 1, STREAMING, STREAMING },
 		.r = { { 0, OPEN, "movnt" } },
 	},
 	{
@@ -795,10 +799,10 @@ static const struct rule_row rows[] = {
 		.r = { { 0, 8192, "movnt_sse2", true }, { 8192, OPEN, "movnt_avx2", true } },
 		.x = { { 8192, "movnt_sse2", "movnt_avx2", .kind = "member" } },
 		/* each size of the member range: sse2 and the default, avx2 */
-		.mrc = { { 0, SECOND_LOOK_MEMBER, "movnt_sse2", "movnt_avx2", VERDICT_NONE },
-			 { 1, SECOND_LOOK_MEMBER, "movnt_sse2", "movnt_avx2", VERDICT_NONE },
+		.mrc = { { 0, SECOND_LOOK_MEMBER, "movnt_sse2", "movnt_avx2", POLICY_FAMILY_NONE },
+			 { 1, SECOND_LOOK_MEMBER, "movnt_sse2", "movnt_avx2", POLICY_FAMILY_NONE },
 			 { 2, SECOND_LOOK_MEMBER, "movnt_sse2", "movnt_avx2",
-			   VERDICT_NONE } },
+			   POLICY_FAMILY_NONE } },
 		.more = member_fresh_more,
 	},
 	{
@@ -816,10 +820,10 @@ static const struct rule_row rows[] = {
 		       { "movnt_avx512", 0, 0.001, FLAT(1000) } },
 		.r = { { 0, 4096, "movdir64b", true }, { 4096, OPEN, "movnt_avx512", true } },
 		.x = { { 4096, "movdir64b", "movnt_avx512", .kind = "member" } },
-		.mrc = { { 0, SECOND_LOOK_MEMBER, "movdir64b", "movnt_avx512", VERDICT_NONE },
-			 { 1, SECOND_LOOK_MEMBER, "movdir64b", "movnt_avx512", VERDICT_NONE },
+		.mrc = { { 0, SECOND_LOOK_MEMBER, "movdir64b", "movnt_avx512", POLICY_FAMILY_NONE },
+			 { 1, SECOND_LOOK_MEMBER, "movdir64b", "movnt_avx512", POLICY_FAMILY_NONE },
 			 { 2, SECOND_LOOK_MEMBER, "movdir64b", "movnt_avx512",
-			   VERDICT_NONE } },
+			   POLICY_FAMILY_NONE } },
 	},
 };
 
@@ -1018,7 +1022,7 @@ static void test_brackets_midpoint(void)
 
 static void test_smooth_confirmed(void)
 {
-	enum { S = VERDICT_STREAMING, C = VERDICT_CACHED, T = VERDICT_TIE };
+	enum { S = POLICY_FAMILY_STREAMING, C = POLICY_FAMILY_CACHED_FLUSH, T = CROSSOVER_TIE };
 	int v[7] = { S, C, S, S, T, S, C };
 	const bool grid7[7] = { true, true, true, true, true, true, true };
 	bool keep[7] = { true, true, false, true, true, false, true };

@@ -701,7 +701,7 @@ static void test_rechecks(void)
 		CHECK_STR(p->targets[0].ops[0].curves[rx[k].curves[0]].strategy, "movnt_avx512");
 		CHECK_STR(p->targets[0].ops[0].curves[rx[k].curves[1]].strategy, "noflush");
 		/* no claim; every strategy at the size, as the ranges read them all */
-		CHECK_INT(rx[k].verdict, VERDICT_NONE);
+		CHECK_INT(rx[k].verdict, POLICY_FAMILY_NONE);
 		CHECK(rx[k].every);
 	}
 	/* the exports are what export_compute() gives on the same cells */
