@@ -1047,15 +1047,11 @@ size_t crossover_baseline_losses(const struct policy_op *op, const struct policy
 
 int crossover_decide(struct policy_op *op)
 {
-	assert(op);
-
 	return decide(op, NULL);
 }
 
 int crossover_decide_with_baseline(struct policy_op *op, const struct policy_op *baseline)
 {
-	assert(op);
-
 	return decide(op, baseline ? baseline : &(const struct policy_op){ 0 });
 }
 

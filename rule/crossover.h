@@ -44,7 +44,8 @@
  * A size's raw verdict of the family comparison (before smoothing) is the
  * family that won it (enum policy_family: POLICY_FAMILY_STREAMING or
  * POLICY_FAMILY_CACHED_FLUSH), CROSSOVER_TIE, or POLICY_FAMILY_NONE where
- * a family was not measured.  The tie is no family that is compared.
+ * a family was not measured.  The tie is no family that is compared
+ * (its value is POLICY_FAMILY_FILL's, a family no verdict names).
  */
 #define CROSSOVER_TIE	2
 _Static_assert(CROSSOVER_TIE != POLICY_FAMILY_STREAMING &&

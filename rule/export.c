@@ -36,7 +36,8 @@
 #include "rule/strategy_class.h"
 
 /*
- * The consumers' own defaults: kept, without a baseline, unless the best
+ * The consumers' own defaults: kept, where the baseline holds no value
+ * for the knob (or there is none), unless the best
  * value gains on them by more than the margin (knob_threshold()).  PMDK
  * switches to non-temporal at 256 bytes, dm-writecache's rule would be
  * "non-temporal below 768" (threshold 768 in this rule's terms), glibc's
@@ -526,7 +527,7 @@ struct threshold {
  * does not gain on (gains(): where the two differ), the one of least
  * mean loss (within EXPORT_MEAN_TIE one), then least mismatch, then
  * nearest the default.  Then the
- * baseline's value, else (no baseline) the consumer's default, is kept
+ * baseline's value, else (no baseline value) the consumer's default, is kept
  * unless T* gains on it by more than r_margin (gains()); a beaten
  * baseline gives T*, not the default.  Any move from the baseline's
  * value (the default's without one) notes its cells in rx, so that it

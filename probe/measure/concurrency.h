@@ -11,7 +11,7 @@
 
 #include "measure/constants.h"
 
-/* A multi-thread sample counts only above CONCURRENCY_MIN_OVERLAP (measure/constants.h). */
+/* A multi-thread sample counts only at CONCURRENCY_MIN_OVERLAP or more (measure/constants.h). */
 
 struct concurrency {
 	uint64_t union_ns;	/* last end - first start */

@@ -3,7 +3,9 @@
  * How the probe measures: its constants, each with its reason (the modes'
  * budgets and grids are the table in sweep.c).  docs/decisions.md lists
  * those the second looks and the op set rest on beside the rule's
- * (rule/constants.h); this header is the whole list.
+ * (rule/constants.h); this header holds every tuning constant of the
+ * sweep (sweep.c keeps its array bounds of no consequence, target.c the
+ * huge-page size).
  */
 #ifndef PMEM_TUNE_MEASURE_CONSTANTS_H
 #define PMEM_TUNE_MEASURE_CONSTANTS_H

@@ -387,6 +387,10 @@ static void beaten_switch(const struct export_row *row, struct policy *p)
 
 	ROW_CHECK(row, export_compute(base, NULL) == 0, "export_compute() failed", row->name);
 	ROW_CHECK(row, b->nkv < POLICY_EXPORT_KV_MAX, "%zu keys", row->name, b->nkv);
+	if (b->nkv >= POLICY_EXPORT_KV_MAX) {
+		policy_free(base);
+		return;
+	}
 	snprintf(b->kv[b->nkv].key, sizeof(b->kv[b->nkv].key), "PMEM_AVX512F");
 	snprintf(b->kv[b->nkv].value, sizeof(b->kv[b->nkv].value), "0");
 	b->nkv++;
