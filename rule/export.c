@@ -1199,19 +1199,34 @@ int export_knob_loss(const struct policy *p, enum export_knob k, uint64_t thresh
 	return rc;
 }
 
+uint64_t export_knob_least(const struct policy *p, enum export_knob k)
+{
+	assert(p && k < EXPORT_KNOBS);
+	switch (k) {
+	case EXPORT_KNOB_GLIBC_NT:
+		return export_keys[EXPORT_GLIBC_NT_THRESHOLD].min;
+	case EXPORT_KNOB_GLIBC_REP_MOVSB:
+		return glibc_movsb_min(&p->platform.cpu);
+	default:
+		return 0;
+	}
+}
+
 int export_knob_best(const struct policy *p, enum export_knob k, int bound,
 		     const struct export_weights *w, struct export_knob_loss *out)
 {
 	struct target_views tv;
 	long long bw = LLONG_MAX, bm = LLONG_MAX;
+	uint64_t least;
 	int low, rc;
 
 	assert(p && k < EXPORT_KNOBS && out);
+	least = export_knob_least(p, k);
 	rc = knob_views(p, k, &tv, &low);
 	for (size_t o = 0; !rc && o < tv.nv; o++)
 		for (size_t i = 0; i <= tv.v[o].n + 1; i++) {
-			uint64_t t = i == 0 ? 0 : i <= tv.v[o].n ? tv.v[o].sizes[i - 1] :
-				     POLICY_SIZE_OPEN;
+			uint64_t t = u64_max(i == 0 ? 0 : i <= tv.v[o].n ? tv.v[o].sizes[i - 1] :
+					     POLICY_SIZE_OPEN, least);
 			struct rule_loss l;
 
 			rule_loss(tv.v, tv.nv, low, t, w, bound, NULL, &l);

@@ -87,10 +87,13 @@ struct export_knob_loss {
 /* k at threshold_bytes on p's cells; -ENOENT where p decides nothing for k. */
 int export_knob_loss(const struct policy *p, enum export_knob k, uint64_t threshold_bytes,
 		     int bound, const struct export_weights *w, struct export_knob_loss *out);
+/* The least value k's consumer takes on p's CPU (bytes): one below it acts as it. */
+uint64_t export_knob_least(const struct policy *p, enum export_knob k);
 /*
  * The best single value of k in hindsight: the candidate (0, a decided
- * size, never) of least worst-size loss, then least mean; no margin, no
- * default.  -ENOENT where p decides nothing for k.
+ * size, never; each as the consumer takes it, export_knob_least()) of
+ * least worst-size loss, then least mean; no margin, no default.
+ * -ENOENT where p decides nothing for k.
  */
 int export_knob_best(const struct policy *p, enum export_knob k, int bound,
 		     const struct export_weights *w, struct export_knob_loss *out);

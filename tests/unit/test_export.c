@@ -77,6 +77,16 @@ static void test_knob_loss(void)
 	CHECK_INT(export_knob_best(p, EXPORT_KNOB_GLIBC_NT, 0, NULL, &l), -ENOENT);
 	policy_free(p);
 
+	/* glibc takes no x86_non_temporal_threshold under 0x4041: the best is one it takes */
+	p = two_curve_policy("noflush", lv2x, "movnt_avx2", hv2x);
+	CHECK_INT(export_knob_least(p, EXPORT_KNOB_GLIBC_NT), 0x4041);
+	CHECK_INT(export_knob_least(p, EXPORT_KNOB_PMEM_MOVNT), 0);
+	CHECK_INT(export_knob_best(p, EXPORT_KNOB_GLIBC_NT, 0, NULL, &l), 0);
+	CHECK_INT(l.threshold_bytes, 0x4041);
+	CHECK_NEAR(l.worst, 0.5, 1e-12);
+	CHECK_INT(l.worst_bytes, 1024);
+	policy_free(p);
+
 	/* unknown strategies are in no family: no answer */
 	p = two_curve_policy("nope", lv2x, "nada", hv2x);
 	CHECK_INT(export_knob_loss(p, EXPORT_KNOB_PMEM_MOVNT, 1024, 0, NULL, &l), -ENOENT);
@@ -358,15 +368,19 @@ static void avx2_at_512(struct policy_op *op)
 /* the scoring as tests and benchmarks see it: the export is the best value here */
 static void scored_as_exported(const struct export_row *row, struct policy *p)
 {
-	struct export_knob_loss l;
+	struct export_knob_loss l, e;
 	uint64_t t;
 
 	(void)row;
 	CHECK_INT(export_knob_value(p, EXPORT_KNOB_GLIBC_NT, &t), 0);
 	CHECK_INT(t, 0x8000);
+	/* glibc's least, the first of the values that act as 0x8000 on this grid */
 	CHECK_INT(export_knob_best(p, EXPORT_KNOB_GLIBC_NT, 1, NULL, &l), 0);
-	CHECK_INT(l.threshold_bytes, 0x8000);
+	CHECK_INT(l.threshold_bytes, 0x4041);
 	CHECK_NEAR(l.worst, 0, 1e-12);
+	CHECK_INT(export_knob_loss(p, EXPORT_KNOB_GLIBC_NT, t, 1, NULL, &e), 0);
+	CHECK_NEAR(e.worst, l.worst, 1e-12);
+	CHECK_NEAR(e.mean, l.mean, 1e-12);
 	/* the default (3/4 of 1 MiB) leaves 1 - 1000 / 1100 at 32-128 KiB, the first its worst */
 	CHECK_INT(export_knob_loss(p, EXPORT_KNOB_GLIBC_NT, 786432, 0, NULL, &l), 0);
 	CHECK_NEAR(l.worst, 1 - 1000.0 / 1100, 1e-9);
