@@ -6,7 +6,10 @@
 # sqrt(2) grid, i.e. at most 1.5x apart), for several modes and every op,
 # and "exports identical: K/N" (K runs whose exports, as consumers read them,
 # match the most common set: regret, source, margin and baseline left out),
-# then the same count for each consumer alone.
+# then the same count for each consumer alone; last, per mode, the most
+# probes one fixed value per knob could have served (bench_stability, from
+# the pmem-tune's build tree, or STABILITY=PATH): where that is under the
+# exports' count the cells moved, not the rule.
 # Figures only; each mode's block ends with those two lines.
 # Usage: calibration.sh PMEM_TUNE [N] [MODES] [TARGET]
 #   MODES: comma list of quick, standard, thorough (default quick,standard)
@@ -94,3 +97,16 @@ for mode in modes:
     for e, k in seen if len(seen) > 1 else []:
         print(f"    {k:3d} x  {e}")
 PY
+stability=${STABILITY:-$(dirname "$tune")/../bench/bench_stability}
+for mode in ${modes//,/ }; do
+	if [ ! -x "$stability" ]; then
+		echo "fixed exports: skipped ($stability is not built)"
+		break
+	elif [ "$n" -gt 20 ] || [ "$n" -lt 2 ]; then
+		echo "fixed exports: skipped (bench_stability takes 2 to 20 probes, not $n)"
+		break
+	fi
+	echo
+	echo "$mode: could one fixed export have served every probe?"
+	"$stability" $(seq -f "$tmp/$mode/p%g.json" 1 "$n") | sed 's/^/  /'
+done
