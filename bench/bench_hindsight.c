@@ -5,7 +5,8 @@
  * and the same policy sizes, and scores, in every run, each strategy by
  * the cross-validated oracle of that run (as bench_policy does):
  *
- *   the policy        what its column scored, run by run
+ *   the policy        what its column scored, run by run, and per size
+ *                     its worst and median ratio over the runs
  *   hindsight         per size, the strategy whose worst ratio over all
  *                     the runs is highest: chosen knowing the judge's
  *                     own sweeps, which no probe can
@@ -64,6 +65,8 @@
 #include "rule/strategy_class.h"
 
 #define DEFAULT_BAR 0.97
+/* the goal for each size's median over the runs, whatever the bar of one run */
+#define MEDIAN_GOAL 0.97
 /* "probe, 5 sizes": the grid sizes either side of the one decided */
 #define PROBE_RUN_HALF 2
 /* an exported value is as good as the best when within max(this, the run's margin) of it */
@@ -188,28 +191,62 @@ static unsigned hindsight_pick(const struct judged *j, size_t k, size_t i, size_
 	return best;
 }
 
+/*
+ * Median, least and most of the finite values of v[0..n) (reordered);
+ * false where there are none.
+ */
+static bool spread(double *v, size_t n, double *med, double *lo, double *hi)
+{
+	struct sample_summary s;
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(v[i]))
+			v[m++] = v[i];
+	if (stats_summarize(v, m, &s))
+		return false;
+	*med = s.median;
+	*lo = v[0];
+	*hi = v[m - 1];
+	return true;
+}
+
 static void print_per_size(const struct judged *j)
 {
+	size_t under = 0, nsizes = 0;
+	double *v = calloc(j->nruns + 1, sizeof(*v));
 	char sb[32];
+
+	if (!v)
+		return;
 
 	for (size_t k = 0; k < j->rec[0].nops; k++) {
 		const struct sweep_record_op *op = &j->rec[0].ops[k];
 
 		printf("\nwrite %s, %u thread%s: the worst ratio over the runs\n", op->pattern,
 		       op->threads, op->threads == 1 ? "" : "s");
-		printf("%10s  %-14s %8s  %-14s %8s\n", "size", "hindsight", "worst", "policy uses",
-		       "worst");
+		printf("%10s  %-14s %8s  %-14s %8s %8s\n", "size", "hindsight", "worst",
+		       "policy uses", "worst", "median");
 		for (size_t i = 0; i < op->nsizes; i++) {
-			double hw, pw = INFINITY;
+			double hw, pw = INFINITY, pm = NAN, lo, hi;
 			unsigned h = hindsight_pick(j, k, i, SIZE_MAX, &hw);
 
-			for (size_t r = 0; r < j->nruns; r++)
-				pw = fmin(pw, ratio(j, r, k, i, 0));
-			printf("%10s  %-14s %8.3f  %-14s %8.3f\n",
+			for (size_t r = 0; r < j->nruns; r++) {
+				v[r] = ratio(j, r, k, i, 0);
+				pw = fmin(pw, v[r]);
+			}
+			if (spread(v, j->nruns, &pm, &lo, &hi)) {
+				nsizes++;
+				under += pm < MEDIAN_GOAL;
+			}
+			printf("%10s  %-14s %8.3f  %-14s %8.3f %8.3f\n",
 			       policy_format_bytes(op->sizes_bytes[i], sb, sizeof(sb)),
-			       op->names[h], hw, op->policy_uses[i], pw);
+			       op->names[h], hw, op->policy_uses[i], pw, pm);
 		}
 	}
+	printf("\nthe policy's median ratio over the runs under %.2f at %zu of %zu sizes\n",
+	       MEDIAN_GOAL, under, nsizes);
+	free(v);
 }
 
 /* The op of probe p that sweep op op judged: a write of the same pattern and threads. */
@@ -357,26 +394,6 @@ static double probe_ratio(const struct judged *j, size_t r, size_t k, size_t i, 
 	double y = med[(b - op->first_strategy) * op->nsizes + i];
 
 	return x > 0 && y > 0 ? x / y : NAN;
-}
-
-/*
- * Median, least and most of the finite values of v[0..n) (reordered);
- * false where there are none.
- */
-static bool spread(double *v, size_t n, double *med, double *lo, double *hi)
-{
-	struct sample_summary s;
-	size_t m = 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (isfinite(v[i]))
-			v[m++] = v[i];
-	if (stats_summarize(v, m, &s))
-		return false;
-	*med = s.median;
-	*lo = v[0];
-	*hi = v[m - 1];
-	return true;
 }
 
 /* Member a's ratio to default d at size i of op k, run by run: the judge's, the probes'. */
