@@ -6,14 +6,17 @@
 # sqrt(2) grid, i.e. at most 1.5x apart), for several modes and every op,
 # and "exports identical: K/N" (K runs whose exports, as consumers read them,
 # match the most common set: regret, source, margin and baseline left out),
-# then the same count for each consumer alone; last, per mode, the most
-# probes one fixed value per knob could have served (bench_stability, from
-# the pmem-tune's build tree, or STABILITY=PATH): where that is under the
-# exports' count the cells moved, not the rule.
-# Figures only; each mode's block ends with those two lines.
+# then the same count for each consumer alone.  Each mode's block ends with
+# those two lines.  Then, per mode: N re-probes, each with the first probe
+# as --baseline as an installed policy is, and how many --diff finds
+# unchanged; and the most probes one fixed value per knob could have served
+# (bench_stability, from the pmem-tune's build tree, or STABILITY=PATH):
+# where that is under the exports' count the cells moved, not the rule.
+# Figures only.
 # Usage: calibration.sh PMEM_TUNE [N] [MODES] [TARGET]
 #   MODES: comma list of quick, standard, thorough (default quick,standard)
-#   KEEP=DIR in the environment keeps the policies, as DIR/MODE/pI.json
+#   KEEP=DIR in the environment keeps the policies, as DIR/MODE/pI.json and
+#   the re-probes as DIR/MODE/rI.json
 set -euo pipefail
 tune=$1 n=${2:-10} modes=${3:-quick,standard} target=${4:-dram}
 tmp=$(mktemp -d)
@@ -34,6 +37,17 @@ for mode in ${modes//,/ }; do
 		end=$(date +%s.%N)
 		echo "$start $end" >"$tmp/$mode/t$i"
 	done
+	# what a host re-probing against its installed policy sees: N more, each
+	# with the first as --baseline, and whether --diff finds it unchanged
+	for i in $(seq 1 "$n"); do
+		"$tune" --probe "${flag[@]}" --quiet --target "$target" \
+			--baseline "$tmp/$mode/p1.json" --output "$tmp/$mode/r$i.json" >/dev/null
+		if "$tune" --diff "$tmp/$mode/p1.json" "$tmp/$mode/r$i.json" >/dev/null; then
+			echo same
+		else
+			echo moved
+		fi
+	done >"$tmp/$mode/reprobes"
 done
 python3 - "$tmp" "$n" "$modes" "$target" <<'PY'
 import json, sys, collections
@@ -99,14 +113,16 @@ for mode in modes:
 PY
 stability=${STABILITY:-$(dirname "$tune")/../bench/bench_stability}
 for mode in ${modes//,/ }; do
-	if [ ! -x "$stability" ]; then
-		echo "fixed exports: skipped ($stability is not built)"
-		break
-	elif [ "$n" -gt 20 ] || [ "$n" -lt 2 ]; then
-		echo "fixed exports: skipped (bench_stability takes 2 to 20 probes, not $n)"
-		break
-	fi
 	echo
+	echo "$mode: re-probes against probe 1 (--baseline), unchanged by --diff:" \
+		"$(grep -c '^same$' "$tmp/$mode/reprobes")/$n"
+	if [ ! -x "$stability" ]; then
+		echo "$mode: fixed exports: skipped ($stability is not built)"
+		continue
+	elif [ "$n" -gt 20 ] || [ "$n" -lt 2 ]; then
+		echo "$mode: fixed exports: skipped (bench_stability takes 2 to 20 probes, not $n)"
+		continue
+	fi
 	echo "$mode: could one fixed export have served every probe?"
 	"$stability" $(seq -f "$tmp/$mode/p%g.json" 1 "$n") | sed 's/^/  /'
 done
