@@ -47,6 +47,7 @@ struct knob_runs {
 	uint64_t value[MAX_VALUES];
 	uint32_t pass[MAX_VALUES];	/* bit r: probe r */
 	unsigned nvalues;
+	bool truncated;			/* more than MAX_VALUES: the later ones left out */
 	uint64_t exported[ORACLE_MAX_RUNS];	/* as the consumer takes it */
 	uint32_t has;			/* bit r: probe r exports the knob */
 };
@@ -79,6 +80,8 @@ static void add_value(struct knob_runs *kr, uint64_t t)
 			return;
 	if (kr->nvalues < MAX_VALUES)
 		kr->value[kr->nvalues++] = t;
+	else
+		kr->truncated = true;
 }
 
 /* Every value any probe could set for k, each as the consumer takes it. */
@@ -120,11 +123,10 @@ static int score_knob(struct policy *const *p, unsigned n, enum export_knob k, d
 			else if (loss[j].worst < best)
 				best = loss[j].worst;
 		}
-		if (isinf(best))
-			continue;
-		any = true;
+		any = any || !isinf(best);
+		/* a probe that decides nothing for k: no value loses anything there */
 		for (unsigned j = 0; j < kr->nvalues; j++)
-			if (loss[j].worst <= best + slack + 1e-12)
+			if (isinf(best) || loss[j].worst <= best + slack + 1e-12)
 				kr->pass[j] |= 1u << r;
 	}
 	return any ? 0 : -ENOENT;
@@ -187,6 +189,8 @@ static void print_knob(enum export_knob k, const struct knob_runs *kr, unsigned 
 		    (count_bits(kr->pass[j]) == count_bits(kr->pass[best]) &&
 		     kr->value[j] < kr->value[best]))
 			best = j;
+	if (kr->truncated)
+		printf("\n    (candidates past the first %d left out)", MAX_VALUES);
 	printf("\n    the fixed value passing most: %s, %u/%u probes (",
 	       value_name(k, kr->value[best], buf, sizeof(buf)), count_bits(kr->pass[best]), n);
 	print_runs(kr->pass[best], n);

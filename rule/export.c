@@ -1120,10 +1120,10 @@ static int export_glibc(struct policy *p, const struct export_weights *w,
 		uint64_t min;
 	} tunables[] = {
 		{ glibc_streaming(t, cpu), "noflush", llc ? &llc : NULL, EXPORT_GLIBC_NT_THRESHOLD,
-		  export_keys[EXPORT_GLIBC_NT_THRESHOLD].min },
+		  export_knob_least(p, EXPORT_KNOB_GLIBC_NT) },
 		/* rep movsb against a vector copy: both pay the same flush, the copy differs */
 		{ "rep_movsb_clwb", "clwb", &glibc_rep_movsb, EXPORT_GLIBC_REP_MOVSB_THRESHOLD,
-		  glibc_movsb_min(cpu) },
+		  export_knob_least(p, EXPORT_KNOB_GLIBC_REP_MOVSB) },
 	};
 
 	for (size_t k = 0; k < ARRAY_SIZE(tunables); k++) {

@@ -46,6 +46,15 @@ has "    exported (probes, passing): 0x3000 (2, 1/2)"
 has "    the fixed value passing most: 0x201, 1/2 probes ( 2 )"
 has "one fixed value per knob passes at most: 1/2 ( 1 )"
 
+# a probe without rep_movsb_clwb decides nothing for its knob: every value serves it
+edit "$cal/standard-01.json" "$tmp/norep.json" '
+for t in p["targets"]:
+    for o in t["ops"]:
+        o["curves"].pop("rep_movsb_clwb", None)
+'
+expect 0 "a probe deciding nothing" -- "$tmp/fast.json" "$tmp/norep.json"
+has "one fixed value per knob passes at most: 2/2 ( 1 2 )"
+
 expect_refusal "one policy" "1 policies" -- "$cal/standard-01.json"
 expect_refusal "a missing policy" "$tmp/none.json" -- "$tmp/none.json" "$cal/standard-01.json"
 expect_refusal "a bar of 2" "--bar 2" -- --bar 2 "$cal/standard-01.json" "$cal/standard-02.json"
