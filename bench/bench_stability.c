@@ -197,7 +197,7 @@ static void print_knob(enum export_knob k, const struct knob_runs *kr, unsigned 
 	printf(" )\n");
 }
 
-/* The most probes whose exports agree on every knob. */
+/* The most probes whose exported values agree on every knob (switches aside). */
 static unsigned exports_identical(const struct knob_runs *kr, unsigned n)
 {
 	unsigned most = 0;
@@ -283,7 +283,7 @@ int main(int argc, char **argv)
 		npick[ncells++] = kr[k].nvalues;
 	}
 	bound = oracle_best_fixed_runs(pass, npick, ncells, n);
-	printf("exports identical: %u/%u\n", exports_identical(kr, n), n);
+	printf("knob values identical: %u/%u\n", exports_identical(kr, n), n);
 	printf("one fixed value per knob passes at most: %u/%u (", count_bits(bound), n);
 	print_runs(bound, n);
 	printf(" )\n");

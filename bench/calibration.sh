@@ -11,7 +11,7 @@
 # as --baseline as an installed policy is, and how many --diff finds
 # unchanged; and the most probes one fixed value per knob could have served
 # (bench_stability, from the pmem-tune's build tree, or STABILITY=PATH):
-# where that is under the exports' count the cells moved, not the rule.
+# where that is under what is asked, the cells moved, not the rule.
 # Figures only.
 # Usage: calibration.sh PMEM_TUNE [N] [MODES] [TARGET]
 #   MODES: comma list of quick, standard, thorough (default quick,standard)

@@ -21,7 +21,7 @@ cal=$data/amd-f26-kvm-calibration
 expect 0 "ten recorded probes" -- "$cal"/standard-0{1,2,3,4,5,6,7,8,9}.json "$cal/standard-10.json"
 has "    exported (probes, passing): 0x4000 (6, 9/10) 0x3000 (4, 10/10)"
 has "    the fixed value passing most: 0x3000, 10/10 probes ( 1 2 3 4 5 6 7 8 9 10 )"
-has "exports identical: 6/10"
+has "knob values identical: 6/10"
 has "one fixed value per knob passes at most: 10/10 ( 1 2 3 4 5 6 7 8 9 10 )"
 
 # every rate of rep_movsb_clwb scaled by f: below clwb by far, or above it by far
