@@ -69,8 +69,6 @@
 #define MEDIAN_GOAL 0.97
 /* "probe, 5 sizes": the grid sizes either side of the one decided */
 #define PROBE_RUN_HALF 2
-/* an exported value is as good as the best when within max(this, the run's margin) of it */
-#define KNOB_BAR_FLOOR 0.03
 
 struct judged {
 	size_t nruns;
@@ -223,8 +221,8 @@ static void print_per_size(const struct judged *j)
 	for (size_t k = 0; k < j->rec[0].nops; k++) {
 		const struct sweep_record_op *op = &j->rec[0].ops[k];
 
-		printf("\nwrite %s, %u thread%s: the worst ratio over the runs\n", op->pattern,
-		       op->threads, op->threads == 1 ? "" : "s");
+		printf("\nwrite %s, %u thread%s: the worst ratio over the runs, and the "
+		       "policy's median\n", op->pattern, op->threads, op->threads == 1 ? "" : "s");
 		printf("%10s  %-14s %8s  %-14s %8s %8s\n", "size", "hindsight", "worst",
 		       "policy uses", "worst", "median");
 		for (size_t i = 0; i < op->nsizes; i++) {
@@ -505,19 +503,15 @@ static void print_members(const struct judged *j)
  */
 static const struct knob {
 	enum export_knob k;
-	const char *name;
 	const char *low, *high;
 	enum policy_family low_family, high_family;
 } knobs[] = {
-	{ .k = EXPORT_KNOB_PMEM_MOVNT, .name = "PMEM_MOVNT_THRESHOLD",
+	{ .k = EXPORT_KNOB_PMEM_MOVNT,
 	  .low_family = POLICY_FAMILY_CACHED_FLUSH, .high_family = POLICY_FAMILY_STREAMING },
 	/* dm-writecache's pair: movnti, then a cached copy and clflushopt */
-	{ .k = EXPORT_KNOB_KERNEL_NT, .name = "flushcache_nt_max_bytes", .low = "movnt",
-	  .high = "clflushopt" },
-	{ .k = EXPORT_KNOB_GLIBC_NT, .name = "x86_non_temporal_threshold", .low = "noflush",
-	  .high_family = POLICY_FAMILY_STREAMING },
-	{ .k = EXPORT_KNOB_GLIBC_REP_MOVSB, .name = "x86_rep_movsb_threshold", .low = "clwb",
-	  .high = "rep_movsb_clwb" },
+	{ .k = EXPORT_KNOB_KERNEL_NT, .low = "movnt", .high = "clflushopt" },
+	{ .k = EXPORT_KNOB_GLIBC_NT, .low = "noflush", .high_family = POLICY_FAMILY_STREAMING },
+	{ .k = EXPORT_KNOB_GLIBC_REP_MOVSB, .low = "clwb", .high = "rep_movsb_clwb" },
 };
 
 /* The strategy contender named name, else family f's default in op; -1 where op lacks it. */
@@ -599,8 +593,7 @@ static int knob_cells(const struct judged *j, const struct knob *kn, struct knob
 
 static const char *knob_value_name(uint64_t t, char *buf, size_t len)
 {
-	/* glibc's "never" is 1 TiB */
-	if (t == ORACLE_KNOB_NEVER || t >= 1ull << 40)
+	if (t == ORACLE_KNOB_NEVER)
 		return "never";
 	return policy_format_bytes(t, buf, len);
 }
@@ -645,13 +638,13 @@ static int print_knobs(const struct judged *j)
 			return rc;
 		}
 		if (rc || oracle_knob_best(&kc.ok, &best)) {
-			printf("  %s: the sweeps lack %s or %s\n", kn->name,
+			printf("  %s: the sweeps lack %s or %s\n", export_knob_name(kn->k),
 			       kn->low ? kn->low : strategy_family_name(kn->low_family),
 			       kn->high ? kn->high : strategy_family_name(kn->high_family));
 			knob_cells_free(&kc);
 			continue;
 		}
-		printf("  %s: %s below the value, %s at and above\n", kn->name,
+		printf("  %s: %s below the value, %s at and above\n", export_knob_name(kn->k),
 		       j->rec[0].ops[0].names[kc.low], j->rec[0].ops[0].names[kc.high]);
 		printf("    %-17s %-8s %6s %-18s %6s %7s%s\n", "", "value", "worst", "at", "mean",
 		       "of pair", j->exported ? "  under (bar)            own" : "");
@@ -661,7 +654,7 @@ static int print_knobs(const struct judged *j)
 			const uint64_t t = j->exported[r * EXPORT_KNOBS + kn->k];
 			struct oracle_knob one = kc.ok;
 			struct oracle_knob_score s, own;
-			double bar = fmax(KNOB_BAR_FLOOR, j->margin[r]), under;
+			double bar = fmax(ORACLE_KNOB_BAR_FLOOR, j->margin[r]), under;
 			char label[48];
 
 			snprintf(label, sizeof(label), "run %zu exported", r + 1);

@@ -1094,14 +1094,6 @@ static const struct cell *worst(const struct op_run *runs, size_t nruns, enum co
 	return wc;
 }
 
-static void knob_value(char *buf, size_t len, uint64_t t)
-{
-	if (t == POLICY_SIZE_OPEN || t >= 1ull << 40)
-		snprintf(buf, len, "never");
-	else
-		snprintf(buf, len, "%" PRIu64, t);
-}
-
 /*
  * Each consumer's knob as the policy exports it beside the best single
  * value in hindsight, on the policy's own cells (export_knob_loss(): the
@@ -1110,13 +1102,6 @@ static void knob_value(char *buf, size_t len, uint64_t t)
  */
 static void print_knobs(const struct policy *p)
 {
-	static const char *const name[EXPORT_KNOBS] = {
-		[EXPORT_KNOB_PMEM_MOVNT] = "PMEM_MOVNT_THRESHOLD",
-		[EXPORT_KNOB_KERNEL_NT] = "kernel non-temporal below",
-		[EXPORT_KNOB_GLIBC_NT] = "x86_non_temporal_threshold",
-		[EXPORT_KNOB_GLIBC_REP_MOVSB] = "x86_rep_movsb_threshold",
-	};
-
 	printf("exports on the policy's cells (threshold; worst-size loss at the bound / "
 	       "by the medians, mean loss by the medians):\n");
 	for (int k = 0; k < EXPORT_KNOBS; k++) {
@@ -1129,10 +1114,10 @@ static void print_knobs(const struct policy *p)
 		    export_knob_best(p, k, 1, NULL, &bb) ||
 		    export_knob_loss(p, k, bb.threshold_bytes, 0, NULL, &bm))
 			continue;
-		knob_value(v1, sizeof(v1), t);
-		knob_value(v2, sizeof(v2), bb.threshold_bytes);
 		printf("  %-27s exported %-8s %.3f / %.3f, mean %.4f; best %-8s %.3f / %.3f, "
-		       "mean %.4f\n", name[k], v1, eb.worst, em.worst, em.mean, v2, bb.worst,
+		       "mean %.4f\n", export_knob_name(k), export_knob_format(k, t, v1, sizeof(v1)),
+		       eb.worst, em.worst, em.mean,
+		       export_knob_format(k, bb.threshold_bytes, v2, sizeof(v2)), bb.worst,
 		       bm.worst, bm.mean);
 	}
 }

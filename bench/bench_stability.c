@@ -3,18 +3,19 @@
  * Could one fixed export have served every probe?  Several probes of one
  * host (bench/calibration.sh keeps them with KEEP=DIR), each scored on its
  * own cells as the exports score them (export_knob_loss(), by the
- * medians): a value of a consumer's knob passes a probe when its worst-size
- * loss is within max(--bar, that export's margin) of the least any value
- * has there.  Per knob: what each probe exported, and the fixed value that
- * passes the most probes; over all knobs together, the most probes one
- * fixed value per knob passes (oracle_best_fixed_runs()).  Where that is
- * under what calibration asks, no rule that keeps to its worst size could
- * have repeated on these probes: the cells moved, not the rule.  Prints
- * figures; never pass/fail.
+ * medians, every value as the consumer takes it): a value of a consumer's
+ * knob passes a probe when its worst-size loss is within max(--bar, the
+ * export's margin) of the least any value has there; a probe that decides
+ * nothing for the knob is passed by every value.  Per knob: what each
+ * probe exported (as its file says), and the fixed value that passes the
+ * most probes; over all knobs together, the most probes one fixed value
+ * per knob passes (oracle_best_fixed_runs()).  Where that is under what
+ * calibration asks, no value kept the same is within the bar on every
+ * probe's medians: the cells moved between probes.  Prints figures; never
+ * pass/fail.
  */
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -27,19 +28,15 @@
 #include "policy/policy.h"
 #include "rule/export.h"
 
-/* The least slack a value gets: the judge's own resolution. */
-#define BAR_FLOOR	0.03
-/* Candidate values of one knob over every probe: 0, never, the sizes, the exports. */
+/* Candidate values of one knob over every probe: the exports, the least, never, the sizes. */
 #define MAX_VALUES	512
 
-static const struct knob_name {
-	const char *name;
-	enum export_consumer consumer;
-} knob_names[EXPORT_KNOBS] = {
-	[EXPORT_KNOB_PMEM_MOVNT] = { "PMEM_MOVNT_THRESHOLD", EXPORT_LIBPMEM },
-	[EXPORT_KNOB_KERNEL_NT] = { "kernel non-temporal below", EXPORT_KERNEL },
-	[EXPORT_KNOB_GLIBC_NT] = { "x86_non_temporal_threshold", EXPORT_GLIBC },
-	[EXPORT_KNOB_GLIBC_REP_MOVSB] = { "x86_rep_movsb_threshold", EXPORT_GLIBC },
+/* Whose export holds each knob's margin (glibc's two tunables share their ops' one). */
+static const enum export_consumer knob_consumer[EXPORT_KNOBS] = {
+	[EXPORT_KNOB_PMEM_MOVNT] = EXPORT_LIBPMEM,
+	[EXPORT_KNOB_KERNEL_NT] = EXPORT_KERNEL,
+	[EXPORT_KNOB_GLIBC_NT] = EXPORT_GLIBC,
+	[EXPORT_KNOB_GLIBC_REP_MOVSB] = EXPORT_GLIBC,
 };
 
 /* One knob over every probe: the candidates, and which probes each passes. */
@@ -58,19 +55,7 @@ static void usage(FILE *f)
 		"Several probes of one host (at most %d): could one fixed value of each "
 		"consumer's knob\nhave passed them all?  A value passes a probe within "
 		"max(RATIO, the export's margin)\nof the least worst-size loss there "
-		"(default %.2f).\n", ORACLE_MAX_RUNS, BAR_FLOOR);
-}
-
-/* glibc's tunables in hex, as GLIBC_TUNABLES carries them; the others in bytes */
-static const char *value_name(enum export_knob k, uint64_t t, char *buf, size_t len)
-{
-	if (t == POLICY_SIZE_OPEN)
-		snprintf(buf, len, "never");
-	else if (knob_names[k].consumer == EXPORT_GLIBC)
-		snprintf(buf, len, "%#" PRIx64, t);
-	else
-		snprintf(buf, len, "%" PRIu64, t);
-	return buf;
+		"(default %.2f).\n", ORACLE_MAX_RUNS, ORACLE_KNOB_BAR_FLOOR);
 }
 
 static void add_value(struct knob_runs *kr, uint64_t t)
@@ -84,17 +69,18 @@ static void add_value(struct knob_runs *kr, uint64_t t)
 		kr->truncated = true;
 }
 
-/* Every value any probe could set for k, each as the consumer takes it. */
+/* Every value any probe could set for k, each as the consumer takes it; the exports first. */
 static void collect_values(struct policy *const *p, unsigned n, enum export_knob k,
 			   struct knob_runs *kr)
 {
+	for (unsigned r = 0; r < n; r++)
+		if (kr->has & (1u << r))
+			add_value(kr, kr->exported[r]);
 	for (unsigned r = 0; r < n; r++) {
 		uint64_t least = export_knob_least(p[r], k);
 
 		add_value(kr, least);
 		add_value(kr, POLICY_SIZE_OPEN);
-		if (kr->has & (1u << r))
-			add_value(kr, kr->exported[r]);
 		for (size_t t = 0; t < p[r]->ntargets; t++)
 			for (size_t o = 0; o < p[r]->targets[t].nops; o++) {
 				const struct policy_op *op = &p[r]->targets[t].ops[o];
@@ -114,7 +100,7 @@ static int score_knob(struct policy *const *p, unsigned n, enum export_knob k, d
 	bool any = false;
 
 	for (unsigned r = 0; r < n; r++) {
-		const struct policy_export *e = export_of(p[r], knob_names[k].consumer);
+		const struct policy_export *e = export_of(p[r], knob_consumer[k]);
 		double best = INFINITY, slack = fmax(bar, e ? e->margin : 0);
 
 		for (unsigned j = 0; j < kr->nvalues; j++) {
@@ -158,7 +144,7 @@ static void print_knob(enum export_knob k, const struct knob_runs *kr, unsigned 
 	uint32_t seen = 0;
 	char buf[32];
 
-	printf("  %s\n    exported (probes, passing):", knob_names[k].name);
+	printf("  %s\n    exported (probes, passing):", export_knob_name(k));
 	/* each exported value once, the most common first */
 	while (done < count_bits(kr->has)) {
 		unsigned most = 0, at = 0;
@@ -179,8 +165,8 @@ static void print_knob(enum export_knob k, const struct knob_runs *kr, unsigned 
 			if ((kr->has >> q & 1) && kr->exported[q] == kr->exported[at])
 				seen |= 1u << q;
 		done += most;
-		printf(" %s (%u, %u/%u)", value_name(k, kr->exported[at], buf, sizeof(buf)), most,
-		       passes(kr, kr->exported[at]), n);
+		printf(" %s (%u, %u/%u)", export_knob_format(k, kr->exported[at], buf, sizeof(buf)),
+		       most, passes(kr, kr->exported[at]), n);
 	}
 	if (!kr->has)
 		printf(" nothing");
@@ -192,7 +178,8 @@ static void print_knob(enum export_knob k, const struct knob_runs *kr, unsigned 
 	if (kr->truncated)
 		printf("\n    (candidates past the first %d left out)", MAX_VALUES);
 	printf("\n    the fixed value passing most: %s, %u/%u probes (",
-	       value_name(k, kr->value[best], buf, sizeof(buf)), count_bits(kr->pass[best]), n);
+	       export_knob_format(k, kr->value[best], buf, sizeof(buf)),
+	       count_bits(kr->pass[best]), n);
 	print_runs(kr->pass[best], n);
 	printf(" )\n");
 }
@@ -219,6 +206,18 @@ static unsigned exports_identical(const struct knob_runs *kr, unsigned n)
 	return most;
 }
 
+/* --bar: a ratio in [0, 1), the whole argument; a refusal is said here. */
+static int parse_bar(const char *arg, double *bar)
+{
+	char *end;
+
+	*bar = strtod(arg, &end);
+	if (end != arg && !*end && *bar >= 0 && *bar < 1)
+		return 0;
+	fprintf(stderr, "bench_stability: --bar %s: not a ratio in [0, 1)\n", arg);
+	return -EINVAL;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -230,20 +229,16 @@ int main(int argc, char **argv)
 	struct policy *p[ORACLE_MAX_RUNS] = { NULL };
 	const uint32_t *pass[EXPORT_KNOBS];
 	unsigned npick[EXPORT_KNOBS], ncells = 0, n;
-	double bar = BAR_FLOOR;
-	char err[512], *end;
+	double bar = ORACLE_KNOB_BAR_FLOOR;
+	char err[512];
 	uint32_t bound;
 	int c, rc = 0;
 
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			bar = strtod(optarg, &end);
-			if (*end || !(bar >= 0 && bar < 1)) {
-				fprintf(stderr, "bench_stability: --bar %s: not a ratio in [0, 1)\n",
-					optarg);
+			if (parse_bar(optarg, &bar))
 				return 2;
-			}
 			break;
 		default:
 			return bench_usage_exit(c, usage);

@@ -42,11 +42,13 @@ for mode in ${modes//,/ }; do
 	for i in $(seq 1 "$n"); do
 		"$tune" --probe "${flag[@]}" --quiet --target "$target" \
 			--baseline "$tmp/$mode/p1.json" --output "$tmp/$mode/r$i.json" >/dev/null
-		if "$tune" --diff "$tmp/$mode/p1.json" "$tmp/$mode/r$i.json" >/dev/null; then
-			echo same
-		else
-			echo moved
-		fi
+		rc=0
+		"$tune" --diff "$tmp/$mode/p1.json" "$tmp/$mode/r$i.json" >/dev/null || rc=$?
+		case $rc in
+		0) echo same ;;
+		1) echo moved ;;
+		*) echo "error (pmem-tune --diff exit $rc)" ;;
+		esac
 	done >"$tmp/$mode/reprobes"
 done
 python3 - "$tmp" "$n" "$modes" "$target" <<'PY'
@@ -116,13 +118,15 @@ for mode in ${modes//,/ }; do
 	echo
 	echo "$mode: re-probes against probe 1 (--baseline), unchanged by --diff:" \
 		"$(grep -c '^same$' "$tmp/$mode/reprobes")/$n"
+	grep '^error' "$tmp/$mode/reprobes" | sort | uniq -c || true
 	if [ ! -x "$stability" ]; then
 		echo "$mode: fixed exports: skipped ($stability is not built)"
 		continue
-	elif [ "$n" -gt 20 ] || [ "$n" -lt 2 ]; then
-		echo "$mode: fixed exports: skipped (bench_stability takes 2 to 20 probes, not $n)"
-		continue
 	fi
+	probes=()
+	for i in $(seq 1 "$n"); do
+		probes+=("$tmp/$mode/p$i.json")
+	done
 	echo "$mode: could one fixed export have served every probe?"
-	"$stability" $(seq -f "$tmp/$mode/p%g.json" 1 "$n") | sed 's/^/  /'
+	"$stability" "${probes[@]}" | sed 's/^/  /' || echo "  (bench_stability failed)"
 done

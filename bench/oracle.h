@@ -42,6 +42,11 @@ unsigned oracle_probe_pick(const double *med, unsigned n, size_t nsizes, size_t 
 
 /* A knob's value above every size: the low side everywhere. */
 #define ORACLE_KNOB_NEVER UINT64_MAX
+/*
+ * A knob's value is as good as the best when within max(this, the
+ * margin) of it at its worst size: the judge resolves no finer.
+ */
+#define ORACLE_KNOB_BAR_FLOOR 0.03
 
 /*
  * A consumer's single knob, as the judge sees it: over ncells sizes

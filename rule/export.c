@@ -1199,6 +1199,34 @@ int export_knob_loss(const struct policy *p, enum export_knob k, uint64_t thresh
 	return rc;
 }
 
+const char *export_knob_name(enum export_knob k)
+{
+	static const char *const name[EXPORT_KNOBS] = {
+		[EXPORT_KNOB_PMEM_MOVNT] = "PMEM_MOVNT_THRESHOLD",
+		[EXPORT_KNOB_KERNEL_NT] = "flushcache_nt_max_bytes",
+		[EXPORT_KNOB_GLIBC_NT] = "x86_non_temporal_threshold",
+		[EXPORT_KNOB_GLIBC_REP_MOVSB] = "x86_rep_movsb_threshold",
+	};
+
+	assert(k < EXPORT_KNOBS);
+	return name[k];
+}
+
+const char *export_knob_format(enum export_knob k, uint64_t threshold_bytes, char *buf,
+			       size_t len)
+{
+	assert(k < EXPORT_KNOBS && buf);
+	if (threshold_bytes == POLICY_SIZE_OPEN)
+		snprintf(buf, len, "never");
+	else if (k == EXPORT_KNOB_KERNEL_NT)
+		snprintf(buf, len, "%" PRIu64, threshold_bytes ? threshold_bytes - 1 : 0);
+	else if (k == EXPORT_KNOB_GLIBC_NT || k == EXPORT_KNOB_GLIBC_REP_MOVSB)
+		snprintf(buf, len, "%#" PRIx64, threshold_bytes);
+	else
+		snprintf(buf, len, "%" PRIu64, threshold_bytes);
+	return buf;
+}
+
 uint64_t export_knob_least(const struct policy *p, enum export_knob k)
 {
 	assert(p && k < EXPORT_KNOBS);
@@ -1269,16 +1297,19 @@ int export_knob_value(const struct policy *p, enum export_knob k, uint64_t *thre
 			return -ENOENT;
 		if (!baseline_kv(&x->glibc, EXPORT_GLIBC_NT_THRESHOLD, threshold_bytes))
 			*threshold_bytes = EXPORT_GLIBC_NT_DEFAULT(p->platform.cpu.llc_bytes);
-		return 0;
+		break;
 	case EXPORT_KNOB_GLIBC_REP_MOVSB:
 		if (!x->glibc.present)
 			return -ENOENT;
 		if (!baseline_kv(&x->glibc, EXPORT_GLIBC_REP_MOVSB_THRESHOLD, threshold_bytes))
 			*threshold_bytes = glibc_rep_movsb;
-		return 0;
+		break;
 	default:
 		return -EINVAL;
 	}
+	if (*threshold_bytes >= EXPORT_GLIBC_NEVER)
+		*threshold_bytes = POLICY_SIZE_OPEN;
+	return 0;
 }
 
 int export_compute(struct policy *p, const struct export_weights *w)

@@ -87,6 +87,15 @@ struct export_knob_loss {
 /* k at threshold_bytes on p's cells; -ENOENT where p decides nothing for k. */
 int export_knob_loss(const struct policy *p, enum export_knob k, uint64_t threshold_bytes,
 		     int bound, const struct export_weights *w, struct export_knob_loss *out);
+/* k's name as its consumer spells it. */
+const char *export_knob_name(enum export_knob k);
+/*
+ * A threshold of export_knob_loss() as k's consumer writes it, into buf:
+ * "never" for POLICY_SIZE_OPEN, the kernel's N for its switch point N + 1,
+ * glibc's in hex, PMDK's in decimal.  Returns buf.
+ */
+const char *export_knob_format(enum export_knob k, uint64_t threshold_bytes, char *buf,
+			       size_t len);
 /* The least value k's consumer takes on p's CPU (bytes): one below it acts as it. */
 uint64_t export_knob_least(const struct policy *p, enum export_knob k);
 /*
@@ -99,8 +108,9 @@ int export_knob_best(const struct policy *p, enum export_knob k, int bound,
 		     const struct export_weights *w, struct export_knob_loss *out);
 /*
  * The value p's exports give k, as a threshold of export_knob_loss()
- * (the consumer's default where the export keeps it); -ENOENT where p
- * exports nothing for k.
+ * (the consumer's default where the export keeps it; glibc's "never",
+ * EXPORT_GLIBC_NEVER, as POLICY_SIZE_OPEN); -ENOENT where p exports
+ * nothing for k.
  */
 int export_knob_value(const struct policy *p, enum export_knob k, uint64_t *threshold_bytes);
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# bench_stability on recorded probes: the exported values, the fixed value
-# passing most and the bound over every knob, as the rule scores them; a
-# split host (rep movsb slower everywhere in one probe, faster in the other)
-# leaves no value of x86_rep_movsb_threshold that serves both; bad input is
-# refused (exit 2, one line).
+# bench_stability on recorded probes: the values the files export, how many
+# probes each passes as the rule scores them, the fixed value passing most
+# and the bound over every knob; a split host (rep movsb slower everywhere
+# in one probe, faster in the other) leaves no value of
+# x86_rep_movsb_threshold that serves both; a probe that decides nothing for
+# a knob is served by any value; bad input is refused (exit 2, one line).
 # Usage: test_bench_stability.sh BENCH_STABILITY DATA_DIR
 set -uo pipefail
 tune=$1
@@ -41,7 +42,7 @@ for t in p["targets"]:
 edit "$cal/standard-01.json" "$tmp/slow.json" "F = 0.5${scale}"
 edit "$cal/standard-01.json" "$tmp/fast.json" "F = 2${scale}"
 expect 0 "a split host" -- "$tmp/slow.json" "$tmp/fast.json"
-# both keep the file's export, which serves the first alone
+# both keep the file's export, which serves the fast copy alone
 has "    exported (probes, passing): 0x3000 (2, 1/2)"
 has "    the fixed value passing most: 0x201, 1/2 probes ( 2 )"
 has "one fixed value per knob passes at most: 1/2 ( 1 )"
@@ -53,7 +54,9 @@ for t in p["targets"]:
         o["curves"].pop("rep_movsb_clwb", None)
 '
 expect 0 "a probe deciding nothing" -- "$tmp/fast.json" "$tmp/norep.json"
+has "    the fixed value passing most: 0x201, 2/2 probes ( 1 2 )"
 has "one fixed value per knob passes at most: 2/2 ( 1 2 )"
+expect_refusal "an empty bar" "--bar " -- --bar "" "$cal/standard-01.json" "$cal/standard-02.json"
 
 expect_refusal "one policy" "1 policies" -- "$cal/standard-01.json"
 expect_refusal "a missing policy" "$tmp/none.json" -- "$tmp/none.json" "$cal/standard-01.json"

@@ -52,6 +52,7 @@ static void test_knob_loss(void)
 {
 	struct policy *p = two_curve_policy("clwb", lv2x, "movnt_avx2", hv2x);
 	struct export_knob_loss l;
+	char b[24];
 
 	/* the right threshold costs nothing */
 	CHECK_INT(export_knob_loss(p, EXPORT_KNOB_PMEM_MOVNT, 1024, 0, NULL, &l), 0);
@@ -81,6 +82,18 @@ static void test_knob_loss(void)
 	p = two_curve_policy("noflush", lv2x, "movnt_avx2", hv2x);
 	CHECK_INT(export_knob_least(p, EXPORT_KNOB_GLIBC_NT), 0x4041);
 	CHECK_INT(export_knob_least(p, EXPORT_KNOB_PMEM_MOVNT), 0);
+	/* glibc's least rep movsb threshold: eight vectors, of the widest the CPU has */
+	CHECK_INT(export_knob_least(p, EXPORT_KNOB_GLIBC_REP_MOVSB), 128 + 1);
+	policy_cpu_add_feature(&p->platform.cpu, "avx2");
+	CHECK_INT(export_knob_least(p, EXPORT_KNOB_GLIBC_REP_MOVSB), 256 + 1);
+	policy_cpu_add_feature(&p->platform.cpu, "avx512f");
+	CHECK_INT(export_knob_least(p, EXPORT_KNOB_GLIBC_REP_MOVSB), 512 + 1);
+	/* values as each consumer writes them; the kernel's N is its switch point less one */
+	CHECK_STR(export_knob_format(EXPORT_KNOB_GLIBC_NT, 0x4041, b, sizeof(b)), "0x4041");
+	CHECK_STR(export_knob_format(EXPORT_KNOB_KERNEL_NT, 769, b, sizeof(b)), "768");
+	CHECK_STR(export_knob_format(EXPORT_KNOB_PMEM_MOVNT, POLICY_SIZE_OPEN, b, sizeof(b)),
+		  "never");
+	CHECK_STR(export_knob_name(EXPORT_KNOB_KERNEL_NT), "flushcache_nt_max_bytes");
 	CHECK_INT(export_knob_best(p, EXPORT_KNOB_GLIBC_NT, 0, NULL, &l), 0);
 	CHECK_INT(l.threshold_bytes, 0x4041);
 	CHECK_NEAR(l.worst, 0.5, 1e-12);
