@@ -737,8 +737,8 @@ static int load_probes(struct judged *j, char *const *paths, char *const *sweeps
 			const struct policy_op *po = find_probe_op(p, op);
 
 			if (!po) {
-				fprintf(stderr, "bench_hindsight: %s: no write %s %u-thread op, which "
-					"%s judged\n", paths[r], op->pattern, op->threads,
+				fprintf(stderr, "bench_hindsight: %s: no write %s %u-thread op, "
+					"which %s judged\n", paths[r], op->pattern, op->threads,
 					sweeps[r]);
 				rc = -EINVAL;
 			} else if (!(j->probe_med[r * nops + k] = probe_medians(po, op))) {

@@ -116,11 +116,16 @@ static int write_host(const struct policy *tpl, const char *fp, unsigned n, cons
 
 				for (size_t i = 0; i < op->nsizes; i++) {
 					/* at the file's precision, as a probe writes it */
-					cv->median_mib_s[i] = policy_mib_s_as_saved(cv->median_mib_s[i] * k);
-					cv->p10_mib_s[i] = policy_mib_s_as_saved(cv->p10_mib_s[i] * k);
-					cv->p90_mib_s[i] = policy_mib_s_as_saved(cv->p90_mib_s[i] * k);
-					cv->ci_lo_mib_s[i] = policy_mib_s_as_saved(cv->ci_lo_mib_s[i] * k);
-					cv->ci_hi_mib_s[i] = policy_mib_s_as_saved(cv->ci_hi_mib_s[i] * k);
+					cv->median_mib_s[i] =
+						policy_mib_s_as_saved(cv->median_mib_s[i] * k);
+					cv->p10_mib_s[i] =
+						policy_mib_s_as_saved(cv->p10_mib_s[i] * k);
+					cv->p90_mib_s[i] =
+						policy_mib_s_as_saved(cv->p90_mib_s[i] * k);
+					cv->ci_lo_mib_s[i] =
+						policy_mib_s_as_saved(cv->ci_lo_mib_s[i] * k);
+					cv->ci_hi_mib_s[i] =
+						policy_mib_s_as_saved(cv->ci_hi_mib_s[i] * k);
 				}
 			}
 			if (crossover_decide(op))

@@ -145,7 +145,8 @@ static int add_pair(struct row *r, const struct policy_op *op, int m, int d, siz
 		r->nfiles_at[slot]++;
 	}
 	if (verbose)
-		printf("  %-10s %-12s %9" PRIu64 "  median ratio %.3f  [%.3f, %.3f] each +-%4.1f/%4.1f %%"
+		printf("  %-10s %-12s %9" PRIu64 "  median ratio %.3f  [%.3f, %.3f]"
+		       " each +-%4.1f/%4.1f %%"
 		       "  paired %.3f [%.3f, %.3f]%s%s  %s\n",
 		       r->pattern, r->member, op->sizes_bytes[i], ratio,
 		       cm->ci_lo_mib_s[i] / cd->ci_hi_mib_s[i],
@@ -254,7 +255,8 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'm':
 			if (policy_parse_size(optarg, &min_size)) {
-				fprintf(stderr, "bench_pairing: --min-size %s: not a size\n", optarg);
+				fprintf(stderr, "bench_pairing: --min-size %s: not a size\n",
+					optarg);
 				return 2;
 			}
 			break;
@@ -288,13 +290,14 @@ int main(int argc, char **argv)
 				int rc = add_op(op, min_size, verbose, argv[a]);
 
 				if (rc == -E2BIG) {
-					fprintf(stderr, "bench_pairing: %s: more pairs of strategies (%d) "
-						"or sizes of one op (%d) than it tabulates\n", argv[a],
-						MAX_ROWS, MAX_SIZES);
+					fprintf(stderr, "bench_pairing: %s: more pairs of "
+						"strategies (%d) or sizes of one op (%d) than "
+						"it tabulates\n", argv[a], MAX_ROWS, MAX_SIZES);
 					return 1;
 				}
 				if (rc) {
-					fprintf(stderr, "bench_pairing: %s: %s\n", argv[a], strerror(-rc));
+					fprintf(stderr, "bench_pairing: %s: %s\n", argv[a],
+						strerror(-rc));
 					return 1;
 				}
 			}

@@ -921,7 +921,8 @@ static int run_pmdk(const struct opts *o, const char *self, uint64_t area,
 				nref++;
 			/* the child times 3 + nref functions: its share of the parent's time */
 			fprintf(fi, "%u %d %" PRIu64 " %.6f %s\n", runs[r].op->threads,
-				runs[r].random, c->size, c->seconds * (3 + nref) / (k->n + 2), refs);
+				runs[r].random, c->size, c->seconds * (3 + nref) / (k->n + 2),
+				refs);
 		}
 	if (fi)
 		fclose(fi);
@@ -984,7 +985,8 @@ static void print_run(const struct op_run *r, const struct contenders *k, double
 	for (size_t i = 0; i < r->n; i++) {
 		const struct cell *c = &r->c[i];
 
-		printf("%10s  %-14s %8.0f %8.0f %8.3f", policy_format_bytes(c->size, sb, sizeof(sb)),
+		printf("%10s  %-14s %8.0f %8.0f %8.3f",
+		       policy_format_bytes(c->size, sb, sizeof(sb)),
 		       c->oracle_idx >= 0 ? k->name[c->oracle_idx] : "-", c->oracle, c->oracle_cv,
 		       c->ratio_naive);
 		for (int j = 0; j < NCOLS; j++)
@@ -1197,7 +1199,8 @@ static void print_bands(const struct op_run *runs, size_t nruns)
 		const char *name;
 		uint64_t lo, hi;
 	} band[] = {
-		{ "< 1 KiB", 0, 1024 }, { "1-64 KiB", 1024, 65536 }, { "> 64 KiB", 65536, UINT64_MAX },
+		{ "< 1 KiB", 0, 1024 }, { "1-64 KiB", 1024, 65536 },
+		{ "> 64 KiB", 65536, UINT64_MAX },
 	};
 	char lb[160];
 
@@ -1310,8 +1313,8 @@ static void print_misses(const struct op_run *runs, size_t nruns, const struct c
 			if (!(c->ratio[COL_POLICY] < 0.97) || c->oracle_idx < 0 || c->pick < 0)
 				continue;
 			if (!total++)
-				printf("\nsizes under 0.97 of the oracle: the oracle's strategy / the "
-				       "policy's, in this sweep and in the probe's cells\n");
+				printf("\nsizes under 0.97 of the oracle: the oracle's strategy / "
+				       "the policy's, in this sweep and in the probe's cells\n");
 			oc = policy_op_find_curve(op, k->name[c->oracle_idx]);
 			pc = policy_op_find_curve(op, c->policy_pick);
 			at = policy_op_size_index(op, c->size);
@@ -1337,8 +1340,8 @@ static void print_misses(const struct op_run *runs, size_t nruns, const struct c
 			printf("    %-56s %u\n", miss_text[w], count[w]);
 	if (paired)
 		printf("  the paired test on the probe's kept samples (median ratio of the rounds "
-		       "ahead by the margin,\n  95 %% interval above 1) calls a win at %u of the %u "
-		       "sizes it can test\n", paired_wins, paired);
+		       "ahead by the margin,\n  95 %% interval above 1) calls a win at %u of the "
+		       "%u sizes it can test\n", paired_wins, paired);
 }
 
 static void print_worst_naive(const struct op_run *runs, size_t nruns)

@@ -112,7 +112,8 @@ int getopt_whole(int argc, char **argv, const char *shortopts, const struct opti
 		if (word && !strncmp(word, "--", 2))
 			suggest(prog, "not an option", word, longopts);
 		else if (optopt)
-			fprintf(stderr, "%s: -%c: not an option (--help lists them)\n", prog, optopt);
+			fprintf(stderr, "%s: -%c: not an option (--help lists them)\n", prog,
+				optopt);
 		else
 			fprintf(stderr, "%s: not an option (--help lists them)\n", prog);
 		return '?';

@@ -7,10 +7,10 @@
  *
  * SOURCE is the name of a policy export (export_keys.h: for example
  * kernel.threshold_bytes, libpmem.PMEM_MOVNT_THRESHOLD,
- * glibc.cpu.x86_non_temporal_threshold) or a literal "=VALUE".  PATH-GLOB is a sysfs path with glob(7)
- * patterns, below /sys/module/NAME/parameters/, /sys/block/NAME/dax/
- * or /sys/bus/nd/devices/NAME/.  FORMAT is printf-like with one of
- * %llu (default), %llx, %#llx or %s.  CONDITION is
+ * glibc.cpu.x86_non_temporal_threshold) or a literal "=VALUE".  PATH-GLOB
+ * is a sysfs path with glob(7) patterns, below /sys/module/NAME/parameters/,
+ * /sys/block/NAME/dax/ or /sys/bus/nd/devices/NAME/.  FORMAT is printf-like
+ * with one of %llu (default), %llx, %#llx or %s.  CONDITION is
  * persistence_domain=VALUE: write only where the namespace's region
  * reports that domain.  pmem-tuned(8) is the reference.
  */

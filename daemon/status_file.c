@@ -54,7 +54,8 @@ void status_file_write(const struct daemon *d, bool applied)
 	json_object_object_add(o, "format", json_object_new_string(PT_STATUS_FORMAT));
 	json_object_object_add(o, "time", json_object_new_int64((int64_t)time(NULL)));
 	/* verify: the policy matched and every knob was compared */
-	json_object_object_add(o, verify ? "verified" : "applied", json_object_new_boolean(applied));
+	json_object_object_add(o, verify ? "verified" : "applied",
+			       json_object_new_boolean(applied));
 	/* pmem-tune --metrics then leaves the apply's metrics to that file (metrics_file.h) */
 	if (!verify && d->opt.metrics_file[0])
 		json_object_object_add(o, "metrics_file",

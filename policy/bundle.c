@@ -115,7 +115,8 @@ static struct policy_bundle *bundle_from_json(struct json_object *root, char *er
 	}
 	n = json_object_array_length(arr);
 	if (n == 0 || n > POLICY_MAX_BUNDLE) {
-		snprintf(err, errlen, "bundle: %zu entries, expected 1 to %d", n, POLICY_MAX_BUNDLE);
+		snprintf(err, errlen, "bundle: %zu entries, expected 1 to %d", n,
+			 POLICY_MAX_BUNDLE);
 		goto fail;
 	}
 	for (size_t i = 0; i < n; i++)

@@ -102,8 +102,8 @@ static int read_memdev(const char *pre, const char *dec, struct policy_cxl_memde
 		return -errno;
 	plen = strlen(rpre);
 
-	if ((size_t)snprintf(path, sizeof(path), "%s" CXL_DEVICES "/%s", pre, dec) >= sizeof(path) ||
-	    !realpath(path, real))
+	if ((size_t)snprintf(path, sizeof(path), "%s" CXL_DEVICES "/%s", pre, dec) >=
+	    sizeof(path) || !realpath(path, real))
 		return -ENOENT;
 	/* the decoder's parent is its endpoint port */
 	slash = strrchr(real, '/');
@@ -180,7 +180,8 @@ int cxl_fingerprint_lines(const struct policy_cxl *c, char *buf, size_t len)
 
 	assert(c && buf && len);
 	used = (size_t)snprintf(buf, len,
-				"target.cxl.interleave_ways=%u\ntarget.cxl.interleave_granularity=%u\n"
+				"target.cxl.interleave_ways=%u\n"
+				"target.cxl.interleave_granularity=%u\n"
 				"target.cxl.host_bridges=%u\n", c->interleave_ways,
 				c->interleave_granularity, c->host_bridges);
 	if (used >= len)

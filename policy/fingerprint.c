@@ -385,12 +385,12 @@ static uint64_t llc_from_sysfs(const char *pre)
 		unsigned lv;
 		uint64_t sz;
 
-		if (read_attrf(level, sizeof(level), "%s/sys/devices/system/cpu/cpu0/cache/index%d/level",
-			       pre, i) ||
-		    read_attrf(type, sizeof(type), "%s/sys/devices/system/cpu/cpu0/cache/index%d/type",
-			       pre, i) ||
-		    read_attrf(size, sizeof(size), "%s/sys/devices/system/cpu/cpu0/cache/index%d/size",
-			       pre, i))
+		if (read_attrf(level, sizeof(level),
+			       "%s/sys/devices/system/cpu/cpu0/cache/index%d/level", pre, i) ||
+		    read_attrf(type, sizeof(type),
+			       "%s/sys/devices/system/cpu/cpu0/cache/index%d/type", pre, i) ||
+		    read_attrf(size, sizeof(size),
+			       "%s/sys/devices/system/cpu/cpu0/cache/index%d/size", pre, i))
 			continue;
 		if (strcmp(type, "Data") != 0 && strcmp(type, "Unified") != 0)
 			continue;

@@ -496,7 +496,7 @@ struct json_object *policy_to_json(const struct policy *p)
 
 			for (size_t i = 0; i < p->merged.nhost_ids; i++)
 				json_object_array_add(ids,
-						      json_object_new_string(p->merged.host_ids[i]));
+						json_object_new_string(p->merged.host_ids[i]));
 			add(m, "host_ids", ids);
 		}
 		env_values_to_json(m, "kernels", &p->merged.kernels);
@@ -738,7 +738,8 @@ static struct json_object *enter_object_member(struct rd *rd, struct json_object
  * *present set where it is there, to whether it all read.
  */
 static void read_object_member(struct rd *rd, struct json_object *obj, const char *key,
-			       void (*read_members)(struct rd *rd, struct json_object *o, void *dst),
+			       void (*read_members)(struct rd *rd, struct json_object *o,
+						    void *dst),
 			       void *dst, bool *present)
 {
 	size_t mark;
@@ -967,7 +968,8 @@ static void read_double_array(struct rd *rd, struct json_object *obj, const char
 	for (size_t i = 0; i < n && !rd->failed; i++) {
 		size_t m2 = push_index(rd, i);
 
-		double_value(rd, json_object_array_get_idx(arr, i), 0, POLICY_MAX_MIB_S, &dst[i], 1);
+		double_value(rd, json_object_array_get_idx(arr, i), 0, POLICY_MAX_MIB_S,
+			     &dst[i], 1);
 		pop(rd, m2);
 	}
 	pop(rd, mark);
@@ -1342,7 +1344,8 @@ static void read_op(struct rd *rd, struct json_object *jo, struct policy_target 
 		pop(rd, m2);
 	}
 	pop(rd, sizes_mark);
-	op = rd->failed ? NULL : policy_target_add_op(t, name, pattern, (unsigned)threads, sizes, n);
+	op = rd->failed ? NULL : policy_target_add_op(t, name, pattern, (unsigned)threads,
+						      sizes, n);
 	free(sizes);
 	if (!op) {
 		fail(rd, "out of memory");
@@ -1940,7 +1943,8 @@ static void read_merged(struct rd *rd, struct json_object *root, struct policy *
 	if (!jm)
 		return;
 	mark = push_key(rd, "merged");
-	p->merged.hosts = (unsigned)read_int(rd, jm, "hosts", 1, POLICY_MAX_HOSTS, "a host count", 1, 0);
+	p->merged.hosts = (unsigned)read_int(rd, jm, "hosts", 1, POLICY_MAX_HOSTS, "a host count",
+					     1, 0);
 	read_str(rd, jm, "created_first", p->merged.created_first,
 		 sizeof(p->merged.created_first), 0);
 	read_str(rd, jm, "created_last", p->merged.created_last,

@@ -165,8 +165,8 @@ static int string(struct scan *sc, char *key, size_t keylen, bool *escaped)
 				key[o++] = u >= 0x20 && u < 0x7f ? (char)u : '?';
 			continue;
 lone:
-			snprintf(sc->err, sc->errlen, "invalid utf-8 at byte %zu: \\u%04x is a lone "
-				 "surrogate, not a character", sc->i, u);
+			snprintf(sc->err, sc->errlen, "invalid utf-8 at byte %zu: \\u%04x is a "
+				 "lone surrogate, not a character", sc->i, u);
 			return -EINVAL;
 		}
 		n = utf8_seq_len(s + sc->i, sc->len - sc->i, &why);

@@ -164,8 +164,10 @@ static int apart(const struct cell_value *a, const struct cell_value *b, double 
 /* apart() of curves a and b at size i. */
 static int compare(const struct policy_op *op, int a, int b, size_t i, double margin)
 {
-	const struct cell_value va = { cell_median(op, a, i), cell_lo(op, a, i), cell_hi(op, a, i) };
-	const struct cell_value vb = { cell_median(op, b, i), cell_lo(op, b, i), cell_hi(op, b, i) };
+	const struct cell_value va = { cell_median(op, a, i), cell_lo(op, a, i),
+				       cell_hi(op, a, i) };
+	const struct cell_value vb = { cell_median(op, b, i), cell_lo(op, b, i),
+				       cell_hi(op, b, i) };
 
 	return apart(&va, &vb, margin);
 }
@@ -254,8 +256,8 @@ static double family_value(const struct policy_op *op, enum policy_family f, con
 	int n = 0;
 
 	for (size_t c = 0; c < op->ncurves; c++) {
-		if (op->curves[c].reference_only || strategy_family_of(op->curves[c].strategy) != f ||
-		    !(v[c] > 0))
+		if (op->curves[c].reference_only ||
+		    strategy_family_of(op->curves[c].strategy) != f || !(v[c] > 0))
 			continue;
 		n++;
 		top_two(v[c], top);
@@ -1038,7 +1040,8 @@ size_t crossover_baseline_losses(const struct policy_op *op, const struct policy
 			out[n++] = (struct second_look){ .index = i,
 							 .why = SECOND_LOOK_BASELINE_LOSS,
 							 .verdict = POLICY_FAMILY_NONE,
-							 .curves = { win[i], bk[i] }, .ncurves = 2 };
+							 .curves = { win[i], bk[i] },
+							 .ncurves = 2 };
 		}
 	}
 	decision_free(&d);
@@ -1223,9 +1226,10 @@ int crossover_check_unranged(const struct policy *p, char *err, size_t errlen)
 				for (i = 0; i < op->nsizes && cells[i].winner < 0; i++)
 					;
 			if (i < op->nsizes) {
-				snprintf(err, errlen, "targets[%zu].ops[%zu].ranges: no range, though "
-					 "'%s' is decided at %" PRIu64 " bytes: every size needs a "
-					 "strategy", t, o, op->curves[cells[i].winner].strategy,
+				snprintf(err, errlen, "targets[%zu].ops[%zu].ranges: no range, "
+					 "though '%s' is decided at %" PRIu64 " bytes: every size "
+					 "needs a strategy", t, o,
+					 op->curves[cells[i].winner].strategy,
 					 op->sizes_bytes[i]);
 				free(cells);
 				return -EINVAL;

@@ -607,7 +607,8 @@ static int knob_threshold(const struct side_view *views, size_t nv, int low,
 			continue;
 		/* mean losses this close are one: two probes of a host move them more */
 		lm = lm <= least_mean + loss_key(EXPORT_MEAN_TIE) ? least_mean : lm;
-		if (lm < best_m || (lm == best_m && (lx < best_x || (lx == best_x && d < best_d)))) {
+		if (lm < best_m ||
+		    (lm == best_m && (lx < best_x || (lx == best_x && d < best_d)))) {
 			best_m = lm;
 			best_x = lx;
 			best_d = d;
@@ -1262,7 +1263,8 @@ int export_knob_best(const struct policy *p, enum export_knob k, int bound,
 			    (loss_key(l.worst) == bw && loss_key(l.mean) < bm)) {
 				bw = loss_key(l.worst);
 				bm = loss_key(l.mean);
-				*out = (struct export_knob_loss){ t, l.worst, l.mean, l.worst_bytes };
+				*out = (struct export_knob_loss){ t, l.worst, l.mean,
+								   l.worst_bytes };
 			}
 		}
 	target_views_free(&tv);
@@ -1427,7 +1429,8 @@ void export_print(FILE *f, const struct policy *p)
 	if (x->glibc.present) {
 		/* a tunable a line: GLIBC_TUNABLES on one line passes 100 columns */
 		fprintf(f, "  glibc (%s): %s  regret %.1f%%\n", x->glibc.target,
-			x->glibc.nkv ? "GLIBC_TUNABLES, joined by ':'" : "glibc's own defaults kept",
+			x->glibc.nkv ? "GLIBC_TUNABLES, joined by ':'" :
+				       "glibc's own defaults kept",
 			100 * x->glibc.regret);
 		for (size_t i = 0; i < x->glibc.nkv; i++)
 			fprintf(f, "    %s=%s\n", x->glibc.kv[i].key, x->glibc.kv[i].value);
@@ -1475,10 +1478,10 @@ int export_weights_load(const char *path, struct export_weights *w, char *err, s
 			p++;
 		if (!*p || *p == '#')
 			continue;
-		if (sscanf(p, "%63s %lf", sz, &weight) != 2 || policy_parse_size(sz, &size) || !size ||
-		    !isfinite(weight) || weight < 0) {
-			snprintf(err, errlen, "%s:%u: expected 'SIZE WEIGHT' (SIZE > 0, WEIGHT >= 0), "
-				 "got '%.40s'", path, lineno, strtok(p, "\n"));
+		if (sscanf(p, "%63s %lf", sz, &weight) != 2 || policy_parse_size(sz, &size) ||
+		    !size || !isfinite(weight) || weight < 0) {
+			snprintf(err, errlen, "%s:%u: expected 'SIZE WEIGHT' (SIZE > 0, "
+				 "WEIGHT >= 0), got '%.40s'", path, lineno, strtok(p, "\n"));
 			rc = -EINVAL;
 			break;
 		}

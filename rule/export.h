@@ -79,7 +79,8 @@ enum export_knob {
  * at the least.
  */
 struct export_knob_loss {
-	uint64_t threshold_bytes;	/* below it the knob's first side, POLICY_SIZE_OPEN: never */
+	/* below it the knob's first side, POLICY_SIZE_OPEN: never */
+	uint64_t threshold_bytes;
 	double worst, mean;
 	uint64_t worst_bytes;
 };

@@ -1124,7 +1124,8 @@ static void diff_op(struct differ *d, const char *where, const struct policy_op 
 			len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s [%" PRIu64
 						", %s)", i ? ", " : "", o->ranges[i].strategy,
 						o->ranges[i].from_bytes,
-						o->ranges[i].to_bytes == POLICY_SIZE_OPEN ? "inf" : to);
+						o->ranges[i].to_bytes == POLICY_SIZE_OPEN ?
+							"inf" : to);
 		}
 		if (!o->nranges)
 			snprintf(line, sizeof(line), "no decision");

@@ -62,7 +62,8 @@ static void judge(const char *path, unsigned flags, bool fail_on_env, struct ver
 	if (v->env.nchanged && fail_on_env) {
 		v->result = "environment change";
 		snprintf(v->why, sizeof(v->why), "%s matches this host (%s), whose environment "
-			 "changed since the probe (--fail-on-environment-change)", path, v->host_fp);
+			 "changed since the probe (--fail-on-environment-change)", path,
+			 v->host_fp);
 		return;
 	}
 	v->result = "valid";

@@ -57,7 +57,8 @@ static int summarize_raw(struct policy *p, const char *in)
 				continue;
 			fprintf(stderr, "pmem-tune: --decide %s: target %s, %s %s %u thread%s: %zu "
 				"median%s differ from their raw samples, first %s at %" PRIu64
-				" B (%.1f in the file, %.1f from the samples); the samples decide\n",
+				" B (%.1f in the file, %.1f from the samples); "
+				"the samples decide\n",
 				in, p->targets[t].name, op->op, op->pattern, op->threads,
 				op->threads == 1 ? "" : "s", m.count, m.count == 1 ? "" : "s",
 				m.first->strategy, op->sizes_bytes[m.first_idx], m.first_was_mib_s,

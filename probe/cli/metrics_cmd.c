@@ -49,7 +49,10 @@ int metrics_cmd(const char *out, const char *path, const char *daemon_dir, unsig
 	}
 	in.bundle = b;
 	in.host = host;
-	/* What pmem-tuned wrote after its last apply and the last --verify (daemon/status_file.h) */
+	/*
+	 * What pmem-tuned wrote after its last apply and the last --verify
+	 * (daemon/status_file.h)
+	 */
 	in.status = status_load(daemon_dir, "status.json");
 	in.verify = status_load(daemon_dir, "verify.json");
 	text = metrics_text(&in, &len);
@@ -66,7 +69,8 @@ int metrics_cmd(const char *out, const char *path, const char *daemon_dir, unsig
 			      : (fwrite(text, 1, len, stdout) == len ? 0 : -EIO);
 	free(text);
 	if (rc) {
-		fprintf(stderr, "pmem-tune: %s: cannot write the metrics: %s\n", out, strerror(-rc));
+		fprintf(stderr, "pmem-tune: %s: cannot write the metrics: %s\n", out,
+			strerror(-rc));
 		return 1;
 	}
 	return status;

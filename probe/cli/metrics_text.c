@@ -57,7 +57,8 @@ static void crossovers(FILE *f, const struct policy *p, bool conf)
 
 				prom_label_value(b, sizeof(b), c->below);
 				prom_label_value(a, sizeof(a), c->above);
-				snprintf(lbl, sizeof(lbl), "%s,below=\"%s\",above=\"%s\"", ol, b, a);
+				snprintf(lbl, sizeof(lbl), "%s,below=\"%s\",above=\"%s\"",
+					 ol, b, a);
 				prom_sample(f, conf ? "pmem_tune_crossover_confidence_ratio"
 					       : "pmem_tune_crossover_bytes", lbl,
 				       conf ? c->confidence : (double)c->size_bytes);
@@ -74,7 +75,8 @@ static void ceilings(FILE *f, const struct policy *p)
 			const struct policy_op *op = &p->targets[t].ops[o];
 
 			op_labels(ol, sizeof(ol), &p->targets[t], op);
-			prom_sample(f, "pmem_tune_ceiling_bytes_per_second", ol, op->ceiling_mib_s * MIB);
+			prom_sample(f, "pmem_tune_ceiling_bytes_per_second", ol,
+				    op->ceiling_mib_s * MIB);
 		}
 }
 
@@ -99,8 +101,9 @@ static void exports(FILE *f, const struct policy *p, bool threshold)
 		if (!ci->threshold)
 			continue;
 		k = export_key_find_kv(c, ci->threshold);
+		/* a value is printed only once it has decoded as a number */
 		if (!k || export_key_value(p, k, v, sizeof(v)) || export_key_decode(k, v, &n))
-			continue;	/* a value is printed only once it has decoded as a number */
+			continue;
 		snprintf(lbl, sizeof(lbl), "consumer=\"%s\"", ci->name);
 		/* "never switch" is UINT64_MAX in the file and to the consumer, -1 here */
 		prom_sample(f, "pmem_tune_export_threshold_bytes", lbl,
@@ -170,7 +173,8 @@ static void policy_metrics(FILE *f, const struct metrics_in *in)
 	prom_group(f, "pmem_tune_export_regret_ratio",
 	      "Mean loss of the exported knob against the per-size best.");
 	exports(f, p, false);
-	prom_group(f, "pmem_tune_export_threshold_bytes", "The exported threshold; -1 = never switch.");
+	prom_group(f, "pmem_tune_export_threshold_bytes",
+		   "The exported threshold; -1 = never switch.");
 	exports(f, p, true);
 }
 

@@ -921,8 +921,8 @@ static void draw_markers(FILE *f, const struct panel *p, const struct marker *m,
 		if (text) {
 			fprintf(f, "<text class=\"halo\" "
 				"transform=\"translate(%s,%s) rotate(-90)\" font-size=\"9.5\" "
-				"text-anchor=\"end\" fill=\"%s\"%s>", N(x - 3), N(p->top + 2), color,
-				m[i].exported ? " font-weight=\"bold\"" : "");
+				"text-anchor=\"end\" fill=\"%s\"%s>", N(x - 3), N(p->top + 2),
+				color, m[i].exported ? " font-weight=\"bold\"" : "");
 			put_esc(f, m[i].text);
 			fputs(arrow, f);
 			fputs("</text>", f);

@@ -42,7 +42,10 @@ static struct {
 	void (*surface_destroy)(cairo_surface_t *);
 } rsvg;
 
-/* Every symbol the renderer uses, from librsvg and its dependencies; false and closed if any is missing. */
+/*
+ * Every symbol the renderer uses, from librsvg and its dependencies; false
+ * and closed if any is missing.
+ */
 static bool rsvg_load(void)
 {
 	static const struct {

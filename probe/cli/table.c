@@ -258,12 +258,14 @@ static void print_families(FILE *f, const struct policy_op *op,
 				fprintf(f, "  " GREEN BOLD "%8.0f%c" RESET,
 					op->curves[fast[fam]].median_mib_s[s], mark);
 			else
-				fprintf(f, "  %8.0f%c", op->curves[fast[fam]].median_mib_s[s], mark);
+				fprintf(f, "  %8.0f%c",
+					op->curves[fast[fam]].median_mib_s[s], mark);
 			fprintf(f, " %-*s", fam ? 14 : 12, op->curves[fast[fam]].strategy);
 		}
 		if (chosen >= 0 && best >= 0 && !isnan(op->curves[chosen].median_mib_s[s]))
 			fprintf(f, "  %-14s %5.2f\n", op->curves[chosen].strategy,
-				op->curves[chosen].median_mib_s[s] / op->curves[best].median_mib_s[s]);
+				op->curves[chosen].median_mib_s[s] /
+				op->curves[best].median_mib_s[s]);
 		else
 			fprintf(f, "  %-14s %5s\n", r ? r->strategy : "-", "-");
 	}
@@ -276,7 +278,8 @@ static void print_op(FILE *f, const struct policy_op *op, const struct table_sty
 	char sz[32];
 
 	if (!cells) {
-		fprintf(f, "\n%s %s, %u threads: out of memory\n", op->op, op->pattern, op->threads);
+		fprintf(f, "\n%s %s, %u threads: out of memory\n", op->op, op->pattern,
+			op->threads);
 		return;
 	}
 

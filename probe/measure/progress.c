@@ -52,7 +52,8 @@ void probe_progress_estimate(struct probe_progress *p, double target_frac, doubl
 
 	eta = target_eta_s + after * per_target;
 	if (p->shown_eta_s >= 0) {
-		double since = now_ns > p->shown_at_ns ? (double)(now_ns - p->shown_at_ns) / 1e9 : 0;
+		double since = now_ns > p->shown_at_ns ?
+			(double)(now_ns - p->shown_at_ns) / 1e9 : 0;
 
 		if (eta > p->shown_eta_s - since)
 			eta = p->shown_eta_s - since;

@@ -33,7 +33,8 @@ const struct strategy strategy_table[] = {
 		.copy = strategy_copy_movnt_avx512,
 	}, {
 		.name = "movdir64b",
-		.summary = "64-byte direct stores (movdir64b), cached head flushed, NT tail, sfence",
+		.summary = "64-byte direct stores (movdir64b), cached head flushed, NT tail, "
+			   "sfence",
 		.needs = CPU_BIT(CPU_MOVDIR64B),
 		.copy = strategy_copy_movdir64b,
 	}, {

@@ -893,7 +893,8 @@ static void remeasure_losses(struct sweep *sw, struct policy_op *op, struct cont
 static bool looked_twice(const struct policy_op *op, size_t idx)
 {
 	for (size_t c = 0; c < op->ncurves; c++)
-		if (op->curves[c].cell_flags[idx] & (POLICY_CELL_REMEASURED | POLICY_CELL_CONFIRMED))
+		if (op->curves[c].cell_flags[idx] &
+		    (POLICY_CELL_REMEASURED | POLICY_CELL_CONFIRMED))
 			return true;
 	return false;
 }
@@ -1369,7 +1370,8 @@ static int pick_contenders(const struct cpu_info *ci, const struct sweep_config 
 			continue;
 		if (!strategy_supported(s, ci, &missing)) {
 			if (cfg->progress || isatty(STDERR_FILENO))
-				fprintf(stderr, "pmem-tune: %s: not supported by this CPU (needs %s)\n",
+				fprintf(stderr, "pmem-tune: %s: not supported by this CPU "
+					"(needs %s)\n",
 					s->name, missing);
 			continue;
 		}
@@ -1486,7 +1488,8 @@ int sweep_run(const struct target *t, const struct cpu_info *ci, const struct sw
 
 		if (o == out->nops - 1)
 			sw.deadline_ns = sw.start_ns +
-				(uint64_t)(cfg->budget_s * (LAST_OP_BUDGET_SHARE - SECOND_LOOK_SHARE) * 1e9);
+				(uint64_t)(cfg->budget_s *
+					   (LAST_OP_BUDGET_SHARE - SECOND_LOOK_SHARE) * 1e9);
 		rc = sweep_op(&sw, op, ct, nct);
 	}
 	if (!rc && cfg->exports_of)

@@ -357,8 +357,8 @@ static int open_devdax(const char *path, const struct target_opts *o, struct tar
 	want = want > size ? size : want;
 	want &= ~(align - 1);
 	if (want < MIN_AREA) {
-		snprintf(err, errlen, "%s: %" PRIu64 " MiB usable, the probe needs at least %llu MiB",
-			 path, want >> 20, MIN_AREA >> 20);
+		snprintf(err, errlen, "%s: %" PRIu64 " MiB usable, the probe needs at least "
+			 "%llu MiB", path, want >> 20, MIN_AREA >> 20);
 		return -ENOSPC;
 	}
 	t->fd = open(path, O_RDWR | O_CLOEXEC);

@@ -153,8 +153,9 @@ static void list_region(struct out *o, struct cxl_region *r)
 	const char *type = first ? mode_name(cxl_decoder_get_mode(first)) : "none";
 
 	if (o->f) {
-		fprintf(o->f, "  %s: %s, %llu MiB, %u way%s at %u B, targets", cxl_region_get_devname(r),
-			type, cxl_region_get_size(r) >> 20, cxl_region_get_interleave_ways(r),
+		fprintf(o->f, "  %s: %s, %llu MiB, %u way%s at %u B, targets",
+			cxl_region_get_devname(r), type, cxl_region_get_size(r) >> 20,
+			cxl_region_get_interleave_ways(r),
 			cxl_region_get_interleave_ways(r) == 1 ? "" : "s",
 			cxl_region_get_interleave_granularity(r));
 		cxl_mapping_foreach(r, map) {

@@ -1131,7 +1131,8 @@ int scratch_plan(const char *spec, bool destroy_data, char (*regions)[POLICY_NAM
 	ndctl_bus_foreach(ctx, bus)
 		ndctl_region_foreach(bus, region) {
 			const char *name = ndctl_region_get_devname(region);
-			const char *reason = scratch_region_skip_reason(region, llc, why, sizeof(why));
+			const char *reason = scratch_region_skip_reason(region, llc, why,
+									sizeof(why));
 
 			if (reason) {
 				fprintf(stderr, "pmem-tune: auto: skipping %s: %s\n", name, reason);

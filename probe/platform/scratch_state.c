@@ -174,7 +174,8 @@ static int parse_record(struct json_object *o, size_t i, struct scratch_record *
 		snprintf(err, errlen, "scratch[%zu].uuid: '%s' is not a UUID", i, r->uuid);
 		return -EINVAL;
 	}
-	if (strcmp(r->mode, "devdax") && strcmp(r->mode, "fsdax") && strcmp(r->mode, "label-less")) {
+	if (strcmp(r->mode, "devdax") && strcmp(r->mode, "fsdax") &&
+	    strcmp(r->mode, "label-less")) {
 		snprintf(err, errlen, "scratch[%zu].mode: '%s' is not devdax, fsdax or label-less",
 			 i, r->mode);
 		return -EINVAL;

@@ -53,7 +53,8 @@ static size_t check_labels(const char *s, size_t n, const char *line, size_t ln)
 		if (!k || i + k + 2 > n || s[i + k] != '=' || s[i + k + 1] != '"')
 			bad("label name", line, ln);
 		for (i += k + 2; i < n && s[i] != '"'; i++)
-			if (s[i] == '\\' && (++i == n || (s[i] != '\\' && s[i] != '"' && s[i] != 'n')))
+			if (s[i] == '\\' &&
+			    (++i == n || (s[i] != '\\' && s[i] != '"' && s[i] != 'n')))
 				bad("label escape", line, ln);
 		if (i >= n)
 			bad("label value not closed", line, ln);
@@ -95,7 +96,8 @@ static void check_text(const char *text, size_t len)
 				bad("comment", line, ln);
 			k = name_len(line + 7, ln - 7);
 			if (!k || k >= sizeof(group) || line[7 + k] != ' ' ||
-			    (strncmp(line + 7, "pmem_tune_", 10) && strncmp(line + 7, "pmem_tuned_", 11)))
+			    (strncmp(line + 7, "pmem_tune_", 10) &&
+			     strncmp(line + 7, "pmem_tuned_", 11)))
 				bad("metric name", line, ln);
 			if (help) {
 				memcpy(group, line + 7, k);

@@ -107,7 +107,8 @@ static void fake_ldso(const char *movsb_min)
 
 	snprintf(list, sizeof(list),
 		 "glibc.malloc.check: 0 (min: 0, max: 3)\n"
-		 "glibc.cpu.x86_non_temporal_threshold: 0x7f00000 (min: 0x4040, max: 0xfffffffffffffff)\n"
+		 "glibc.cpu.x86_non_temporal_threshold: 0x7f00000 (min: 0x4040, "
+		 "max: 0xfffffffffffffff)\n"
 		 "%s%s%s"
 		 "glibc.cpu.x86_shstk:\n",
 		 movsb_min ? "glibc.cpu.x86_rep_movsb_threshold: 0x840 (min: " : "",

@@ -89,7 +89,10 @@ static void test_strategy_class(void)
 		"clwb", "clflushopt", "clflush", "rep_movsb_clwb", "stores8_clwb",
 		"memcpy_clwb",
 	};
-	/* each family's members in the order its default is taken (PMDK's and the kernel's first) */
+	/*
+	 * each family's members in the order its default is taken (PMDK's and
+	 * the kernel's first)
+	 */
 	static const char *const streaming[] = {
 		"movnt_avx512", "movnt_avx2", "movnt_sse2", "movdir64b", "movnt",
 	};

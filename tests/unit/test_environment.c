@@ -95,7 +95,8 @@ static void test_data_fingerprints(void)
 				char fp[FINGERPRINT_LEN];
 
 				CHECK_INT(fingerprint_compute(p, fp), 0);
-				CHECK_MSG(!strcmp(fp, p->platform.fingerprint), "%s: %s, computed %s",
+				CHECK_MSG(!strcmp(fp, p->platform.fingerprint),
+					  "%s: %s, computed %s",
 					  rel, p->platform.fingerprint, fp);
 				/* the probing host itself has no change */
 				policy_env_compare(p, p, &r);
@@ -187,7 +188,8 @@ static void test_merge_kernels(void)
 {
 	static const char *const ab[] = { "6.1.0-a", "6.1.0-b" }, *const abc[] = {
 		"6.1.0-a", "6.1.0-b", "6.1.0-c" }, *const x[] = { "0x1" };
-	struct policy_bundle *in[3] = { probe_as(1, "6.1.0-b", "0x1"), probe_as(2, "6.1.0-a", "0x1") };
+	struct policy_bundle *in[3] = { probe_as(1, "6.1.0-b", "0x1"),
+					probe_as(2, "6.1.0-a", "0x1") };
 	struct policy_bundle *m, *m2, *back;
 	struct policy_env_report r;
 	char err[512], line[256], *text;
@@ -291,7 +293,8 @@ static void test_json_invalid(void)
 		{ "\"microcodes\": [\"0x12345678901234567890123456789012\"]",
 		  "merged.microcodes[0]: string longer than 31 bytes" },
 	};
-	struct policy_bundle *in[2] = { probe_as(1, "6.1.0-a", "0x1"), probe_as(2, "6.1.0-b", "0x1") };
+	struct policy_bundle *in[2] = { probe_as(1, "6.1.0-a", "0x1"),
+					probe_as(2, "6.1.0-b", "0x1") };
 	struct policy_bundle *m = merge(in, 2);
 	char *text = policy_bundle_to_string(m), err[512];
 

@@ -548,7 +548,8 @@ static const struct export_row export_rows[] = {
 	},
 	{
 		/* movdir64b 5.2 % ahead at 1-4 KiB: a range; the default loses under R */
-		.name = "switch: movdir64b 5.2 % ahead at 1-4 KiB: none; installed avx2 moves to it",
+		.name = "switch: movdir64b 5.2 % ahead at 1-4 KiB: none; installed avx2 moves "
+			"to it",
 		.c = { { "clwb", FLAT(900) }, { "movnt_avx512", FLAT(2000) },
 		       { "movnt_avx2", FLAT(1000) },
 		       { "movdir64b", { 2000, 2000, 2000, 2000, 2104, 2104, 2104, 2000 } } },

@@ -271,7 +271,8 @@ static void test_producer(void)
 			const struct policy_export *e = export_of(p, c);
 
 			for (size_t i = 0; i < e->nkv; i++)
-				CHECK_MSG(export_key_find_kv(c, e->kv[i].key), "%s.%s not in the table",
+				CHECK_MSG(export_key_find_kv(c, e->kv[i].key),
+					  "%s.%s not in the table",
 					  export_consumer(c)->name, e->kv[i].key);
 		}
 		check_json(p, &nkeys);

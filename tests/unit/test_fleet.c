@@ -261,7 +261,8 @@ static void test_merge_same_host(void)
 		struct policy_bundle *twice[2] = { out, out }, *o2 = NULL;
 
 		CHECK_INT(policy_merge(twice, 2, NULL, &o2, err, sizeof(err)), -EEXIST);
-		CHECK_MSG(strstr(err, "the same host twice") && strstr(err, "in input 1 and in input 2"),
+		CHECK_MSG(strstr(err, "the same host twice") &&
+			  strstr(err, "in input 1 and in input 2"),
 			  "%s", err);
 		policy_bundle_free(o2);
 	}
@@ -330,8 +331,9 @@ static void test_merge_host_ids(void)
 	x[1] = in[0];
 	CHECK(merge_back(x, (const char *[]){ "ab.json", "a.json" }, 2, -EEXIST, err,
 			 sizeof(err)) == NULL);
-	CHECK_MSG(strstr(err, "the same host twice (sha256:0000") && strstr(err, "3), in ab.json and "
-		  "in a.json"), "%s", err);
+	CHECK_MSG(strstr(err, "the same host twice (sha256:0000") &&
+		  strstr(err, "3), in ab.json and "
+			 "in a.json"), "%s", err);
 	/* two bundles that share host 1 */
 	x[1] = bc;
 	CHECK(merge_back(x, (const char *[]){ "ab.json", "bc.json" }, 2, -EEXIST, err,
@@ -393,7 +395,8 @@ static void test_host_ids_invalid(void)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(text, sizeof(text),
 			 "{\"schema\":\"pmem-policy/1\",\"merged\":{\"hosts\":%s,\"host_ids\":%s},"
-			 "\"platform\":{\"fingerprint\":\"sha256:" FP64 "\",\"cpu\":{\"vendor\":\"v\","
+			 "\"platform\":{\"fingerprint\":\"sha256:" FP64 "\",\"cpu\":"
+			 "{\"vendor\":\"v\","
 			 "\"family\":1,\"model\":1,\"stepping\":1}},\"targets\":[]}",
 			 bad[i].hosts, bad[i].ids);
 		p = policy_parse(text, strlen(text), err, sizeof(err));
@@ -410,7 +413,8 @@ static void test_host_ids_invalid(void)
 		for (size_t i = 0; i < n; i++)
 			len += (size_t)snprintf(big + len, cap - len, "%s\"sha256:%064zu\"",
 						i ? "," : "", i);
-		snprintf(big + len, cap - len, "]},\"platform\":{\"fingerprint\":\"sha256:" FP64 "\","
+		snprintf(big + len, cap - len,
+			 "]},\"platform\":{\"fingerprint\":\"sha256:" FP64 "\","
 			 "\"cpu\":{\"vendor\":\"v\",\"family\":1,\"model\":1,\"stepping\":1}},"
 			 "\"targets\":[]}");
 		p = policy_parse(big, strlen(big), err, sizeof(err));
@@ -562,12 +566,17 @@ static void test_bundle_errors(void)
 	char err[256];
 	struct policy_bundle *b;
 	const char *dup = "{\"schema\":\"pmem-policy/1\",\"bundle\":["
-			  "{\"schema\":\"pmem-policy/1\",\"platform\":{\"fingerprint\":\"sha256:" FP64 "\",\"cpu\":"
-			  "{\"vendor\":\"v\",\"family\":1,\"model\":1,\"stepping\":1}},\"targets\":[]},"
-			  "{\"schema\":\"pmem-policy/1\",\"platform\":{\"fingerprint\":\"sha256:" FP64 "\",\"cpu\":"
-			  "{\"vendor\":\"v\",\"family\":1,\"model\":1,\"stepping\":1}},\"targets\":[]}]}";
+			  "{\"schema\":\"pmem-policy/1\","
+			  "\"platform\":{\"fingerprint\":\"sha256:" FP64 "\",\"cpu\":"
+			  "{\"vendor\":\"v\",\"family\":1,\"model\":1,\"stepping\":1}},"
+			  "\"targets\":[]},"
+			  "{\"schema\":\"pmem-policy/1\","
+			  "\"platform\":{\"fingerprint\":\"sha256:" FP64 "\",\"cpu\":"
+			  "{\"vendor\":\"v\",\"family\":1,\"model\":1,\"stepping\":1}},"
+			  "\"targets\":[]}]}";
 	const char *bad = "{\"schema\":\"pmem-policy/1\",\"bundle\":["
-			  "{\"schema\":\"pmem-policy/1\",\"platform\":{\"fingerprint\":\"sha256:" FP64 "\",\"cpu\":"
+			  "{\"schema\":\"pmem-policy/1\","
+			  "\"platform\":{\"fingerprint\":\"sha256:" FP64 "\",\"cpu\":"
 			  "{\"vendor\":\"v\",\"family\":-1,\"model\":1,\"stepping\":1}},"
 			  "\"targets\":[]}]}";
 

@@ -146,7 +146,8 @@ static void test_run(void)
 
 	/* what it prints, whole; its only argument is --list-tunables */
 	snprintf(script, sizeof(script),
-		 "#!/bin/sh\n[ \"$*\" = --list-tunables ] || exit 9\nexec /bin/cat '%s/glibc-tunables/debian-2.36-amd-f26-kvm.txt'\n",
+		 "#!/bin/sh\n[ \"$*\" = --list-tunables ] || exit 9\n"
+		 "exec /bin/cat '%s/glibc-tunables/debian-2.36-amd-f26-kvm.txt'\n",
 		 data_dir);
 	CHECK_INT(run(script, GLIBC_LIST_TIMEOUT_MS, &text, why), 0);
 	CHECK(text && !strcmp(text, want));

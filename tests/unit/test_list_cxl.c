@@ -167,7 +167,8 @@ static void test_text(void)
 	CHECK_INT(list_cxl(f, NULL), 0);
 	fclose(f);
 	CHECK_MSG(strstr(text, "  mem0: serial 0x1, firmware BWFW VERSION 00, PCI 0000:0d:00.0 "
-			 "0x8086:0x0d93, pmem 256 MiB, ram 0 MiB, endpoint2 below port1\n"), "%s", text);
+			 "0x8086:0x0d93, pmem 256 MiB, ram 0 MiB, endpoint2 below port1\n"),
+		  "%s", text);
 	CHECK_MSG(strstr(text, "  decoder0.0: 4096 MiB window, 1 way at 256 B, pmem, ram\n"), "%s",
 		  text);
 	CHECK_MSG(strstr(text, "  region1: pmem, 256 MiB, 1 way at 256 B, targets mem0; "

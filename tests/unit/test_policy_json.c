@@ -238,10 +238,12 @@ static void test_errors(void)
 		     "\"fingerprint\":\"sha256:aa\"", "platform.fingerprint", "64 lower-case hex");
 	expect_error(s, "\"features\":[", "\"features\":[\"\\u0000x\",", "platform.cpu.features[0]",
 		     "feature name");
-	expect_error(s, "\"PMEM_MOVNT_THRESHOLD\":", "\"LD PRELOAD\":\"1\",\"PMEM_MOVNT_THRESHOLD\":",
+	expect_error(s, "\"PMEM_MOVNT_THRESHOLD\":",
+		     "\"LD PRELOAD\":\"1\",\"PMEM_MOVNT_THRESHOLD\":",
 		     "exports.libpmem.env.LD PRELOAD", "variable");
 	/* a key is part of the error's path: its control characters must not break the line */
-	expect_error(s, "\"PMEM_MOVNT_THRESHOLD\":", "\"A\\nforged\":\"1\",\"PMEM_MOVNT_THRESHOLD\":",
+	expect_error(s, "\"PMEM_MOVNT_THRESHOLD\":",
+		     "\"A\\nforged\":\"1\",\"PMEM_MOVNT_THRESHOLD\":",
 		     "exports.libpmem.env.A?forged", "variable");
 	expect_error(s, "\"targets\":[", "\"targets\":7,\"t2\":[", "targets", "array");
 	expect_error(s, "\"clwb\":{", "\"../../etc\":{", "curves.../../etc", "strategy name");
@@ -507,7 +509,8 @@ static void test_limits(void)
 	{
 		const char *min = "{\"schema\":\"pmem-policy/1\",\"platform\":{\"fingerprint\":"
 				  "\"sha256:0123456789abcdef0123456789abcdef0123456789abcdef"
-				  "0123456789abcdef\",\"cpu\":{\"vendor\":\"v\",\"family\":1,\"model\":1,"
+				  "0123456789abcdef\",\"cpu\":"
+				  "{\"vendor\":\"v\",\"family\":1,\"model\":1,"
 				  "\"stepping\":1}},\"targets\":[]}\n";
 
 		p = policy_parse(min, strlen(min), err, sizeof(err));

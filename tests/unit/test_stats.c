@@ -220,7 +220,8 @@ static void test_prob_greater(void)
  */
 static void test_log_ratios(void)
 {
-	static const double round_factor[9] = { 1000, 2900, 1400, 2100, 1800, 2500, 1200, 3000, 1600 };
+	static const double round_factor[9] = { 1000, 2900, 1400, 2100, 1800, 2500, 1200, 3000,
+						1600 };
 	double a[9], b[9], a2[9], b2[9];
 	struct sample_summary s, sa, sb;
 

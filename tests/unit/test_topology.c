@@ -321,8 +321,8 @@ static void test_blockdev(void)
 	put("sys/devices/ndbus0/region0/pfn0.0/block/pmem0/dev", "259:0\n");
 	put("sys/dev/block/.keep", "");
 	/* the kernel's links; the device link of a disk points at its parent */
-	snprintf(link, sizeof(link), "%s/sys/devices/ndbus0/region1/namespace1.0/block/pmem1/device",
-		 root);
+	snprintf(link, sizeof(link),
+		 "%s/sys/devices/ndbus0/region1/namespace1.0/block/pmem1/device", root);
 	CHECK(symlink("../..", link) == 0);
 	snprintf(link, sizeof(link), "%s/sys/devices/ndbus0/region0/pfn0.0/block/pmem0/device",
 		 root);

@@ -132,7 +132,8 @@ static int __init pt_wc_copy_init(void)
 				if (!why)
 					continue;
 				if (++failed <= PT_REPORT_MAX)
-					pr_err("pt_wc_copy: FAIL nt_max_bytes=%llu size=%zu offset=%zu: %s\n",
+					pr_err("pt_wc_copy: FAIL nt_max_bytes=%llu size=%zu "
+					       "offset=%zu: %s\n",
 					       pt_nt[n], pt_sizes[s], pt_offsets[o], why);
 			}
 			cond_resched();
