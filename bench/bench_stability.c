@@ -267,8 +267,8 @@ int main(int argc, char **argv)
 			kr[k].has |= 1u << r;
 		}
 	}
-	printf("%u probes; a value passes a probe within max(%.3f, the export's margin) of the "
-	       "least worst-size loss there\n", n, bar);
+	printf("%u probes; a value passes a probe within max(%.3f, the export's margin)\n"
+	       "of the least worst-size loss there\n", n, bar);
 	for (int k = 0; k < EXPORT_KNOBS; k++) {
 		collect_values(p, n, k, &kr[k]);
 		if (score_knob(p, n, k, bar, &kr[k]))
