@@ -571,6 +571,9 @@ int crossover_cells(const struct policy_op *op, struct crossover_cell *cells)
 		return -EINVAL;
 	if (!op->nsizes)
 		return 0;
+	/* the per-size scratch of the family bounds is fixed-size */
+	if (op->ncurves > POLICY_MAX_CURVES)
+		return -E2BIG;
 	v = calloc(op->nsizes, sizeof(*v));
 	fam = calloc(op->nsizes, sizeof(*fam));
 	island = calloc(op->nsizes, sizeof(*island));
@@ -790,7 +793,7 @@ static int build_ranges(struct policy_op *op, const struct crossover_cell *cells
 				struct policy_crossover *x = &xo[r - 1];
 				enum policy_family pf =
 					strategy_family_of(op->curves[prev_w].strategy);
-				int a = prev_w, b = w;
+				int a = prev_w, b = w, va = w, vb = prev_w;
 
 				ranges[r - 1].to_bytes = op->sizes_bytes[i];
 				x->size_bytes = op->sizes_bytes[i];
@@ -798,15 +801,19 @@ static int build_ranges(struct policy_op *op, const struct crossover_cell *cells
 				copy_name(x->above, op->curves[w].strategy);
 				snprintf(x->kind, sizeof(x->kind), "%s",
 					 pf == f ? "member" : "family");
-				/* a family change is judged on the families' representatives */
+				/*
+				 * A family change is judged on the families'
+				 * representatives; a baseline's strategy of no
+				 * family (noflush) on the two strategies.
+				 */
 				if (pf != f && pf != POLICY_FAMILY_NONE &&
 				    f != POLICY_FAMILY_NONE) {
 					a = cells[last].rep[pf] >= 0 ? cells[last].rep[pf] : a;
 					b = cells[i].rep[f] >= 0 ? cells[i].rep[f] : b;
+					va = cells[last].rep[f];
+					vb = cells[i].rep[pf];
 				}
-				x->confidence =
-					prob_beats(op, a, pf != f ? cells[last].rep[f] : b, last) *
-					prob_beats(op, b, pf != f ? cells[i].rep[pf] : a, i);
+				x->confidence = prob_beats(op, a, va, last) * prob_beats(op, b, vb, i);
 			}
 			r++;
 		}
@@ -832,6 +839,22 @@ static const char *baseline_at(const struct policy_op *b, uint64_t s)
 		if (s >= b->ranges[r].from_bytes && s < b->ranges[r].to_bytes)
 			return b->ranges[r].strategy;
 	return NULL;
+}
+
+/*
+ * Every strategy b's ranges run is one op measured as a persistent copy,
+ * so that b's decision copied into op loads (a probe that no longer
+ * measures a baseline's strategy decides afresh).
+ */
+static bool baseline_fits(const struct policy_op *op, const struct policy_op *b)
+{
+	for (size_t r = 0; r < b->nranges; r++) {
+		const struct policy_curve *c = policy_op_find_curve(op, b->ranges[r].strategy);
+
+		if (!c || c->reference_only)
+			return false;
+	}
+	return true;
 }
 
 /* Measured again later in the op: a fresh look at the cell. */
@@ -951,6 +974,8 @@ static int decide(struct policy_op *op, const struct policy_op *base)
 
 	if (!op)
 		return -EINVAL;
+	if (op->nsizes > POLICY_MAX_SIZES || op->ncurves > POLICY_MAX_CURVES)
+		return -E2BIG;
 	mark_suspects(op);
 	margin = op->margin = crossover_margin(op);
 	thin = crossover_op_thin(op);
@@ -973,7 +998,7 @@ static int decide(struct policy_op *op, const struct policy_op *base)
 	ret = build_ranges(op, cells, win);
 	if (ret || !base)
 		goto out;
-	if ((all_kept || thin) && base->nranges) {
+	if ((all_kept || thin) && base->nranges && baseline_fits(op, base)) {
 		/* nothing lost by the margin (or nothing to decide on): the baseline's, exactly */
 		struct policy_range *r = calloc(base->nranges, sizeof(*r));
 		struct policy_crossover *x = base->ncrossovers ?

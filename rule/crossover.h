@@ -111,7 +111,10 @@ int crossover_pair_verdict(const struct policy_op *op, int a, int b, size_t i, d
 /* The family's default member in op (its curve index), -1 if none measured. */
 int crossover_family_default(const struct policy_op *op, int family);
 
-/* Per-size decisions; cells[op->nsizes].  Returns 0, or -EINVAL / -ENOMEM. */
+/*
+ * Per-size decisions; cells[op->nsizes].  Returns 0, or -EINVAL / -ENOMEM,
+ * or -E2BIG for more than POLICY_MAX_CURVES curves.
+ */
 int crossover_cells(const struct policy_op *op, struct crossover_cell *cells);
 
 /*
@@ -176,7 +179,9 @@ bool crossover_looks_agree(const struct policy_op *op, size_t i, const double *f
  * Replace op->ranges and op->crossovers with those derived from the
  * curves, set op->margin and flag POLICY_CELL_SUSPECT in the curves'
  * cell_flags where crossover_cell_implausible() (a flag set earlier
- * stays).  Returns 0, -EINVAL for a NULL op, or -ENOMEM.  An op without
+ * stays).  Returns 0, -EINVAL for a NULL op, -E2BIG for an op of more
+ * than POLICY_MAX_SIZES sizes or POLICY_MAX_CURVES curves (the loader
+ * refuses those; a merge checks its union), or -ENOMEM.  An op without
  * any measured cell, or thin (crossover_op_thin(): one cell
  * unmeasurable), gets no ranges.
  * A range's tie is true when its family won none of its sizes by

@@ -165,6 +165,9 @@ static int view_alloc(struct side_view *v, const struct policy_op *op)
 	size_t n = op->nsizes ? op->nsizes : 1;
 
 	memset(v, 0, sizeof(*v));
+	/* rule_loss() and pair_view() index fixed-size scratch by size */
+	if (op->nsizes > POLICY_MAX_SIZES)
+		return -E2BIG;
 	v->op = op;
 	v->n = op->nsizes;
 	v->sizes = op->sizes_bytes;

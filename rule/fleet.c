@@ -547,8 +547,16 @@ static int merge_op(struct policy_op *dst, struct policy_op *const *src, const u
 
 	if (op_pool_alloc(&pool, nsrc) || union_sizes(src, nsrc, &sizes, &nsizes))
 		goto out;
+	/* hosts on other grids: their union may be more than one op holds */
+	rc = -E2BIG;
+	if (nsizes > POLICY_MAX_SIZES)
+		goto out;
+	rc = -ENOMEM;
 	m = policy_target_add_op(&tmp, dst->op, dst->pattern, dst->threads, sizes, nsizes);
 	if (!m || add_union_curves(m, src, nsrc))
+		goto out;
+	rc = -E2BIG;
+	if (m->ncurves > POLICY_MAX_CURVES)
 		goto out;
 	for (size_t c = 0; c < m->ncurves; c++)
 		merge_curve(&m->curves[c], sizes, nsizes, src, hosts, nsrc, &pool);
@@ -649,10 +657,11 @@ static void set_created_range(struct policy *out, struct policy *const *g, size_
  * Aggregate the entries g[0..n) of one fingerprint, which hold hosts[i]
  * hosts each, into a copy of the newest; its hosts are ids[0..nids).
  */
-static struct policy *merge_group(struct policy *const *g, const unsigned *hosts, size_t n,
-				  const struct ident *const *ids, size_t nids,
-				  const struct export_weights *w)
+static int merge_group(struct policy *const *g, const unsigned *hosts, size_t n,
+		       const struct ident *const *ids, size_t nids, const struct export_weights *w,
+		       struct policy **outp, char *err, size_t errlen)
 {
+	int rc = -ENOMEM;
 	size_t newest = 0;
 	struct policy *out;
 	struct policy_op **ops;
@@ -698,7 +707,14 @@ static struct policy *merge_group(struct policy *const *g, const unsigned *hosts
 					ops[k++] = io;
 				}
 			}
-			if (merge_op(oo, ops, opw, k))
+			rc = merge_op(oo, ops, opw, k);
+			if (rc == -E2BIG)
+				snprintf(err, errlen, "%s: target %s, %s %s x%u: the hosts' grids "
+					 "together hold more than %d sizes or %d strategies, more "
+					 "than one op may; merge hosts probed alike",
+					 out->platform.fingerprint, ot->name, oo->op, oo->pattern,
+					 oo->threads, POLICY_MAX_SIZES, POLICY_MAX_CURVES);
+			if (rc)
 				goto fail;
 		}
 		for (size_t i = 0; i < n; i++) {
@@ -711,14 +727,16 @@ static struct policy *merge_group(struct policy *const *g, const unsigned *hosts
 		}
 		ot->ceiling_mib_s = host_median(ceil, ceilw, nceil, scratch);
 	}
-	if (export_compute(out, w))
+	rc = export_compute(out, w);
+	if (rc)
 		goto fail;
 	free(ops);
 	free(opw);
 	free(ceil);
 	free(ceilw);
 	free(scratch);
-	return out;
+	*outp = out;
+	return 0;
 fail:
 	free(ops);
 	free(opw);
@@ -726,7 +744,7 @@ fail:
 	free(ceilw);
 	free(scratch);
 	policy_free(out);
-	return NULL;
+	return rc;
 }
 
 int policy_merge(struct policy_bundle *const *in, size_t nin, const struct export_weights *w,
@@ -949,10 +967,12 @@ static void sort_by_platform(struct merger *m)
  * Platform gi's entries as one entry: merged, or its one entry as it is,
  * with its hosts listed and no samples.  NULL (said why) when it cannot be.
  */
-static struct policy *merge_platform(struct merger *m, size_t gi, const struct export_weights *w)
+static int merge_platform(struct merger *m, size_t gi, const struct export_weights *w,
+			  struct policy **ep)
 {
 	size_t n = m->gstart[gi + 1] - m->gstart[gi], nids = 0;
-	struct policy *e;
+	struct policy *e = NULL;
+	int rc = -ENOMEM;
 
 	for (size_t j = 0; j < n; j++) {
 		size_t k = m->order[m->gstart[gi] + j];
@@ -963,8 +983,9 @@ static struct policy *merge_platform(struct merger *m, size_t gi, const struct e
 			m->gids[nids++] = &m->ids[i];
 	}
 	qsort(m->gids, nids, sizeof(*m->gids), cmp_ident);
+	m->err[0] = '\0';
 	if (n > 1) {
-		e = merge_group(m->g, m->gh, n, m->gids, nids, w);
+		rc = merge_group(m->g, m->gh, n, m->gids, nids, w, &e, m->err, m->errlen);
 	} else {
 		e = policy_dup(m->g[0]);
 		/* a merged entry that lists no host is one host, by its text */
@@ -973,18 +994,21 @@ static struct policy *merge_platform(struct merger *m, size_t gi, const struct e
 			policy_free(e);
 			e = NULL;
 		}
+		rc = e ? 0 : -ENOMEM;
 	}
-	if (!e) {
-		snprintf(m->err, m->errlen, "cannot merge the entries of %s",
-			 m->all[m->first[gi]]->platform.fingerprint);
-		return NULL;
+	if (rc) {
+		if (!m->err[0])
+			snprintf(m->err, m->errlen, "cannot merge the entries of %s: %s",
+				 m->all[m->first[gi]]->platform.fingerprint, strerror(-rc));
+		return rc;
 	}
 	/*
 	 * A fleet file carries summaries: one host's raw samples would
 	 * outweigh them and, under merged medians, contradict them.
 	 */
 	policy_drop_raw(e);
-	return e;
+	*ep = e;
+	return 0;
 }
 
 /* Each platform's one entry into out, in order of first appearance. */
@@ -993,14 +1017,20 @@ static int bundle_platforms(struct merger *m, const struct export_weights *w,
 {
 	size_t listed = 0;
 
+	if (m->ngroups > POLICY_MAX_BUNDLE) {
+		snprintf(m->err, m->errlen, "%zu platforms, more than the %d a fleet file may hold",
+			 m->ngroups, POLICY_MAX_BUNDLE);
+		return -E2BIG;
+	}
 	m->gids = calloc(m->nids + 1, sizeof(*m->gids));
 	if (!m->gids)
 		return merger_oom(m);
 	for (size_t gi = 0; gi < m->ngroups; gi++) {
-		struct policy *e = merge_platform(m, gi, w);
+		struct policy *e;
+		int rc = merge_platform(m, gi, w, &e);
 
-		if (!e)
-			return -EINVAL;
+		if (rc)
+			return rc;
 		listed += e->merged.nhost_ids;
 		if (policy_bundle_add(out, e)) {
 			policy_free(e);
@@ -1028,7 +1058,7 @@ int policy_merge_named(struct policy_bundle *const *in, const char *const *names
 	struct merger m = { .err = err, .errlen = errlen };
 	int rc;
 
-	assert((in || !nin) && outp);
+	assert((in || !nin) && outp && err && errlen);
 	out = policy_bundle_new();
 	rc = merger_alloc(&m, in, nin);
 	if (!rc && !out)

@@ -23,7 +23,9 @@
  * the sha256 of its text, its samples aside.  A merged entry lists every
  * id it holds, sorted, so that a host is known however deep in a bundle
  * it is; one host twice is refused (-EEXIST), so is an output of more
- * than POLICY_MAX_HOST_IDS ids (-E2BIG).  Linear in the hosts: no two
+ * than POLICY_MAX_HOST_IDS ids or POLICY_MAX_BUNDLE platforms, or an op
+ * whose hosts' grids together exceed POLICY_MAX_SIZES sizes or
+ * POLICY_MAX_CURVES strategies (-E2BIG).  Linear in the hosts: no two
  * entries are compared, hosts are told apart by hash.
  * Inputs are not changed; *out is the caller's.
  */

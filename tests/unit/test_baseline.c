@@ -294,9 +294,99 @@ static void run_row(const struct baseline_row *row)
 	policy_free(p);
 }
 
+/* base's ranges by hand: strategies[k] from bounds[k] to bounds[k + 1] (the last open). */
+static void set_ranges(struct policy_op *base, const char *const *strategies,
+		       const uint64_t *bounds, size_t n)
+{
+	free(base->ranges);
+	free(base->crossovers);
+	base->crossovers = NULL;
+	base->ncrossovers = 0;
+	base->ranges = calloc(n, sizeof(*base->ranges));
+	CHECK(base->ranges != NULL);
+	base->nranges = n;
+	for (size_t k = 0; k < n; k++) {
+		snprintf(base->ranges[k].strategy, sizeof(base->ranges[k].strategy), "%s",
+			 strategies[k]);
+		base->ranges[k].from_bytes = bounds[k];
+		base->ranges[k].to_bytes = k + 1 < n ? bounds[k + 1] : OPEN;
+	}
+}
+
+/*
+ * A persistent-cache target's baseline may run noflush, of no family: kept
+ * at the small sizes, its boundary with the cached family judged on the
+ * two strategies (0.5 x 0.5 where they tie), streaming taking the top.
+ */
+static void baseline_of_no_family(void)
+{
+	static const char *const with_noflush[] = { "movnt_avx512", "movnt_avx2", "clwb",
+						    "noflush" };
+	static const char *const ranged[] = { "noflush", "clwb" };
+	static const uint64_t bounds[] = { 0, 512 };
+	struct policy *p = mkpolicy_new(NULL, NULL);
+	struct policy_target *t = mkpolicy_target(p, "cache", "", NULL);
+	struct policy_op *base, *op;
+
+	mkpolicy_op(t, "sequential", grid, NGRID, with_noflush, 4);
+	mkpolicy_op(t, "random", grid, NGRID, with_noflush, 4);
+	base = &t->ops[0];
+	op = &t->ops[1];
+	for (size_t c = 0; c < 4; c++)
+		for (size_t i = 0; i < NGRID; i++) {
+			mkpolicy_cell(&base->curves[c], i, 10000, 50, 100, 25);
+			mkpolicy_cell(&op->curves[c], i, c < 2 && i >= NGRID - 3 ? 13000 : 10000,
+				      50, 100, 25);
+			if (i >= NGRID - 3)
+				op->curves[c].cell_flags[i] |= POLICY_CELL_REMEASURED;
+		}
+	set_ranges(base, ranged, bounds, 2);
+	CHECK_INT(crossover_decide_with_baseline(op, base), 0);
+	CHECK_INT(op->nranges, 3);
+	if (op->nranges == 3) {
+		CHECK_STR(op->ranges[0].strategy, "noflush");
+		CHECK_STR(op->ranges[0].baseline, "kept");
+		CHECK_STR(op->ranges[1].strategy, "clwb");
+		CHECK_STR(op->ranges[2].strategy, "movnt_avx512");
+		CHECK_STR(op->ranges[2].baseline, "changed");
+		CHECK_INT(op->crossovers[0].size_bytes, 512);
+		CHECK_NEAR(op->crossovers[0].confidence, 0.25, 0.01);
+	}
+	policy_free(p);
+}
+
+/*
+ * A thin op (nothing of its own to decide) keeps its baseline's ranges
+ * only where this probe measured their strategies: copied, a range of a
+ * strategy it has no curve for would make a file no reader takes.
+ */
+static void baseline_not_measured_here(void)
+{
+	static const char *const ranged[] = { "noflush", "movnt_avx512" };
+	static const uint64_t bounds[] = { 0, 512 };
+	struct policy *p = mkpolicy_new(NULL, NULL);
+	struct policy_op *base = flat_op(p, "base"), *op = flat_op(p, "new");
+
+	set_ranges(base, ranged, bounds, 2);
+	unmeasurable(op, FROM_TO(0, 5), 0, op->ncurves);
+	CHECK(crossover_op_thin(op));
+	CHECK_INT(crossover_decide_with_baseline(op, base), 0);
+	CHECK_INT(op->nranges, 0);
+	/* the same baseline on a probe that measures noflush: its ranges, exactly */
+	op = mkpolicy_op(mkpolicy_target(p, "again", "", NULL), "sequential", grid, NGRID,
+			 (const char *const[]){ "movnt_avx512", "noflush" }, 2);
+	unmeasurable(op, FROM_TO(0, 5), 0, op->ncurves);
+	base = &policy_find_target(p, "base")->ops[0];
+	CHECK_INT(crossover_decide_with_baseline(op, base), 0);
+	CHECK_INT(op->nranges, 2);
+	policy_free(p);
+}
+
 int main(void)
 {
 	for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++)
 		run_row(&rows[k]);
+	baseline_of_no_family();
+	baseline_not_measured_here();
 	return check_report("test_baseline");
 }

@@ -849,6 +849,78 @@ static void test_bundle_many_platforms(void)
 }
 
 /*
+ * One host of fingerprint FP("a"): an op of n sizes, the k-th at
+ * 64 (k + 1) + offset bytes, and curves named prefix0.., prefix(ncurves-1),
+ * every cell tied.
+ */
+static struct policy *grid_host(int id, uint64_t offset, size_t n, const char *prefix,
+				size_t ncurves)
+{
+	struct policy *p = mkpolicy_new(FP("a"), "2026-11-01T00:00:00Z");
+	struct policy_target *t = mkpolicy_target(p, "region0", "pmem", NULL);
+	uint64_t *sz = calloc(n, sizeof(*sz));
+	char (*names)[POLICY_NAME_MAX] = calloc(ncurves, sizeof(*names));
+	const char **np = calloc(ncurves, sizeof(*np));
+	struct policy_op *op;
+
+	CHECK(sz && names && np);
+	for (size_t k = 0; k < n; k++)
+		sz[k] = 64 * (k + 1) + offset;
+	for (size_t c = 0; c < ncurves; c++) {
+		snprintf(names[c], sizeof(names[c]), "%s%zu", prefix, c);
+		np[c] = names[c];
+	}
+	op = mkpolicy_op(t, "sequential", sz, n, np, ncurves);
+	for (size_t c = 0; c < op->ncurves; c++)
+		for (size_t k = 0; k < n; k++)
+			mkpolicy_cell(&op->curves[c], k, 1000, 20, 20, 9);
+	set_id(p, id);
+	free(sz);
+	free(names);
+	free(np);
+	return p;
+}
+
+/*
+ * A merge whose output no reader would take is refused, naming the bound:
+ * hosts on disjoint grids whose union is more sizes, or more strategies,
+ * than an op holds, and more platforms than a file holds.
+ */
+static void test_merge_bounds(void)
+{
+	struct policy_bundle *in[2], *out = NULL;
+	struct policy_bundle **many;
+	char err[400] = "", fp[80];
+
+	in[0] = one(grid_host(1, 0, POLICY_MAX_SIZES, "clwb_", 2));
+	in[1] = one(grid_host(2, 32, POLICY_MAX_SIZES, "clwb_", 2));
+	CHECK_INT(policy_merge(in, 2, NULL, &out, err, sizeof(err)), -E2BIG);
+	CHECK_MSG(strstr(err, "region0, write sequential x1") &&
+		  strstr(err, "more than 1024 sizes or 64 strategies"), "%s", err);
+	CHECK(out == NULL);
+	policy_bundle_free(in[0]);
+	policy_bundle_free(in[1]);
+
+	in[0] = one(grid_host(1, 0, 8, "a_", 40));
+	in[1] = one(grid_host(2, 0, 8, "b_", 40));
+	CHECK_INT(policy_merge(in, 2, NULL, &out, err, sizeof(err)), -E2BIG);
+	CHECK_MSG(strstr(err, "more than 1024 sizes or 64 strategies"), "%s", err);
+	policy_bundle_free(in[0]);
+	policy_bundle_free(in[1]);
+
+	many = calloc(POLICY_MAX_BUNDLE + 1, sizeof(*many));
+	CHECK(many != NULL);
+	for (unsigned i = 0; i < POLICY_MAX_BUNDLE + 1; i++)
+		many[i] = one(host(fp_n(fp, sizeof(fp), i), "2026-11-01T00:00:00Z", 1.0, 2048));
+	CHECK_INT(policy_merge(many, POLICY_MAX_BUNDLE + 1, NULL, &out, err, sizeof(err)),
+		  -E2BIG);
+	CHECK_MSG(strstr(err, "257 platforms, more than the 256"), "%s", err);
+	for (unsigned i = 0; i < POLICY_MAX_BUNDLE + 1; i++)
+		policy_bundle_free(many[i]);
+	free(many);
+}
+
+/*
  * The text of a bundle of two small entries, the second padded by an
  * unknown key to pad bytes more, and with ids host ids listed: *len.
  */
@@ -1028,6 +1100,7 @@ int main(void)
 	test_merge_thousands();
 	test_merge_same_text_many();
 	test_bundle_many_platforms();
+	test_merge_bounds();
 	test_bundle_entry_bounds();
 	test_bundle_host_ids_bound();
 	test_bundle_budget_per_entry();
