@@ -73,16 +73,21 @@ static int bundle_add_entry(struct policy_bundle *b, struct json_object *e, size
 {
 	char path[64];
 	struct policy *p;
+	int rc;
 
 	snprintf(path, sizeof(path), "bundle[%zu]", i);
 	p = policy_from_json_at(e, path, err, errlen);
 	if (!p)
 		return -EINVAL;
-	if (policy_bundle_add(b, p)) {
+	rc = policy_bundle_add(b, p);
+	if (rc == -EEXIST)
 		snprintf(err, errlen, "%s.platform.fingerprint: '%s' appears twice", path,
 			 p->platform.fingerprint);
+	else if (rc)
+		snprintf(err, errlen, "out of memory");
+	if (rc) {
 		policy_free(p);
-		return -EINVAL;
+		return rc == -EEXIST ? -EINVAL : rc;
 	}
 	return 0;
 }
@@ -102,6 +107,8 @@ static struct policy_bundle *bundle_from_json(struct json_object *root, char *er
 		struct policy *p = policy_from_json(root, err, errlen);
 
 		if (!p || policy_bundle_add(b, p)) {
+			if (p)
+				snprintf(err, errlen, "out of memory");
 			policy_free(p);
 			goto fail;
 		}
@@ -285,9 +292,9 @@ int policy_bundle_check(const struct policy_bundle *b, char *err, size_t errlen)
 	return rc;
 }
 
-int policy_bundle_save(const struct policy_bundle *b, const char *path)
+int policy_bundle_save(const struct policy_bundle *b, const char *path, char *err, size_t errlen)
 {
-	return policy_save_text(policy_bundle_to_string(b), path);
+	return policy_save_text(policy_bundle_to_string(b), path, err, errlen);
 }
 
 struct policy *policy_dup(const struct policy *p)

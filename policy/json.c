@@ -33,7 +33,8 @@ static struct json_object *jnum(double v, const char *fmt)
 {
 	char buf[64];
 
-	if (isnan(v))
+	/* unknown; an infinity has no JSON form, and the reader names its field */
+	if (!isfinite(v))
 		return NULL;	/* json-c adds NULL as JSON null */
 	snprintf(buf, sizeof(buf), fmt, v);
 	return json_object_new_double_s(v, buf);

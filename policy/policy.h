@@ -425,7 +425,8 @@ struct policy_bundle *policy_bundle_load(const char *path, unsigned flags, char 
 struct policy *policy_bundle_find(const struct policy_bundle *b, const char *fp);
 /* One entry prints as a plain policy, more as a bundle; caller frees. */
 char *policy_bundle_to_string(const struct policy_bundle *b);
-int policy_bundle_save(const struct policy_bundle *b, const char *path);
+/* policy_save() for a bundle. */
+int policy_bundle_save(const struct policy_bundle *b, const char *path, char *err, size_t errlen);
 /*
  * Whether b, as written, is within what every reader takes (the file's
  * size, each entry's, the host ids: pmem-policy.json(5) LIMITS): 0, or
@@ -443,13 +444,19 @@ void policy_format_size(uint64_t bytes, char *buf, size_t len);
 const char *policy_format_bytes(uint64_t bytes, char *buf, size_t len);
 
 /*
- * save.c: atomically (temp file beside path, fsync, rename, fsync dir).
- * -EFBIG for a text no reader takes (a policy over 8 MiB, its host ids
- * aside, or a bundle beyond its bounds: policy_bundle_check()).  policy_save_shedding_raw()
- * then drops the raw samples (--keep-samples) and writes the rest, setting
- * *raw_dropped: a probe's measurements are worth more than their samples.
+ * save.c: atomically (temp file beside path, fsync, rename, fsync dir),
+ * and only a text that policy_bundle_parse() takes back: path is left
+ * as it was on any error.  Returns 0; -EFBIG for a text beyond what a
+ * reader takes (a policy over 8 MiB, its host ids aside, or a bundle
+ * beyond its bounds: policy_bundle_check()); -EINVAL for one the reader
+ * refuses for its content; -ENOMEM; or the write's error.  One line in
+ * err (errlen bytes; NULL for none) names the bound, the field or the
+ * write's error.  policy_save_shedding_raw() then drops the raw samples
+ * (--keep-samples) on -EFBIG and writes the rest, setting *raw_dropped:
+ * a probe's measurements are worth more than their samples.
  */
-int policy_save(const struct policy *p, const char *path);
-int policy_save_shedding_raw(struct policy *p, const char *path, bool *raw_dropped);
+int policy_save(const struct policy *p, const char *path, char *err, size_t errlen);
+int policy_save_shedding_raw(struct policy *p, const char *path, bool *raw_dropped, char *err,
+			     size_t errlen);
 
 #endif /* PMEM_POLICY_H */

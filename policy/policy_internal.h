@@ -86,7 +86,7 @@ void *policy_load_with(const char *path, unsigned flags, policy_parse_fn parse, 
 void policy_curve_release_raw(struct policy_curve *c, size_t nsizes);
 
 /* Write text atomically with mode 0644 and free it (NULL: -ENOMEM). */
-int policy_save_text(char *text, const char *path);
+int policy_save_text(char *text, const char *path, char *err, size_t errlen);
 
 /* A string member of a struct, by its offset, and the name it goes by outside. */
 struct named_member {

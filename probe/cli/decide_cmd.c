@@ -98,10 +98,9 @@ int decide_cmd(const char *in, const char *out, const char *baseline, const char
 		goto out;
 	}
 	if (out) {
-		rc = policy_save(p, out);
+		rc = policy_save(p, out, err, sizeof(err));
 		if (rc) {
-			fprintf(stderr, "pmem-tune: %s: cannot write the policy: %s\n", out,
-				strerror(-rc));
+			fprintf(stderr, "pmem-tune: %s: cannot write the policy: %s\n", out, err);
 			goto out;
 		}
 	} else {

@@ -263,14 +263,12 @@ int merge_cmd(const char *out, char **in, int nin, const char *list, const char 
 			status = 2;
 		goto out;
 	}
-	rc = policy_bundle_save(m, out);
-	if (rc == -EFBIG && !policy_bundle_check(m, err, sizeof(err))) {
-		fprintf(stderr, "pmem-tune: %s: cannot write the bundle: %s\n", out, err);
-		status = 2;
-		goto out;
-	}
+	rc = policy_bundle_save(m, out, err, sizeof(err));
 	if (rc) {
-		fprintf(stderr, "pmem-tune: %s: cannot write the bundle: %s\n", out, strerror(-rc));
+		fprintf(stderr, "pmem-tune: %s: cannot write the bundle: %s\n", out, err);
+		/* more than a file may hold is the inputs' */
+		if (rc == -EFBIG)
+			status = 2;
 		goto out;
 	}
 	printf("merged %zu file%s into %s: %zu platform%s\n", inp.n, inp.n == 1 ? "" : "s", out,

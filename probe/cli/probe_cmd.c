@@ -586,13 +586,13 @@ int probe_cmd(const struct probe_opts *o)
 
 		/* the tables first: on the journal both streams share one line otherwise */
 		fflush(stdout);
-		rc = policy_save_shedding_raw(p, o->output, &shed);
+		rc = policy_save_shedding_raw(p, o->output, &shed, err, sizeof(err));
 		if (shed)
 			fprintf(stderr, "pmem-tune: %s: over %lld MiB with every cell's samples; "
 				"written without them\n", o->output, POLICY_MAX_POLICY_BYTES >> 20);
 		if (rc) {
 			fprintf(stderr, "pmem-tune: %s: cannot write the policy: %s\n", o->output,
-				strerror(-rc));
+				err);
 			goto out;
 		}
 		if (o->fleet_file)

@@ -250,10 +250,12 @@ int mkpolicy_write(const struct mkpolicy_opts *o, const char *path)
 
 	if (!p)
 		return -ENOMEM;
-	r = policy_save(p, path);
+	r = policy_save(p, path, err, sizeof(err));
 	policy_free(p);
-	if (r < 0)
+	if (r < 0) {
+		fprintf(stderr, "mkpolicy: %s: %s\n", path, err);
 		return r;
+	}
 	/* what we wrote must be what the daemon accepts */
 	back = policy_load(path, err, sizeof(err));
 	if (!back) {

@@ -232,7 +232,7 @@ _Noreturn static void writer(const struct policy *a, const struct policy *b, con
 			     unsigned first)
 {
 	for (unsigned i = first;; i++)
-		if (policy_save(i & 1 ? b : a, path))
+		if (policy_save(i & 1 ? b : a, path, NULL, 0))
 			_exit(3);
 }
 
@@ -263,7 +263,7 @@ int main(int argc, char **argv)
 
 	/* the file exists before the first writer: "missing" is a failure */
 	t0 = now();
-	CHECK_INT(policy_save(a, path), 0);
+	CHECK_INT(policy_save(a, path, NULL, 0), 0);
 	t_save = now() - t0;
 	/*
 	 * Kill anywhere in the first three saves: fork, serialise, write,
@@ -361,7 +361,7 @@ int main(int argc, char **argv)
 	if (named)
 		CHECK_MSG(temps_total, "no kill left a named temp: the recovery is not exercised");
 	count_temps_aging(dir, base, 2 * ATOMIC_STALE_S);
-	CHECK_INT(policy_save(a, path), 0);
+	CHECK_INT(policy_save(a, path, NULL, 0), 0);
 	CHECK_MSG(!count_temps(dir, base), "%u stale temp files left after a save",
 		  count_temps(dir, base));
 	check_theirs(path);

@@ -527,7 +527,7 @@ static void test_save_load(void)
 
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(path, sizeof(path), "%s/pmem-policy.json", dir);
-	CHECK_INT(policy_save(p, path), 0);
+	CHECK_INT(policy_save(p, path, NULL, 0), 0);
 	CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0644);
 	q = policy_load(path, err, sizeof(err));
 	CHECK_MSG(q != NULL, "%s", err);
@@ -538,13 +538,73 @@ static void test_save_load(void)
 	q = policy_load(dir, err, sizeof(err));
 	CHECK(q == NULL && strstr(err, "not a regular file") != NULL);
 	/* no temporary file is left behind */
-	CHECK_INT(policy_save(p, path), 0);
+	CHECK_INT(policy_save(p, path, NULL, 0), 0);
 	{
 		char cmd[400];
 
 		snprintf(cmd, sizeof(cmd), "test $(ls -A %s | wc -l) -eq 1", dir);
 		CHECK(system(cmd) == 0);
 	}
+	unlink(path);
+	rmdir(dir);
+	policy_free(p);
+}
+
+/*
+ * What a reader would refuse is not written: the file there stays as it
+ * was, and the error names the field.  An infinity, which JSON cannot
+ * say, is written as null: unknown.
+ */
+static void test_save_refuses_unreadable(void)
+{
+	char dir[] = "/tmp/pt-json-XXXXXX", path[300], err[512] = "", *before, *after;
+	struct policy *p = sample_policy();
+	struct policy_op *op = &p->targets[0].ops[0];
+	struct policy_bundle *none = policy_bundle_new();
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/pmem-policy.json", dir);
+	CHECK_INT(policy_save(p, path, NULL, 0), 0);
+	before = policy_to_string(p);
+
+	snprintf(op->ranges[0].strategy, sizeof(op->ranges[0].strategy), "noflush");
+	CHECK_INT(policy_save(p, path, err, sizeof(err)), -EINVAL);
+	CHECK_MSG(strstr(err, "ranges[0].strategy") && strstr(err, "'noflush' has no curve"),
+		  "%s", err);
+	snprintf(op->ranges[0].strategy, sizeof(op->ranges[0].strategy), "%s",
+		 op->curves[0].strategy);
+
+	CHECK_INT(policy_bundle_save(none, path, err, sizeof(err)), -EINVAL);
+	CHECK_MSG(strstr(err, "bundle"), "%s", err);
+
+	{
+		FILE *f = fopen(path, "r");
+		size_t n = before ? strlen(before) : 0;
+
+		after = calloc(1, n + 2);
+		CHECK(f && after && fread(after, 1, n + 1, f) == n);
+		if (f)
+			fclose(f);
+	}
+	CHECK_MSG(before && after && !strcmp(before, after), "the file on disk changed");
+	free(before);
+	free(after);
+
+	/* no figure, not a token JSON lacks: null, read back as unknown */
+	p->targets[0].ceiling_mib_s = INFINITY;
+	p->targets[0].ops[0].curves[0].median_mib_s[1] = -INFINITY;
+	CHECK_INT(policy_save(p, path, err, sizeof(err)), 0);
+	{
+		struct policy *q = policy_load(path, err, sizeof(err));
+
+		CHECK_MSG(q != NULL, "%s", err);
+		if (q) {
+			CHECK(isnan(q->targets[0].ceiling_mib_s));
+			CHECK(isnan(q->targets[0].ops[0].curves[0].median_mib_s[1]));
+		}
+		policy_free(q);
+	}
+	policy_bundle_free(none);
 	unlink(path);
 	rmdir(dir);
 	policy_free(p);
@@ -573,7 +633,7 @@ static void test_save_shedding_raw(void)
 			w[k] = a->median_mib_s[i];
 		CHECK_INT(policy_curve_set_raw(a, op->nsizes, i, w, 9), 0);
 	}
-	CHECK_INT(policy_save_shedding_raw(p, path, &shed), 0);
+	CHECK_INT(policy_save_shedding_raw(p, path, &shed, NULL, 0), 0);
 	CHECK(!shed);
 	q = policy_load(path, err, sizeof(err));
 	CHECK_MSG(q && policy_op_has_raw(&q->targets[0].ops[0]), "small file lost its samples: %s",
@@ -587,8 +647,8 @@ static void test_save_shedding_raw(void)
 		CHECK_INT(policy_curve_set_raw(a, op->nsizes, i, v, n), 0);
 		a->samples[i] = n;
 	}
-	CHECK_INT(policy_save(p, path), -EFBIG);
-	CHECK_INT(policy_save_shedding_raw(p, path, &shed), 0);
+	CHECK_INT(policy_save(p, path, NULL, 0), -EFBIG);
+	CHECK_INT(policy_save_shedding_raw(p, path, &shed, NULL, 0), 0);
 	CHECK(shed);
 	CHECK(!policy_op_has_raw(op));
 	q = policy_load(path, err, sizeof(err));
@@ -1017,6 +1077,7 @@ int main(void)
 	test_forward_compatible();
 	test_limits();
 	test_save_load();
+	test_save_refuses_unreadable();
 	test_save_shedding_raw();
 	test_insert_size();
 	test_cell_flags();
