@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -10,6 +11,7 @@
 
 #include "common/read_file.h"
 #include "policy/fleet_file.h"
+#include "policy/policy_internal.h"
 #include "policy/policy_limits.h"
 
 const char *policy_probe_state_dir(void)
@@ -40,7 +42,7 @@ static void say(char *why, size_t len, const char *fmt, ...)
 }
 
 /* "merged": {"hosts": N, ...} of one entry; 0 when it has none. */
-static int merged_hosts(struct json_object *entry)
+static unsigned merged_hosts(struct json_object *entry)
 {
 	struct json_object *m, *h;
 
@@ -48,19 +50,67 @@ static int merged_hosts(struct json_object *entry)
 	    !json_object_object_get_ex(entry, "merged", &m))
 		return 0;
 	if (json_object_object_get_ex(m, "hosts", &h) && json_object_is_type(h, json_type_int))
-		return json_object_get_int(h) > 0 ? json_object_get_int(h) : 1;
+		return json_object_get_int(h) > 0 ? (unsigned)json_object_get_int(h) : 1;
+	return 1;
+}
+
+/*
+ * Whether text names a fleet: a bundle, or a merged entry.  Read as the
+ * loader reads (policy_text_check(): the memory budget first, a bundle an
+ * entry at a time).  Text that is not a policy's (a NUL byte, bad UTF-8)
+ * is no fleet's; one beyond the bounds cannot be told (-E2BIG, -EFBIG).
+ */
+static int fleet_text(const char *text, size_t len, char *why, size_t wlen)
+{
+	struct policy_scan_info si = { 0 };
+	struct json_object *root;
+	char err[256];
+	bool merged = false;
+	unsigned hosts;
+	int rc;
+
+	rc = policy_text_check(text, len, &si, err, sizeof(err));
+	if (rc)
+		return rc == -EINVAL ? 0 : rc;
+	if (si.nentries) {
+		for (size_t i = 0; i < si.nentries && !merged; i++) {
+			struct json_object *e = policy_tokenize_part(text, si.entries[i].start,
+								     si.entries[i].len, 2, err,
+								     sizeof(err));
+
+			merged = merged_hosts(e) > 0;
+			json_object_put(e);
+		}
+		say(why, wlen, "a fleet bundle of %zu entr%s%s", si.nentries,
+		    si.nentries == 1 ? "y" : "ies", merged ? " with merged ones" : "");
+		free(si.entries);
+		return 1;
+	}
+	root = policy_tokenize_part(text, 0, len, 0, err, sizeof(err));
+	if (!root)
+		return 0;
+	/* a bundle the scan could not take apart (an escaped key): still a bundle */
+	if (json_object_object_get_ex(root, "bundle", NULL)) {
+		say(why, wlen, "a fleet bundle");
+		json_object_put(root);
+		return 1;
+	}
+	hosts = merged_hosts(root);
+	json_object_put(root);
+	if (!hosts)
+		return 0;
+	say(why, wlen, "a fleet's merged entry of %u host%s", hosts, hosts == 1 ? "" : "s");
 	return 1;
 }
 
 int policy_is_fleet_file(const char *path, char *why, size_t len)
 {
-	struct json_object *root, *arr;
 	char target[256];
 	struct stat st;
-	size_t n;
+	size_t tlen;
 	char *text;
 	ssize_t tl;
-	int r, hosts;
+	int r;
 
 	if (lstat(path, &st) < 0)
 		return errno == ENOENT ? 0 : -errno;
@@ -72,27 +122,10 @@ int policy_is_fleet_file(const char *path, char *why, size_t len)
 	}
 	if (!S_ISREG(st.st_mode))
 		return 0;
-	r = read_file(path, READ_FILE_NOFOLLOW, POLICY_MAX_FILE_BYTES, &text, NULL);
+	r = read_file(path, READ_FILE_NOFOLLOW, POLICY_MAX_FILE_BYTES, &text, &tlen);
 	if (r < 0)
 		return r;
-	root = json_tokener_parse(text);
+	r = fleet_text(text, tlen, why, len);
 	free(text);
-	if (!root)
-		return 0;
-	r = 0;
-	if (json_object_object_get_ex(root, "bundle", &arr) &&
-	    json_object_is_type(arr, json_type_array)) {
-		n = json_object_array_length(arr);
-		hosts = 0;
-		for (size_t i = 0; i < n; i++)
-			hosts += merged_hosts(json_object_array_get_idx(arr, i));
-		say(why, len, "a fleet bundle of %zu entr%s%s", n, n == 1 ? "y" : "ies",
-		    hosts ? " with merged ones" : "");
-		r = 1;
-	} else if ((hosts = merged_hosts(root))) {
-		say(why, len, "a fleet's merged entry of %d host%s", hosts, hosts == 1 ? "" : "s");
-		r = 1;
-	}
-	json_object_put(root);
 	return r;
 }

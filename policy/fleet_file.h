@@ -31,7 +31,8 @@ int policy_kept_probe_path(char *out, size_t len);
  * in a few words.  0 when there is no file, or it is a single probe's
  * policy or no policy at all (a probe may replace it, as before); another
  * kind of file is 0 too, for the caller's own refusal.  Negative errno
- * when it cannot be told (unreadable, over POLICY_MAX_FILE_BYTES).
+ * when it cannot be told (unreadable, or beyond what a reader takes:
+ * over POLICY_MAX_FILE_BYTES, or its tree over the memory budget).
  */
 int policy_is_fleet_file(const char *path, char *why, size_t len);
 

@@ -221,6 +221,20 @@ static int entry(struct scan *sc, uint64_t cost, bool counts)
 	return 0;
 }
 
+/*
+ * An element of a host_ids array: a string of a host id's length, or the
+ * file is refused here, before its text escapes the size bounds.
+ */
+static int not_host_id(struct scan *sc, const char *what)
+{
+	char path[256];
+
+	where(sc, path, sizeof(path));
+	snprintf(sc->err, sc->errlen, "%s: %s, not a host id (a string of at most %d bytes)",
+		 path, what, POLICY_HOST_ID_LEN - 1);
+	return -EINVAL;
+}
+
 /* In the top level's "bundle" array, where an element starts or ends. */
 static bool at_bundle_element(const struct scan *sc)
 {
@@ -295,14 +309,19 @@ static int scan_text(struct scan *sc)
 			if (element)
 				entry_begin(sc);
 			rc = entry(sc, c == '{' ? COST_OBJECT : COST_ARRAY, counts);
+			if (!rc && top && top->ids)
+				rc = not_host_id(sc, c == '{' ? "an object" : "an array");
 			if (rc)
 				return rc;
 			if (sc->depth == POLICY_MAX_DEPTH + 1)
 				return 0;	/* too deep: json-c refuses it */
 			top = &sc->st[sc->depth++];
 			top->array = c == '[';
-			top->ids = top->array && sc->depth > 1 && !sc->st[sc->depth - 2].array &&
-				   !strcmp(sc->st[sc->depth - 2].key, "host_ids");
+			/* merged.host_ids alone: any other "host_ids" is held like the rest */
+			top->ids = top->array && sc->depth > 2 && !sc->st[sc->depth - 2].array &&
+				   !strcmp(sc->st[sc->depth - 2].key, "host_ids") &&
+				   !sc->st[sc->depth - 3].array &&
+				   !strcmp(sc->st[sc->depth - 3].key, "merged");
 			top->bundle = top->array && sc->depth == 2 && !sc->st[0].array &&
 				      !strcmp(sc->st[0].key, "bundle");
 			top->n = 0;
@@ -336,6 +355,7 @@ static int scan_text(struct scan *sc)
 			break;
 		case '"': {
 			bool escaped = false, key = want_key;
+			size_t from = sc->i;
 
 			/* a key counts as its object's member; json-c keeps a copy of it */
 			if (element)
@@ -345,6 +365,9 @@ static int scan_text(struct scan *sc)
 				rc = string(sc, want_key ? top->key : NULL, sizeof(top->key),
 					    &escaped);
 			want_key = false;
+			/* its quotes aside; an escape only makes it longer than it reads */
+			if (!rc && !key && top && top->ids && sc->i - from - 2 >= POLICY_HOST_ID_LEN)
+				rc = not_host_id(sc, "a string too long");
 			if (!rc && key && sc->depth == 1) {
 				sc->odd_key |= escaped;
 				sc->bundle_keys += !strcmp(top->key, "bundle");
@@ -367,6 +390,8 @@ static int scan_text(struct scan *sc)
 			if (element)
 				entry_begin(sc);
 			rc = entry(sc, COST_SCALAR, counts);
+			if (!rc && top && top->ids)
+				rc = not_host_id(sc, "a number or literal");
 			while (!rc && sc->i < len && sc->s[sc->i] < 0x80 &&
 			       !strchr(",:]}{[\" \t\r\n", sc->s[sc->i]))
 				sc->i++;

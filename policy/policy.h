@@ -357,8 +357,8 @@ struct policy_target *policy_find_target(const struct policy *p, const char *nam
 /*
  * raw_samples.c: the samples behind a cell, as taken (--keep-samples).
  * policy_curve_set_raw() copies n of them into cell idx of c (of an op
- * of nsizes sizes), replacing any there; n == 0 drops them and, once no
- * cell has any, the array.  policy_drop_raw() drops every curve's and
+ * of nsizes sizes), replacing any there, and makes samples[idx] n; n == 0
+ * drops them and, once no cell has any, the array.  policy_drop_raw() drops every curve's and
  * says whether there were any.
  */
 int policy_curve_set_raw(struct policy_curve *c, size_t nsizes, size_t idx,

@@ -4,6 +4,7 @@
  * that a replay can recompute a cell's summary, or a statistic the probe
  * did not compute (a paired one, round by round), from what was measured.
  */
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@ int policy_curve_set_raw(struct policy_curve *c, size_t nsizes, size_t idx,
 {
 	double *copy = NULL;
 
+	assert(c && c->samples && (v_mib_s || !n));
 	if (idx >= nsizes)
 		return -EINVAL;
 	if (n) {
@@ -55,6 +57,9 @@ int policy_curve_set_raw(struct policy_curve *c, size_t nsizes, size_t idx,
 	}
 	free(c->raw_mib_s[idx]);
 	c->raw_mib_s[idx] = copy;
+	/* the writer and the paired test read samples[idx] of them */
+	if (n)
+		c->samples[idx] = n;
 	for (size_t i = 0; i < nsizes; i++)
 		if (c->raw_mib_s[i])
 			return 0;

@@ -385,7 +385,11 @@ static void test_host_ids_invalid(void)
 		{ "[\"sha256:" FP64 "\"]", "2", "merged.host_ids: has 1 ids, hosts is 2" },
 		{ "[\"sha256:" FP64 "\",\"sha256:" FP64 "\"]", "2", "is there twice" },
 		{ "[\"sha256:" FP64 "\",\"sha256:X\"]", "2", "merged.host_ids[1]: expected" },
-		{ "[\"sha256:" FP64 "\",7]", "2", "merged.host_ids[1]: expected" },
+		{ "[\"sha256:" FP64 "\",7]", "2", "merged.host_ids[1]: a number or literal, not a "
+		  "host id" },
+		{ "[[]]", "1", "merged.host_ids[0]: an array, not a host id" },
+		{ "[\"sha256:" FP64 FP64 "\"]", "1", "merged.host_ids[0]: a string too long, not a "
+		  "host id (a string of at most 79 bytes)" },
 		{ "[\"sha256:" FP64 "\\u0000\",\"x\"]", "2", "merged.host_ids[0]: expected" },
 		{ "{}", "1", "merged.host_ids: expected array" },
 	};
@@ -402,6 +406,22 @@ static void test_host_ids_invalid(void)
 		p = policy_parse(text, strlen(text), err, sizeof(err));
 		CHECK_MSG(!p && strstr(err, bad[i].why), "%zu: %s", i, err);
 		policy_free(p);
+	}
+	/* "host_ids" elsewhere than under merged: held to every array's bound */
+	{
+		size_t n = POLICY_MAX_ENTRIES + 1, len = 0, cap = n * 4 + 512;
+		char *big = malloc(cap);
+
+		len += (size_t)snprintf(big + len, cap - len, "{\"schema\":\"pmem-policy/1\","
+					"\"platform\":{\"host_ids\":[");
+		for (size_t i = 0; i < n; i++)
+			len += (size_t)snprintf(big + len, cap - len, "%s1", i ? "," : "");
+		snprintf(big + len, cap - len, "]},\"targets\":[]}");
+		p = policy_parse(big, strlen(big), err, sizeof(err));
+		CHECK_MSG(!p && strstr(err, "platform.host_ids") && strstr(err, "entries in one array"),
+			  "%s", err);
+		policy_free(p);
+		free(big);
 	}
 	/* more ids than a file may hold */
 	{

@@ -62,6 +62,36 @@ static void test_kinds(void)
 	CHECK_INT(policy_is_fleet_file(tmptree_path("bundle.json"), NULL, 0), 1);
 }
 
+/*
+ * Read as the loader reads: a text whose tree would outgrow the memory
+ * budget cannot be told (and is not read whole); hosts are not summed.
+ */
+static void test_bounds(void)
+{
+	size_t cap = 4u << 20, n = 0;
+	char *big = malloc(cap);
+
+	CHECK(big != NULL);
+	if (!big)
+		return;
+	/* 1000 x 1000 empty objects: 3 MB of text, about 800 MB of json-c tree */
+	n += (size_t)snprintf(big + n, cap - n, "{\"schema\": \"pmem-policy/1\", \"x\": [");
+	for (int i = 0; i < 1000; i++) {
+		n += (size_t)snprintf(big + n, cap - n, "%s[", i ? "," : "");
+		for (int k = 0; k < 1000; k++)
+			n += (size_t)snprintf(big + n, cap - n, "%s{}", k ? "," : "");
+		n += (size_t)snprintf(big + n, cap - n, "]");
+	}
+	snprintf(big + n, cap - n, "]}");
+	tmptree_put("tree.json", big, 0644);
+	free(big);
+	expect("tree.json", -E2BIG, NULL);
+	tmptree_put("hosts.json", "{\"schema\": \"pmem-policy/1\", \"bundle\": ["
+		    "{\"merged\": {\"hosts\": 2147483647}}, "
+		    "{\"merged\": {\"hosts\": 2147483647}}]}", 0644);
+	expect("hosts.json", 1, "bundle of 2 entries with merged ones");
+}
+
 static void test_state_dir(void)
 {
 	char path[64];
@@ -83,6 +113,7 @@ int main(void)
 {
 	tmptree_make("pt-fleet-file");
 	test_kinds();
+	test_bounds();
 	test_state_dir();
 	tmptree_remove(check_failed);
 	return check_report("test_fleet_file");
