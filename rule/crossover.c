@@ -203,7 +203,7 @@ double crossover_margin(const struct policy_op *op)
 		}
 	}
 	if (n) {
-		/* the lower median: a plain order statistic, no interpolation */
+		/* index floor(q n), no interpolation: an even n takes the upper median */
 		qsort(w, n, sizeof(*w), cmp_double);
 		m = w[(size_t)fmin((double)(n - 1), floor(CROSSOVER_NOISE_QUANTILE * (double)n))];
 	}

@@ -223,7 +223,7 @@ static const struct cmd_struct commands[] = {
 	{ "show", run_show, "--show [--all] [--json] [--insecure|--strict] [FILE]",
 	  ",all,json" READ_OPTS },
 	{ "check", run_check,
-	  "--check [--json] [--fail-on-environment-change] [--insecure] [FILE]",
+	  "--check [--json] [--fail-on-environment-change] [--insecure|--strict] [FILE]",
 	  ",json,fail-on-environment-change" READ_OPTS },
 	{ "diff", run_diff, "--diff [--json] [--insecure|--strict] A B", ",json" READ_OPTS },
 	{ "merge", run_merge,
@@ -234,7 +234,7 @@ static const struct cmd_struct commands[] = {
 	{ "plot", run_plot, "--plot FILE.svg|FILE.csv|FILE.png [--insecure|--strict] [FILE]",
 	  READ_OPTS },
 	{ "decide", run_decide,
-	  "--decide IN [--output OUT] [--baseline FILE] [--weights FILE] [--insecure]",
+	  "--decide IN [--output OUT] [--baseline FILE] [--weights FILE] [--insecure|--strict]",
 	  ",output,baseline,weights" READ_OPTS },
 	{ "strategies-list", run_strategies, "--strategies-list [--json]", ",json," },
 };
@@ -244,7 +244,7 @@ static const struct opt_help {
 	const char *name, *arg, *help;
 } opt_help[] = {
 	{ "target", "T", "what to probe (below); may be repeated" },
-	{ "quick", NULL, "a short probe: powers of two, fewer samples" },
+	{ "quick", NULL, "a short probe: a x4 grid, fewer samples" },
 	{ "thorough", NULL, "a long probe: tighter intervals, more bisection" },
 	{ "output", "FILE", "where --probe writes the policy; - for none" },
 	{ "quiet", NULL, "-q: no progress and no notices on stderr" },
