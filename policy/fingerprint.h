@@ -4,7 +4,8 @@
  * nothing that differs between identical machines.  It covers the CPU
  * (vendor, family, model, stepping) and, per persistent-memory target,
  * the DIMMs' vendor/device/firmware, the interleave ways and the
- * persistence domain.  Hostnames, serial numbers, sizes, the kernel and
+ * persistence domain, and for a CXL target its memory devices
+ * (cxl_fingerprint_lines()).  Hostnames, serial numbers, sizes, the kernel and
  * the microcode are left out: kernel and microcode are the environment
  * (environment.h), kept beside it, reported when they change, never a
  * reason for another entry.

@@ -104,12 +104,12 @@ struct policy_op {
 	double ceiling_mib_s;		/* non-temporal fill, same threads */
 	/*
 	 * Several threads: the least overlap (intersection / union of the
-	 * threads' timed intervals) of a sample kept, NAN unknown, and how
+	 * threads' timed intervals, a fraction 0..1) of a sample kept, NAN unknown, and how
 	 * many samples were refused for overlapping less.
 	 */
 	double min_overlap;
 	unsigned rejected_samples;
-	/* practically significant margin the decision used, 0 = not recorded */
+	/* practically significant margin the decision used (a fraction: 0.05 = 5 %), 0 = not recorded */
 	double margin;
 	size_t nsizes;
 	uint64_t *sizes_bytes;		/* ascending, unique */
@@ -276,7 +276,7 @@ struct policy_export {
 	 * POLICY_SIZE_OPEN = never switch (JSON null).
 	 */
 	uint64_t threshold_bytes;
-	double regret;			/* 0 = as good as the per-size best */
+	double regret;			/* mean loss, a fraction; 0 = as good as the per-size best */
 	/*
 	 * Where the value came from: "default" (the consumer's own, kept),
 	 * "baseline" (the policy in place, kept), "measured" (this probe's
@@ -284,7 +284,7 @@ struct policy_export {
 	 * the default); "" in an older file.
 	 */
 	char source[16];
-	double margin;			/* the regret margin it had to beat, 0 = not recorded */
+	double margin;			/* the gain (a fraction) it had to beat, 0 = not recorded */
 	char baseline[16];		/* "kept" | "changed" | "new", "" in an older file */
 };
 
@@ -395,6 +395,7 @@ struct json_object;
 struct json_object *policy_to_json(const struct policy *p);
 struct policy *policy_from_json(struct json_object *root, char *err, size_t errlen);
 struct policy *policy_parse(const char *text, size_t len, char *err, size_t errlen);
+/* policy_load() reads a file of any owner and mode (POLICY_LOAD_INSECURE): the tools' own files. */
 struct policy *policy_load(const char *path, char *err, size_t errlen);
 /* Pretty, deterministic text; caller frees. */
 char *policy_to_string(const struct policy *p);
@@ -415,7 +416,10 @@ struct policy_bundle {
 
 struct policy_bundle *policy_bundle_new(void);
 void policy_bundle_free(struct policy_bundle *b);
-/* Takes ownership of p; -EEXIST if an entry has its fingerprint. */
+/*
+ * Takes ownership of p on success; -EEXIST if an entry has its
+ * fingerprint, or -ENOMEM, and p stays the caller's.
+ */
 int policy_bundle_add(struct policy_bundle *b, struct policy *p);
 struct policy_bundle *policy_bundle_parse(const char *text, size_t len, char *err,
 					  size_t errlen);
