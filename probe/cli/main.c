@@ -22,6 +22,7 @@
 #include "common/macros.h"
 #include "common/path.h"
 #include "measure/sweep.h"
+#include "measure/target.h"
 #include "policy/fleet_file.h"
 #include "policy/policy.h"
 
@@ -480,6 +481,13 @@ static int set_cmd(const struct cmd_struct **cmd, const struct cmd_struct *c)
 /* --target may be repeated: each spec once, at most PROBE_MAX_TARGETS. */
 static int add_target(struct probe_opts *po, const char *spec)
 {
+	/* a mistyped target is refused before any other is measured */
+	if (!target_spec_known(spec) && strcmp(spec, "auto") &&
+	    (strncmp(spec, "region:", 7) || !spec[7])) {
+		fprintf(stderr, "pmem-tune: --target %s: unknown target (auto, dram, region:NAME, "
+			"file:PATH, /dev/daxX.Y)\n", spec);
+		return -EINVAL;
+	}
 	for (unsigned i = 0; i < po->ntargets; i++)
 		if (!strcmp(po->targets[i], spec)) {
 			fprintf(stderr, "pmem-tune: --target %s: given twice\n", spec);

@@ -454,31 +454,33 @@ static bool is_region_spec(const char *spec)
 
 /*
  * This host's entry in path, whose decisions a re-probe keeps unless
- * beaten by the margin.  NULL when there is none (only a --baseline that
- * cannot be read or lacks the entry is said; another host's is ignored).
+ * beaten by the margin, into *base (NULL when there is none; another
+ * host's is ignored, said for a --baseline).  A --baseline that cannot
+ * be read is the operator's error: -EINVAL, said, before any measuring.
  */
-static struct policy *load_baseline_from(const struct probe_opts *o, const char *path,
-					 const struct policy *p)
+static int load_baseline_from(const struct probe_opts *o, const char *path,
+			      const struct policy *p, struct policy **base)
 {
 	struct policy_bundle *b;
-	struct policy *base = NULL;
 	char err[512];
 
+	*base = NULL;
 	if (!path || (!o->baseline && access(path, F_OK)))
-		return NULL;
+		return 0;
 	b = policy_bundle_load(path, o->insecure ? POLICY_LOAD_INSECURE : 0, err, sizeof(err));
 	if (!b) {
-		if (o->baseline)
-			fprintf(stderr, "pmem-tune: --baseline: %s\n", err);
-		return NULL;
+		if (!o->baseline)
+			return 0;
+		fprintf(stderr, "pmem-tune: --baseline: %s\n", err);
+		return -EINVAL;
 	}
-	base = policy_bundle_find(b, p->platform.fingerprint);
-	if (!base && o->baseline)
+	*base = policy_bundle_find(b, p->platform.fingerprint);
+	if (!*base && o->baseline)
 		fprintf(stderr, "pmem-tune: --baseline %s has no entry for this host (%s); "
 			"deciding without it\n", path, p->platform.fingerprint);
-	base = base ? policy_dup(base) : NULL;
+	*base = *base ? policy_dup(*base) : NULL;
 	policy_bundle_free(b);
-	return base;
+	return 0;
 }
 
 /* The probe's result for the operator: a table per op, then the exports. */
@@ -495,15 +497,14 @@ static void print_tables(FILE *f, const void *arg)
 }
 
 /* A fleet's file, then the host's kept probe: the installed entry comes first. */
-static struct policy *load_baseline(const struct probe_opts *o, const struct policy *p)
+static int load_baseline(const struct probe_opts *o, const struct policy *p, struct policy **base)
 {
-	struct policy *base = NULL;
-
 	if (o->baseline)
-		return load_baseline_from(o, o->baseline, p);
+		return load_baseline_from(o, o->baseline, p, base);
+	*base = NULL;
 	if (o->fleet_file)
-		base = load_baseline_from(o, o->fleet_file, p);
-	return base ? base : load_baseline_from(o, o->output, p);
+		load_baseline_from(o, o->fleet_file, p, base);
+	return *base ? 0 : load_baseline_from(o, o->output, p, base);
 }
 
 int probe_cmd(const struct probe_opts *o)
@@ -533,7 +534,10 @@ int probe_cmd(const struct probe_opts *o)
 		goto out;
 	}
 	/* before measuring: the sweep re-measures what would change it */
-	base = load_baseline(o, p);
+	if (load_baseline(o, p, &base)) {
+		status = 2;
+		goto out;
+	}
 	run.base = base;
 	run.weights = o->weights ? &w : NULL;
 	/* without sysfs (a container) the threads take the first CPUs of the mask */

@@ -398,6 +398,29 @@ static const struct {
 	{ "/dev/dax", false, 0, open_devdax },
 };
 
+static size_t target_kind(const char *spec)
+{
+	size_t k;
+
+	for (k = 0; k < ARRAY_SIZE(target_specs); k++) {
+		const char *prefix = target_specs[k].prefix;
+
+		if (target_specs[k].whole ? !strcmp(spec, prefix) :
+					    !strncmp(spec, prefix, strlen(prefix)))
+			break;
+	}
+	return k;
+}
+
+bool target_spec_known(const char *spec)
+{
+	size_t k = target_kind(spec);
+
+	/* a prefix with nothing after it names no file and no device */
+	return k < ARRAY_SIZE(target_specs) &&
+	       (target_specs[k].whole || spec[strlen(target_specs[k].prefix)]);
+}
+
 int target_open(const char *spec, const struct target_opts *o, struct target *t, char *err,
 		size_t errlen)
 {
@@ -408,13 +431,7 @@ int target_open(const char *spec, const struct target_opts *o, struct target *t,
 	t->fd = -1;
 	t->node = -1;
 	t->target_node = -1;
-	for (k = 0; k < ARRAY_SIZE(target_specs); k++) {
-		const char *prefix = target_specs[k].prefix;
-
-		if (target_specs[k].whole ? !strcmp(spec, prefix) :
-					    !strncmp(spec, prefix, strlen(prefix)))
-			break;
-	}
+	k = target_kind(spec);
 	if (k < ARRAY_SIZE(target_specs))
 		rc = target_specs[k].open(spec + target_specs[k].skip, o, t, err, errlen);
 	else

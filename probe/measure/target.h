@@ -44,6 +44,11 @@ uint64_t target_cache_bytes(uint64_t cpuid_llc_bytes);
 uint64_t target_default_area(unsigned nthreads);
 
 /*
+ * Is spec one target_open() takes ("dram", "file:PATH", "/dev/daxX.Y"),
+ * by its form alone: checked before anything is measured.
+ */
+bool target_spec_known(const char *spec);
+/*
  * Map the destination for spec.  On error returns negative errno with a
  * one-line reason in err naming the spec and the value at fault.
  */

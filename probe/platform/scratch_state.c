@@ -150,6 +150,22 @@ static int get_str(struct json_object *o, const char *key, char *out, size_t siz
 	return 0;
 }
 
+/* Is path below dir: dir, a '/', a name, and no ".." component anywhere? */
+static bool below_dir(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	const char *c;
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (strncmp(path, dir, n) || path[n] != '/' || !path[n + 1])
+		return false;
+	for (c = path; (c = strstr(c, "..")); c += 2)
+		if ((c == path || c[-1] == '/') && (!c[2] || c[2] == '/'))
+			return false;
+	return true;
+}
+
 static int parse_record(struct json_object *o, size_t i, struct scratch_record *r, char *err,
 			size_t errlen)
 {
@@ -180,9 +196,8 @@ static int parse_record(struct json_object *o, size_t i, struct scratch_record *
 			 i, r->mode);
 		return -EINVAL;
 	}
-	/* a mount we would unmount must be ours: under the state directory */
-	if (r->mount[0] && (strncmp(r->mount, scratch_state_dir(), strlen(scratch_state_dir())) ||
-			    strstr(r->mount, "/../"))) {
+	/* a mount we would unmount must be ours: below the state directory */
+	if (r->mount[0] && !below_dir(r->mount, scratch_state_dir())) {
 		snprintf(err, errlen, "scratch[%zu].mount: '%s' is not under %s", i, r->mount,
 			 scratch_state_dir());
 		return -EINVAL;
@@ -353,6 +368,7 @@ static int lock_fd = -1;
 int scratch_lock(char *err, size_t errlen)
 {
 	char path[PATH_MAX], buf[32], why[PATH_MAX + 256];
+	struct stat st;
 	int fd, rc;
 
 	if (lock_fd >= 0)
@@ -377,11 +393,22 @@ int scratch_lock(char *err, size_t errlen)
 		snprintf(err, errlen, "state directory %s: path too long", scratch_state_dir());
 		return rc;
 	}
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	/*
+	 * Not through a link, nor a FIFO or a file with another name (the pid
+	 * is written into it): under --insecure the directory may be anyone's.
+	 */
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		rc = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		snprintf(err, errlen, "%s: %s", path,
+			 rc == -ELOOP ? "a symbolic link, not the scratch lock" : strerror(-rc));
 		return rc;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+		snprintf(err, errlen, "%s: not a regular file of one link; refusing it as the "
+			 "scratch lock", path);
+		close(fd);
+		return -EPERM;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		ssize_t got;

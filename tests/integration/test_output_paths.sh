@@ -156,4 +156,18 @@ export PMEM_TUNE_STATE_DIR="$tmp/state"
 # a regular file is replaced as before; '-' is stdout
 "$tune" --metrics - --insecure "$tmp/in.json" >/dev/null 2>"$tmp/err"
 grep -q "refused" "$tmp/err" && bad "--metrics - refused" || ok
+
+# the scratch lock is never opened through a link: with --insecure the state
+# directory may be anyone's, and the pid written into the lock would land in
+# the file the link names
+mkdir -m 0777 "$tmp/open-state"
+echo precious >"$tmp/lock-victim"
+ln -s "$tmp/lock-victim" "$tmp/open-state/scratch.lock"
+PMEM_TUNE_STATE_DIR="$tmp/open-state" "$tune" --probe --quick --quiet --insecure \
+	--target region:region0 --output "$tmp/lk.json" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -ne 0 ] && grep -q "symbolic link" "$tmp/err" && ok ||
+	bad "a scratch lock that is a link was taken (exit $rc): $(cat "$tmp/err")"
+[ "$(cat "$tmp/lock-victim")" = precious ] && [ ! -e "$tmp/lk.json" ] && ok ||
+	bad "the lock's link target was written, or the probe wrote its policy"
 finish

@@ -10,6 +10,18 @@ PT_TEST_NAME=test_probe_cli
 . "$(dirname "$0")/cli-lib.sh"
 
 expect_refusal "unknown target" "bogus" -- --probe --target bogus --output "$tmp/p.json"
+# refused before the valid target before it is measured: at once, and no output
+start=$(date +%s%N)
+expect_refusal "unknown target after a valid one" "drm" -- --probe --target dram --target drm \
+	--output "$tmp/p.json"
+[ $(( ($(date +%s%N) - start) / 1000000 )) -lt 500 ] && [ ! -e "$tmp/p.json" ] && ok ||
+	bad "a mistyped second target was refused only after the first was measured"
+expect_refusal "empty region name" "region:" -- --probe --target region: --output "$tmp/p.json"
+expect_refusal "empty file name" "file:" -- --probe --target file: --output "$tmp/p.json"
+# a --baseline that cannot be read is the operator's error: nothing measured, nothing written
+expect_refusal "unreadable baseline" "--baseline" -- --probe --quick --target dram \
+	--baseline "$tmp/no-such.json" --output "$tmp/p.json"
+[ ! -e "$tmp/p.json" ] && ok || bad "a probe with an unreadable --baseline wrote its policy"
 expect_refusal "unwritable dir" "/nonexistent-dir/x" -- --probe --target file:/nonexistent-dir/x
 expect_refusal "area too small" "--area-size 1k" -- --probe --area-size 1k
 expect_refusal "bad threads" "--threads 0" -- --probe --threads 0

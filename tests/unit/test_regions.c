@@ -193,6 +193,15 @@ static void test_state_malformed(void)
 		 "\"11111111-2222-4333-8444-555555555555\", \"region\": \"region0\", \"mode\": "
 		 "\"fsdax\", \"mount\": \"%s/../../etc\"}]}", scratch_state_dir());
 	CHECK(scratch_state_parse(mnt, &out, &n, err, sizeof(err)) == -EINVAL);
+	/* so is a sibling that shares its prefix, and a path ending in ".." */
+	snprintf(mnt, sizeof(mnt), "{\"schema\": \"pmem-tune-scratch/1\", \"scratch\": [{\"uuid\": "
+		 "\"11111111-2222-4333-8444-555555555555\", \"region\": \"region0\", \"mode\": "
+		 "\"fsdax\", \"mount\": \"%s-x/mnt\"}]}", scratch_state_dir());
+	CHECK(scratch_state_parse(mnt, &out, &n, err, sizeof(err)) == -EINVAL);
+	snprintf(mnt, sizeof(mnt), "{\"schema\": \"pmem-tune-scratch/1\", \"scratch\": [{\"uuid\": "
+		 "\"11111111-2222-4333-8444-555555555555\", \"region\": \"region0\", \"mode\": "
+		 "\"fsdax\", \"mount\": \"%s/mnt/..\"}]}", scratch_state_dir());
+	CHECK(scratch_state_parse(mnt, &out, &n, err, sizeof(err)) == -EINVAL);
 }
 
 static bool exists(const char *path)
