@@ -320,11 +320,23 @@ static void write_one(struct sink_ctx *ctx, const struct pending *w, bool *resav
 
 	r = write_attr(w->real, w->desired);
 	if (r < 0) {
+		int rr = read_attr(w->real, back, sizeof(back));
+
 		log_knob(LOG_ERR, SINK, w->rel, w->desired, w->cur,
 			 "%s: %s = %s: write failed: %s", SINK, w->rel, w->desired,
 			 strerror(-r));
 		ctx->stats.failed++;
-		state_drop_note(ctx->state, SINK, w->rel, w->had, w->has_prev ? w->prev : NULL);
+		/*
+		 * A store can fail and still have changed the knob (a short
+		 * write, an array parameter): only a knob that reads as it
+		 * was loses its entry; otherwise restore puts it back from
+		 * what it reads now (or, unreadable, where it finds ours).
+		 */
+		if (rr == 0 && values_equal(back, w->cur))
+			state_drop_note(ctx->state, SINK, w->rel, w->had,
+					w->has_prev ? w->prev : NULL);
+		else if (rr == 0)
+			state_note(ctx->state, SINK, w->rel, true, w->cur, back);
 		*resave = true;
 		return;
 	}
