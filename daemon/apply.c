@@ -127,6 +127,7 @@ static void run_sinks(struct daemon *d, const struct policy *p)
 	const struct sink *const *s;
 
 	memset(&d->stats, 0, sizeof(d->stats));
+	bus_pass_begin(d->bus);
 	for (s = sinks; *s; s++)
 		run_sink(d, *s, p, &d->stats);
 }
@@ -379,6 +380,7 @@ int daemon_restore(struct daemon *d, bool force)
 		return 0;
 	}
 	d->state.left = 0;	/* counted by this restore, not by earlier passes */
+	bus_pass_begin(d->bus);
 	/* reverse order of apply */
 	while (sinks[n])
 		n++;

@@ -11,6 +11,12 @@ struct bus;
 
 int bus_open(struct bus **ret);
 void bus_close(struct bus *b);
+/*
+ * A pass begins (b may be NULL): after a call times out, every other
+ * call of the pass returns -ETIMEDOUT at once, so that one pass waits
+ * for the bus at most once.
+ */
+void bus_pass_begin(struct bus *b);
 /* 0 and a malloc'd value, or -ENOENT when the manager has no such variable */
 int bus_manager_getenv(struct bus *b, const char *name, char **value);
 int bus_manager_setenv(struct bus *b, const char *name, const char *value);
