@@ -474,12 +474,15 @@ static int destroy_record(struct ndctl_ctx *ctx, const struct scratch_record *r,
 		/*
 		 * Ours to put back: the dax personality the probe gave it
 		 * (its UUID was recorded first), or, killed half-way, the
-		 * namespace still disabled between the two.  Anything
-		 * else has been reconfigured since: not ours any more.
+		 * namespace still disabled between the two, where the record
+		 * says the probe disabled it (killed before that, the
+		 * namespace was never ours: one disabled later is an
+		 * administrator's).  Anything else has been reconfigured
+		 * since: not ours any more.
 		 */
 		namespace_display_uuid(ndns, uuid);
 		if (ndctl_namespace_get_dax(ndns) ? strcmp(uuid, r->uuid) != 0 :
-		    ndctl_namespace_is_active(ndns))
+		    ndctl_namespace_is_active(ndns) || strcmp(r->phase, "disabled"))
 			return 0;
 		snprintf(what, whatlen, "%s (%s, back to %s)", r->ns, r->region,
 			 r->restore[0] ? r->restore : "raw");
@@ -793,10 +796,20 @@ static int acquire_label_less(struct ndctl_region *region, struct scratch *s, ch
 			snprintf(err, errlen, "%s: %s (/dev/%s) is mounted or open elsewhere; "
 				 "not touched", rname, ndctl_namespace_get_devname(ndns),
 				 dev_name[0] ? dev_name : "?");
-			scratch_state_update(r, false, why, sizeof(why));
-			p->recorded = false;
+			/* the record would name a namespace we never took: say so if it stays */
+			if (scratch_state_update(r, false, why, sizeof(why)) == 0)
+				p->recorded = false;
+			else
+				fprintf(stderr, "pmem-tune: %s; its record of %s stays, never "
+					"acted on while the namespace is enabled\n", why,
+					r->ns);
 			return -EBUSY;
 		}
+		/* only a record that says so lets a later probe restore a disabled namespace */
+		snprintf(r->phase, sizeof(r->phase), "disabled");
+		rc = scratch_state_update(r, true, err, errlen);
+		if (rc)
+			goto restore;	/* this probe disabled it: put back as recorded here */
 		rc = zero_info_block(ndns, err, errlen);
 		if (!rc)
 			rc = claim(region, ndns, true, personality_align(region, true), r->uuid,

@@ -100,6 +100,7 @@ char *scratch_state_format(const struct scratch_record *recs, size_t n)
 		add_str(o, "mode", r->mode);
 		add_str(o, "mount", r->mount);
 		add_str(o, "restore", r->restore);
+		add_str(o, "phase", r->phase);
 		json_object_object_add(o, "pid", json_object_new_int64(r->pid));
 		add_str(o, "created", r->created);
 	}
@@ -184,6 +185,7 @@ static int parse_record(struct json_object *o, size_t i, struct scratch_record *
 	    (rc = get_str(o, "mode", r->mode, sizeof(r->mode), true, i, err, errlen)) ||
 	    (rc = get_str(o, "mount", r->mount, sizeof(r->mount), false, i, err, errlen)) ||
 	    (rc = get_str(o, "restore", r->restore, sizeof(r->restore), false, i, err, errlen)) ||
+	    (rc = get_str(o, "phase", r->phase, sizeof(r->phase), false, i, err, errlen)) ||
 	    (rc = get_str(o, "created", r->created, sizeof(r->created), false, i, err, errlen)))
 		return rc;
 	if (region_uuid_parse(r->uuid, uu) || region_uuid_is_null(uu)) {

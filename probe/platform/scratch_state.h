@@ -27,6 +27,7 @@ struct scratch_record {
 	char mode[16];			/* "devdax" | "fsdax" | "label-less" */
 	char mount[POLICY_PATH_MAX];	/* fsdax: the DAX mount's directory */
 	char restore[16];		/* label-less: the mode to put back */
+	char phase[16];			/* label-less: "disabled" once the probe took it offline */
 	long pid;			/* the probe that wrote it */
 	char created[32];		/* RFC 3339 UTC */
 };

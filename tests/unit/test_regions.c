@@ -114,6 +114,7 @@ static void test_state_text(void)
 	snprintf(in[1].mount, sizeof(in[1].mount), "%s/mnt-x", scratch_state_dir());
 	fill(&in[2], "31111111-2222-4333-8444-555555555555", "label-less", 44);
 	snprintf(in[2].restore, sizeof(in[2].restore), "raw");
+	snprintf(in[2].phase, sizeof(in[2].phase), "disabled");
 	text = scratch_state_format(in, 3);
 	CHECK(text != NULL);
 	if (!text)
@@ -129,6 +130,7 @@ static void test_state_text(void)
 		CHECK_STR(out[i].mode, in[i].mode);
 		CHECK_STR(out[i].mount, in[i].mount);
 		CHECK_STR(out[i].restore, in[i].restore);
+		CHECK_STR(out[i].phase, in[i].phase);
 		CHECK_STR(out[i].created, in[i].created);
 		CHECK_INT(out[i].pid, in[i].pid);
 	}
