@@ -335,6 +335,7 @@ int daemon_region_added(struct daemon *d, const char *region)
 	struct policy *p;
 	int r;
 
+	bus_pass_begin(d->bus);
 	recheck_libpmem(d, region);
 	pick = policy_pick(d->opt.policy, d->opt.sysfs_root, false, &p, NULL, reason,
 			   sizeof(reason));

@@ -14,7 +14,8 @@ void bus_close(struct bus *b);
 /*
  * A pass begins (b may be NULL): after a call times out, every other
  * call of the pass returns -ETIMEDOUT at once, so that one pass waits
- * for the bus at most once.
+ * for the bus at most once.  Every entry point that reaches the bus (an
+ * apply, a restore, a region that appeared) begins one.
  */
 void bus_pass_begin(struct bus *b);
 /* 0 and a malloc'd value, or -ENOENT when the manager has no such variable */

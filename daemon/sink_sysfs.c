@@ -382,7 +382,7 @@ static void execute(struct sink_ctx *ctx, struct plan *plan)
 	}
 	for (i = 0; i < plan->n; i++)
 		write_one(ctx, &plan->w[i], &resave);
-	/* a failed write changed nothing: its entry goes, or names the value in place again */
+	/* a failed write's entry goes where the knob reads as it was, else names what it reads */
 	r = resave ? state_save(ctx->state) : 0;
 	if (r < 0)
 		log_warn("state %s: cannot save: %s", ctx->state->path, strerror(-r));

@@ -67,7 +67,7 @@ static int bundle_schema_check(struct json_object *root, char *err, size_t errle
 	return 0;
 }
 
-/* Entry i of a bundle (its tree e) read and added to b: 0 or -EINVAL, err says why. */
+/* Entry i of a bundle (its tree e) read and added to b: 0, -EINVAL or -ENOMEM, err says why. */
 static int bundle_add_entry(struct policy_bundle *b, struct json_object *e, size_t i, char *err,
 			    size_t errlen)
 {

@@ -57,8 +57,9 @@ static unsigned merged_hosts(struct json_object *entry)
 /*
  * Whether text names a fleet: a bundle, or a merged entry.  Read as the
  * loader reads (policy_text_check(): the memory budget first, a bundle an
- * entry at a time).  Text that is not a policy's (a NUL byte, bad UTF-8)
- * is no fleet's; one beyond the bounds cannot be told (-E2BIG, -EFBIG).
+ * entry at a time).  Text the scan refuses (beyond the bounds, bad UTF-8,
+ * a NUL byte, a host id that is none) cannot be told: its negative errno,
+ * which the probe refuses to replace.
  */
 static int fleet_text(const char *text, size_t len, char *why, size_t wlen)
 {
@@ -69,9 +70,10 @@ static int fleet_text(const char *text, size_t len, char *why, size_t wlen)
 	unsigned hosts;
 	int rc;
 
+	/* refused by the scan (bounds, encoding, a host id): cannot be told, never replaced */
 	rc = policy_text_check(text, len, &si, err, sizeof(err));
 	if (rc)
-		return rc == -EINVAL ? 0 : rc;
+		return rc;
 	if (si.nentries) {
 		for (size_t i = 0; i < si.nentries && !merged; i++) {
 			struct json_object *e = policy_tokenize_part(text, si.entries[i].start,

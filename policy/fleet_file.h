@@ -31,8 +31,9 @@ int policy_kept_probe_path(char *out, size_t len);
  * in a few words.  0 when there is no file, or it is a single probe's
  * policy or no policy at all (a probe may replace it, as before); another
  * kind of file is 0 too, for the caller's own refusal.  Negative errno
- * when it cannot be told (unreadable, or beyond what a reader takes:
- * over POLICY_MAX_FILE_BYTES, or its tree over the memory budget).
+ * when it cannot be told (unreadable, or refused by the loader's first
+ * pass: over POLICY_MAX_FILE_BYTES, its tree over the memory budget, not
+ * UTF-8, a NUL byte, a host id that is none).
  */
 int policy_is_fleet_file(const char *path, char *why, size_t len);
 

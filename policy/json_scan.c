@@ -39,7 +39,7 @@
 
 struct frame {
 	bool array;
-	bool ids;		/* an array under a "host_ids" key */
+	bool ids;		/* the array of merged.host_ids */
 	bool bundle;		/* the array under the top level's "bundle" key */
 	size_t n;		/* entries so far */
 	size_t start;		/* where its bracket is */
@@ -235,6 +235,18 @@ static int not_host_id(struct scan *sc, const char *what)
 	return -EINVAL;
 }
 
+/*
+ * The bytes of a host_ids array of span bytes and n ids that the size
+ * bounds do not count: the ids as the writer writes them, no more (blanks
+ * padding the array count like any other text).
+ */
+static size_t ids_exempt(size_t span, size_t n)
+{
+	size_t written = n * POLICY_HOST_ID_TEXT_BYTES + 2;
+
+	return span < written ? span : written;
+}
+
 /* In the top level's "bundle" array, where an element starts or ends. */
 static bool at_bundle_element(const struct scan *sc)
 {
@@ -337,8 +349,9 @@ static int scan_text(struct scan *sc)
 			sc->depth--;
 			want_key = false;
 			sc->i++;
+			/* exempt from the size bounds: its ids at their written size, no more */
 			if (top->ids)
-				sc->ids_bytes += sc->i - top->start;
+				sc->ids_bytes += ids_exempt(sc->i - top->start, top->n);
 			if (sc->in_entry && at_bundle_element(sc))
 				rc = entry_end(sc);
 			break;
@@ -366,7 +379,8 @@ static int scan_text(struct scan *sc)
 					    &escaped);
 			want_key = false;
 			/* its quotes aside; an escape only makes it longer than it reads */
-			if (!rc && !key && top && top->ids && sc->i - from - 2 >= POLICY_HOST_ID_LEN)
+			if (!rc && !key && top && top->ids &&
+			    sc->i - from - 2 >= POLICY_HOST_ID_LEN)
 				rc = not_host_id(sc, "a string too long");
 			if (!rc && key && sc->depth == 1) {
 				sc->odd_key |= escaped;

@@ -109,7 +109,7 @@ struct policy_op {
 	 */
 	double min_overlap;
 	unsigned rejected_samples;
-	/* practically significant margin the decision used (a fraction: 0.05 = 5 %), 0 = not recorded */
+	/* the margin the decision used, a fraction (0.05 = 5 %); 0 = not recorded */
 	double margin;
 	size_t nsizes;
 	uint64_t *sizes_bytes;		/* ascending, unique */
@@ -276,7 +276,7 @@ struct policy_export {
 	 * POLICY_SIZE_OPEN = never switch (JSON null).
 	 */
 	uint64_t threshold_bytes;
-	double regret;			/* mean loss, a fraction; 0 = as good as the per-size best */
+	double regret;			/* mean loss, a fraction; 0 = the per-size best */
 	/*
 	 * Where the value came from: "default" (the consumer's own, kept),
 	 * "baseline" (the policy in place, kept), "measured" (this probe's
@@ -358,8 +358,8 @@ struct policy_target *policy_find_target(const struct policy *p, const char *nam
  * raw_samples.c: the samples behind a cell, as taken (--keep-samples).
  * policy_curve_set_raw() copies n of them into cell idx of c (of an op
  * of nsizes sizes), replacing any there, and makes samples[idx] n; n == 0
- * drops them and, once no cell has any, the array.  policy_drop_raw() drops every curve's and
- * says whether there were any.
+ * drops them and, once no cell has any, the array.  policy_drop_raw()
+ * drops every curve's and says whether there were any.
  */
 int policy_curve_set_raw(struct policy_curve *c, size_t nsizes, size_t idx,
 			 const double *v_mib_s, unsigned n);

@@ -813,7 +813,8 @@ static int build_ranges(struct policy_op *op, const struct crossover_cell *cells
 					va = cells[last].rep[f];
 					vb = cells[i].rep[pf];
 				}
-				x->confidence = prob_beats(op, a, va, last) * prob_beats(op, b, vb, i);
+				x->confidence = prob_beats(op, a, va, last) *
+						prob_beats(op, b, vb, i);
 			}
 			r++;
 		}

@@ -965,7 +965,8 @@ static void sort_by_platform(struct merger *m)
 
 /*
  * Platform gi's entries as one entry: merged, or its one entry as it is,
- * with its hosts listed and no samples.  NULL (said why) when it cannot be.
+ * with its hosts listed and no samples, into *ep: 0, or negative errno
+ * with m->err saying why.
  */
 static int merge_platform(struct merger *m, size_t gi, const struct export_weights *w,
 			  struct policy **ep)

@@ -481,6 +481,13 @@ static int destroy_record(struct ndctl_ctx *ctx, const struct scratch_record *r,
 		 * since: not ours any more.
 		 */
 		namespace_display_uuid(ndns, uuid);
+		if (!ndctl_namespace_get_dax(ndns) && !ndctl_namespace_is_active(ndns) &&
+		    strcmp(r->phase, "disabled")) {
+			fprintf(stderr, "pmem-tune: %s (%s) is disabled and its record does not "
+				"say the probe disabled it: left as it is (ndctl "
+				"enable-namespace %s if it is yours)\n", r->ns, r->region, r->ns);
+			return 0;
+		}
 		if (ndctl_namespace_get_dax(ndns) ? strcmp(uuid, r->uuid) != 0 :
 		    ndctl_namespace_is_active(ndns) || strcmp(r->phase, "disabled"))
 			return 0;
@@ -852,7 +859,8 @@ restore:
 	if (p->recorded) {
 		if (destroy_record(ndctl_region_get_ctx(region), r, what, sizeof(what), why,
 				   sizeof(why)) < 0) {
-			fprintf(stderr, "pmem-tune: %s; putting %s back: %s\n", err, r->ns, why);
+			fprintf(stderr, "pmem-tune: %s; putting %s back: %s (if it stays disabled: "
+				"ndctl enable-namespace %s)\n", err, r->ns, why, r->ns);
 			return rc;
 		}
 		scratch_state_update(r, false, why, sizeof(why));

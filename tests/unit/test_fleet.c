@@ -412,14 +412,38 @@ static void test_host_ids_invalid(void)
 		size_t n = POLICY_MAX_ENTRIES + 1, len = 0, cap = n * 4 + 512;
 		char *big = malloc(cap);
 
+		CHECK(big != NULL);
+		if (!big)
+			return;
 		len += (size_t)snprintf(big + len, cap - len, "{\"schema\":\"pmem-policy/1\","
 					"\"platform\":{\"host_ids\":[");
 		for (size_t i = 0; i < n; i++)
 			len += (size_t)snprintf(big + len, cap - len, "%s1", i ? "," : "");
 		snprintf(big + len, cap - len, "]},\"targets\":[]}");
 		p = policy_parse(big, strlen(big), err, sizeof(err));
-		CHECK_MSG(!p && strstr(err, "platform.host_ids") && strstr(err, "entries in one array"),
-			  "%s", err);
+		CHECK_MSG(!p && strstr(err, "platform.host_ids") &&
+			  strstr(err, "entries in one array"), "%s", err);
+		policy_free(p);
+		free(big);
+	}
+	/* blanks padding merged.host_ids count against the size bound like any text */
+	{
+		size_t pad = 9u << 20, len = 0, cap = pad + 1024;
+		char *big = malloc(cap);
+
+		CHECK(big != NULL);
+		if (!big)
+			return;
+		len += (size_t)snprintf(big + len, cap - len, "{\"schema\":\"pmem-policy/1\","
+					"\"merged\":{\"hosts\":1,\"host_ids\":"
+					"[\"sha256:" FP64 "\"");
+		memset(big + len, ' ', pad);
+		len += pad;
+		snprintf(big + len, cap - len, "]},\"platform\":{\"fingerprint\":\"sha256:" FP64
+			 "\",\"cpu\":{\"vendor\":\"v\",\"family\":1,\"model\":1,"
+			 "\"stepping\":1}},\"targets\":[]}");
+		p = policy_parse(big, strlen(big), err, sizeof(err));
+		CHECK_MSG(!p && strstr(err, "host ids aside"), "%s", err);
 		policy_free(p);
 		free(big);
 	}

@@ -90,6 +90,12 @@ static void test_bounds(void)
 		    "{\"merged\": {\"hosts\": 2147483647}}, "
 		    "{\"merged\": {\"hosts\": 2147483647}}]}", 0644);
 	expect("hosts.json", 1, "bundle of 2 entries with merged ones");
+	/* what the loader's first pass refuses cannot be told: never a probe's to replace */
+	tmptree_put("badid.json", "{\"schema\": \"pmem-policy/1\", \"bundle\": ["
+		    "{\"merged\": {\"hosts\": 1, \"host_ids\": [\"sha256:"
+		    "0000000000000000000000000000000000000000"
+		    "0000000000000000000000000000000000000\"]}}]}", 0644);
+	expect("badid.json", -EINVAL, NULL);
 }
 
 static void test_state_dir(void)
