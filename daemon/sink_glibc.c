@@ -339,8 +339,16 @@ static int apply_services(struct sink_ctx *ctx, const struct tunables *mine)
 	int r, ret = 0;
 
 	r = manager_env_base(ctx, SINK, VAR, &basestr);
-	if (r < 0 && r != -ENOENT)
+	if (r < 0 && r != -ENOENT) {
+		/*
+		 * Without the administrator's base this pass cannot write
+		 * glibc.env; what is in place stays until a pass that can
+		 * (the restore that follows would remove it).
+		 */
+		state_keep(ctx->state, SINK, "file:" PT_GLIBC_ENV);
+		state_keep(ctx->state, SINK, "manager:" VAR);
 		return r;
+	}
 	not_in(basestr, mine, &added, "services");
 	if (added.n == 0)
 		goto out;

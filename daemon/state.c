@@ -497,6 +497,14 @@ void state_forget(struct state *st, struct state_entry *e)
 	st->dirty = true;
 }
 
+void state_keep(struct state *st, const char *sink, const char *key)
+{
+	struct state_entry *e = state_find(st, sink, key);
+
+	if (e)
+		e->touched = true;
+}
+
 void state_untouch(struct state *st, const char *sink)
 {
 	size_t i;

@@ -123,5 +123,7 @@ enum restore_action state_restore_action(const struct state_entry *e, const char
 					 bool (*eq)(const char *a, const char *b));
 void state_forget(struct state *st, struct state_entry *e);
 void state_untouch(struct state *st, const char *sink);
+/* This pass keeps the entry (sink, key), if any, as it is: its restore does not run. */
+void state_keep(struct state *st, const char *sink, const char *key);
 
 #endif
