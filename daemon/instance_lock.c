@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/atomic_file.h"
+#include "common/lock_file.h"
 #include "common/path.h"
 #include "common/trusted.h"
 #include "daemon/instance_lock.h"
@@ -40,24 +41,16 @@ int instance_lock(const char *dir, unsigned wait_ms)
 	r = path_join(path, sizeof(path), dir, "/lock");
 	if (r < 0)
 		return r;
-	/* not through a link, and a FIFO planted there does not block the open */
-	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+	fd = lock_file_open(path, &st);
 	if (fd < 0) {
-		r = -errno;
-		/* ELOOP, EISDIR, ENXIO: something else is there, say what */
+		/* ELOOP, EISDIR, ENXIO, EINVAL: something else is there, say what */
 		if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
 			log_err("%s: the instance lock is %s, not a regular file; refusing to run",
 				path, output_path_kind(path));
 		else
 			log_err("%s: cannot open the instance lock: %s; refusing to run", path,
-				strerror(-r));
-		return r;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		log_err("%s: the instance lock is %s, not a regular file; refusing to run", path,
-			output_path_kind(path));
-		close(fd);
-		return -EINVAL;
+				strerror(-fd));
+		return fd;
 	}
 	/* our pid goes into it: never into someone else's file, nor one linked elsewhere */
 	if (!trusted_stat(&st)) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "policy/policy.h"
+#include "policy/policy_limits.h"
 #include "policy/policy_internal.h"
 
 #define copy_name(dst, src) snprintf((dst), sizeof(dst), "%s", (src) ? (src) : "")
@@ -192,6 +193,11 @@ struct policy_curve *policy_op_find_curve(const struct policy_op *op, const char
 {
 	return find_named(op->curves, op->ncurves, sizeof(*op->curves),
 			  offsetof(struct policy_curve, strategy), strategy);
+}
+
+bool policy_op_within_limits(const struct policy_op *op)
+{
+	return op->nsizes <= POLICY_MAX_SIZES && op->ncurves <= POLICY_MAX_CURVES;
 }
 
 int policy_op_size_index(const struct policy_op *op, uint64_t size_bytes)

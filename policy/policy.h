@@ -344,6 +344,12 @@ struct policy_op *policy_target_add_op(struct policy_target *t, const char *op,
 				       const uint64_t *sizes_bytes, size_t nsizes);
 struct policy_curve *policy_op_add_curve(struct policy_op *op, const char *strategy);
 struct policy_curve *policy_op_find_curve(const struct policy_op *op, const char *strategy);
+/*
+ * Within the bounds a loaded op has (POLICY_MAX_SIZES sizes,
+ * POLICY_MAX_CURVES curves)?  An op built otherwise (a merge's union) is
+ * held to them before the rule, whose scratch is sized by them, sees it.
+ */
+bool policy_op_within_limits(const struct policy_op *op);
 /* Insert a size keeping the grid sorted; new cells are NAN.  Returns its index. */
 int policy_op_insert_size(struct policy_op *op, uint64_t size_bytes);
 int policy_op_size_index(const struct policy_op *op, uint64_t size_bytes);

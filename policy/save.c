@@ -13,7 +13,6 @@
 
 int policy_save_text(char *text, const char *path, char *err, size_t errlen)
 {
-	struct policy_scan_info info = { 0 };
 	struct policy_bundle *back;
 	char own[256];
 	size_t len;
@@ -29,20 +28,16 @@ int policy_save_text(char *text, const char *path, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	len = strlen(text);
-	/* a file no reader would take (its size, an entry's, its host ids) is not written */
-	rc = policy_text_check(text, len, &info, err, errlen);
-	free(info.entries);
-	if (rc) {
-		free(text);
-		return rc == -E2BIG ? -EFBIG : rc;
-	}
 	/*
-	 * Nor one the reader would refuse for its content: the daemon would
-	 * lose the policy it runs.  A writer's fault stops here, named.
+	 * A text no reader would take is not written: beyond the bounds (its
+	 * size, an entry's, its host ids: -EFBIG), or refused for its content,
+	 * which would leave the daemon without the policy it runs.  The parse
+	 * is the reader's own, bounds first; a writer's fault stops here, named.
 	 */
 	back = policy_bundle_parse(text, len, err, errlen);
 	if (!back) {
-		rc = errno == ENOMEM ? -ENOMEM : -EINVAL;
+		rc = errno == E2BIG || errno == EFBIG ? -EFBIG :
+		     errno == ENOMEM ? -ENOMEM : -EINVAL;
 		free(text);
 		return rc;
 	}

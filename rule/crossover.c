@@ -572,7 +572,7 @@ int crossover_cells(const struct policy_op *op, struct crossover_cell *cells)
 	if (!op->nsizes)
 		return 0;
 	/* the per-size scratch of the family bounds is fixed-size */
-	if (op->ncurves > POLICY_MAX_CURVES)
+	if (!policy_op_within_limits(op))
 		return -E2BIG;
 	v = calloc(op->nsizes, sizeof(*v));
 	fam = calloc(op->nsizes, sizeof(*fam));
@@ -975,7 +975,7 @@ static int decide(struct policy_op *op, const struct policy_op *base)
 
 	if (!op)
 		return -EINVAL;
-	if (op->nsizes > POLICY_MAX_SIZES || op->ncurves > POLICY_MAX_CURVES)
+	if (!policy_op_within_limits(op))
 		return -E2BIG;
 	mark_suspects(op);
 	margin = op->margin = crossover_margin(op);

@@ -113,7 +113,7 @@ int crossover_family_default(const struct policy_op *op, int family);
 
 /*
  * Per-size decisions; cells[op->nsizes].  Returns 0, or -EINVAL / -ENOMEM,
- * or -E2BIG for more than POLICY_MAX_CURVES curves.
+ * or -E2BIG for an op beyond policy_op_within_limits().
  */
 int crossover_cells(const struct policy_op *op, struct crossover_cell *cells);
 

@@ -166,7 +166,7 @@ static int view_alloc(struct side_view *v, const struct policy_op *op)
 
 	memset(v, 0, sizeof(*v));
 	/* rule_loss() and pair_view() index fixed-size scratch by size */
-	if (op->nsizes > POLICY_MAX_SIZES)
+	if (!policy_op_within_limits(op))
 		return -E2BIG;
 	v->op = op;
 	v->n = op->nsizes;

@@ -547,16 +547,12 @@ static int merge_op(struct policy_op *dst, struct policy_op *const *src, const u
 
 	if (op_pool_alloc(&pool, nsrc) || union_sizes(src, nsrc, &sizes, &nsizes))
 		goto out;
-	/* hosts on other grids: their union may be more than one op holds */
-	rc = -E2BIG;
-	if (nsizes > POLICY_MAX_SIZES)
-		goto out;
-	rc = -ENOMEM;
 	m = policy_target_add_op(&tmp, dst->op, dst->pattern, dst->threads, sizes, nsizes);
 	if (!m || add_union_curves(m, src, nsrc))
 		goto out;
+	/* hosts on other grids or strategy sets: their union may be more than one op holds */
 	rc = -E2BIG;
-	if (m->ncurves > POLICY_MAX_CURVES)
+	if (!policy_op_within_limits(m))
 		goto out;
 	for (size_t c = 0; c < m->ncurves; c++)
 		merge_curve(&m->curves[c], sizes, nsizes, src, hosts, nsrc, &pool);

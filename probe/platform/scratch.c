@@ -489,7 +489,7 @@ static int destroy_record(struct ndctl_ctx *ctx, const struct scratch_record *r,
 			return 0;
 		}
 		if (ndctl_namespace_get_dax(ndns) ? strcmp(uuid, r->uuid) != 0 :
-		    ndctl_namespace_is_active(ndns) || strcmp(r->phase, "disabled"))
+		    ndctl_namespace_is_active(ndns))
 			return 0;
 		snprintf(what, whatlen, "%s (%s, back to %s)", r->ns, r->region,
 			 r->restore[0] ? r->restore : "raw");

@@ -22,6 +22,7 @@
 #include <json-c/json.h>
 
 #include "common/atomic_file.h"
+#include "common/lock_file.h"
 #include "common/path.h"
 #include "common/read_file.h"
 #include "common/trusted.h"
@@ -399,16 +400,17 @@ int scratch_lock(char *err, size_t errlen)
 	 * Not through a link, nor a FIFO or a file with another name (the pid
 	 * is written into it): under --insecure the directory may be anyone's.
 	 */
-	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+	fd = lock_file_open(path, &st);
 	if (fd < 0) {
-		rc = -errno;
 		snprintf(err, errlen, "%s: %s", path,
-			 rc == -ELOOP ? "a symbolic link, not the scratch lock" : strerror(-rc));
-		return rc;
+			 fd == -ELOOP ? "a symbolic link, not the scratch lock" :
+			 fd == -EINVAL ? "not a regular file, not the scratch lock" :
+			 strerror(-fd));
+		return fd;
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
-		snprintf(err, errlen, "%s: not a regular file of one link; refusing it as the "
-			 "scratch lock", path);
+	if (st.st_nlink != 1) {
+		snprintf(err, errlen, "%s: has %lu names, not one (a hard link elsewhere); "
+			 "refusing it as the scratch lock", path, (unsigned long)st.st_nlink);
 		close(fd);
 		return -EPERM;
 	}
